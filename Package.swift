@@ -1,0 +1,38 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "fxreplay",
+    products: [
+        .library(name: "ReplayKitless", targets: ["ReplayKitless"]),
+        .executable(name: "fxreplay", targets: ["fxreplay"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]
+        ),
+        .systemLibrary(
+            name: "CFreeType",
+            pkgConfig: "freetype2",
+            providers: [.apt(["libfreetype-dev"])]
+        ),
+        .target(
+            name: "ReplayKitless",
+            dependencies: ["CFFmpeg", "CFreeType"]
+        ),
+        .executableTarget(
+            name: "fxreplay",
+            dependencies: [
+                "ReplayKitless",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "ReplayKitlessTests", dependencies: ["ReplayKitless"]),
+        .testTarget(name: "fxreplayTests", dependencies: ["fxreplay", "ReplayKitless"]),
+    ]
+)

@@ -1,0 +1,118 @@
+/// A borrowed view of one 8-bit image plane: `height` rows of `width` samples, rows `stride` bytes apart.
+///
+/// A `Plane` does not own its memory. Whoever hands one out (a ``PlanarBuffer`` or a decoded frame)
+/// keeps the memory alive while the view is used; that is why it may cross threads unchecked.
+public struct Plane: @unchecked Sendable {
+    public let base: UnsafeMutablePointer<UInt8>
+    public let stride: Int
+    public let width: Int
+    public let height: Int
+
+    public init(base: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int) {
+        self.base = base
+        self.stride = stride
+        self.width = width
+        self.height = height
+    }
+
+    /// Row `y` as a mutable buffer of `width` samples.
+    @inlinable public func row(_ y: Int) -> UnsafeMutableBufferPointer<UInt8> {
+        UnsafeMutableBufferPointer(start: base + y * stride, count: width)
+    }
+
+    @inlinable public subscript(x: Int, y: Int) -> UInt8 {
+        get { base[y * stride + x] }
+        nonmutating set { base[y * stride + x] = newValue }
+    }
+
+    /// Sets every sample to `value`.
+    public func fill(_ value: UInt8) {
+        for y in 0..<height { row(y).update(repeating: value) }
+    }
+
+    /// Copies `other` (same size) into this plane row by row.
+    public func copy(from other: Plane) {
+        precondition(other.width == width && other.height == height, "plane sizes differ")
+        for y in 0..<height { (base + y * stride).update(from: other.base + y * other.stride, count: width) }
+    }
+}
+
+/// How far chroma planes are subsampled: 4:2:0 is (1, 1), 4:2:2 is (1, 0), 4:4:4 is (0, 0).
+public struct ChromaSubsampling: Sendable, Equatable, Hashable {
+    public var shiftX: Int
+    public var shiftY: Int
+    public init(shiftX: Int, shiftY: Int) { self.shiftX = shiftX; self.shiftY = shiftY }
+    public static let yuv420 = ChromaSubsampling(shiftX: 1, shiftY: 1)
+    public static let yuv422 = ChromaSubsampling(shiftX: 1, shiftY: 0)
+    public static let yuv444 = ChromaSubsampling(shiftX: 0, shiftY: 0)
+
+    /// Chroma plane size for a luma size (rounded up, as FFmpeg does).
+    public func chromaSize(width: Int, height: Int) -> (width: Int, height: Int) {
+        ((width + (1 << shiftX) - 1) >> shiftX, (height + (1 << shiftY) - 1) >> shiftY)
+    }
+}
+
+/// An 8-bit planar Y'CbCr picture, optionally with an alpha plane: the form every
+/// compositing and rendering stage works on, without any RGB round trip.
+public struct YUVImage: Sendable {
+    public var luma: Plane
+    public var cb: Plane
+    public var cr: Plane
+    public var alpha: Plane?
+    public var subsampling: ChromaSubsampling
+    public var colorSpace: ColorSpace
+
+    public init(luma: Plane, cb: Plane, cr: Plane, alpha: Plane? = nil,
+                subsampling: ChromaSubsampling, colorSpace: ColorSpace) {
+        self.luma = luma
+        self.cb = cb
+        self.cr = cr
+        self.alpha = alpha
+        self.subsampling = subsampling
+        self.colorSpace = colorSpace
+    }
+
+    public var width: Int { luma.width }
+    public var height: Int { luma.height }
+
+    /// Fills the picture with one colour (alpha, when present, opaque).
+    public func fill(_ color: YUVColor) {
+        luma.fill(color.y)
+        cb.fill(color.cb)
+        cr.fill(color.cr)
+        alpha?.fill(255)
+    }
+
+    /// Copies `other` (same size and layout) into this picture.
+    public func copy(from other: YUVImage) {
+        luma.copy(from: other.luma)
+        cb.copy(from: other.cb)
+        cr.copy(from: other.cr)
+        if let alpha, let source = other.alpha { alpha.copy(from: source) }
+    }
+}
+
+/// Owned memory for a ``YUVImage``: backgrounds, scratch layers, test fixtures.
+/// Allocated once and reused; the memory lives as long as this object.
+public final class PlanarBuffer: @unchecked Sendable {
+    public let image: YUVImage
+    private let storage: UnsafeMutablePointer<UInt8>
+
+    public init(width: Int, height: Int, subsampling: ChromaSubsampling = .yuv420,
+                colorSpace: ColorSpace = .bt709Limited, alpha: Bool = false) {
+        precondition(width > 0 && height > 0, "empty picture")
+        let chroma = subsampling.chromaSize(width: width, height: height)
+        let lumaBytes = width * height
+        let chromaBytes = chroma.width * chroma.height
+        let total = lumaBytes * (alpha ? 2 : 1) + 2 * chromaBytes
+        storage = .allocate(capacity: total)
+        storage.initialize(repeating: 0, count: total)
+        let luma = Plane(base: storage, stride: width, width: width, height: height)
+        let cb = Plane(base: storage + lumaBytes, stride: chroma.width, width: chroma.width, height: chroma.height)
+        let cr = Plane(base: storage + lumaBytes + chromaBytes, stride: chroma.width, width: chroma.width, height: chroma.height)
+        let alphaPlane = alpha ? Plane(base: storage + lumaBytes + 2 * chromaBytes, stride: width, width: width, height: height) : nil
+        image = YUVImage(luma: luma, cb: cb, cr: cr, alpha: alphaPlane, subsampling: subsampling, colorSpace: colorSpace)
+    }
+
+    deinit { storage.deallocate() }
+}

@@ -1,0 +1,36 @@
+import CFFmpeg
+
+/// The text FFmpeg gives for an error code.
+func ffmpegErrorText(_ code: Int32) -> String {
+    withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
+        guard av_strerror(code, buffer.baseAddress, 256) == 0 else { return "error \(code)" }
+        return String(cString: buffer.baseAddress!)
+    }
+}
+
+/// An FFmpeg call that failed: which call, its code and FFmpeg's own text.
+public struct FFmpegFailure: Error, Sendable, CustomStringConvertible {
+    public let call: String
+    public let code: Int32
+    public var description: String { "\(call) failed: \(ffmpegErrorText(code))" }
+    /// End of stream, which is not an error for the caller that asked.
+    public var isEndOfFile: Bool { code == fx_averror_eof() }
+    public var isTryAgain: Bool { code == fx_averror_eagain() }
+}
+
+/// The one choke point every FFmpeg call that returns a status passes through.
+@discardableResult
+@inline(__always)
+func ffmpeg(_ call: StaticString, _ status: Int32) throws(FFmpegFailure) -> Int32 {
+    if status < 0 { throw FFmpegFailure(call: "\(call)", code: status) }
+    return status
+}
+
+/// Allocation results: `nil` from an FFmpeg allocator is out of memory.
+@inline(__always)
+func ffmpegAlloc<T>(_ call: StaticString, _ pointer: T?) throws(FFmpegFailure) -> T {
+    guard let pointer else { throw FFmpegFailure(call: "\(call)", code: fx_averror(ENOMEM)) }
+    return pointer
+}
+
+let noPTS: Int64 = fx_nopts()

@@ -1,0 +1,35 @@
+import Foundation
+
+/// The built `fxreplay` executable, next to the test bundle.
+let fxreplayExecutable: URL = {
+    var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    while !FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("fxreplay").path),
+          directory.path != "/" {
+        directory.deleteLastPathComponent()
+    }
+    return directory.appendingPathComponent("fxreplay")
+}()
+
+struct RunResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs the real `fxreplay` binary and collects its exit status and output.
+func runFxreplay(_ arguments: [String], environment: [String: String]? = nil) throws -> RunResult {
+    let process = Process()
+    process.executableURL = fxreplayExecutable
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return RunResult(status: process.terminationStatus,
+                     stdout: String(decoding: outData, as: UTF8.self),
+                     stderr: String(decoding: errData, as: UTF8.self))
+}
