@@ -1,0 +1,84 @@
+/// The built-in annotation shapes (formats.md §6), plus meshes loaded from Wavefront OBJ files.
+public enum AnnotationShape: Sendable, Equatable, Hashable {
+    case sphere, box, cone, cylinder, arrow, pin, ring, star
+    /// A Wavefront OBJ mesh; the path is resolved relative to the scene file.
+    case mesh(path: String)
+}
+
+/// Where an annotation is anchored (formats.md §6).
+public enum AnnotationAnchor: Sendable, Equatable {
+    /// A fixed point in world space, metres.
+    case world(SIMD3<Double>)
+    /// A tap on pixel (`x`, `y`) of the frame at time `t`, placed at `depth` metres.
+    case tap(TapAnchor)
+}
+
+/// A tap anchor: the pixel tapped, when, and how deep along its ray the anchor goes.
+public struct TapAnchor: Sendable, Equatable {
+    public enum Mode: String, Sendable, Equatable {
+        /// The point on the tap's ray at view depth `depth` (default).
+        case cameraDepth = "camera-depth"
+        /// The original mobile sample: the point on the tap's ray with the view depth of
+        /// `worldFront · depth` measured from the world origin.
+        case opentokSample = "opentok-sample"
+    }
+    public var t: Double
+    public var x: Double
+    public var y: Double
+    public var depth: Double
+    public var mode: Mode
+
+    public init(t: Double, x: Double, y: Double, depth: Double, mode: Mode = .cameraDepth) {
+        self.t = t; self.x = x; self.y = y; self.depth = depth; self.mode = mode
+    }
+}
+
+/// One annotation of a scene file: what to draw, where, and when.
+public struct Annotation: Sendable, Equatable {
+    public var id: String
+    public var anchor: AnnotationAnchor
+    public var shape: AnnotationShape
+    /// Size in metres (the shape's overall extent).
+    public var size: Double
+    public var color: RGBAColor
+    public var label: String?
+    /// Label text height in pixels (screen space, readable at any distance).
+    public var labelSize: Double
+    /// Shown from this time (seconds, sidecar time base); `nil` means from the start, or from the tap time.
+    public var from: Double?
+    /// Shown until this time; `nil` means to the end.
+    public var until: Double?
+    /// Euler angles (pitch, yaw, roll) in radians, same convention as poses.
+    public var orientation: SIMD3<Double>
+    /// Always faces the camera.
+    public var billboard: Bool
+    /// Turns per second about the vertical axis.
+    public var spin: Double
+    /// A thin grey stem from the anchor down to the y = 0 plane.
+    public var stem: Bool
+
+    public init(id: String, anchor: AnnotationAnchor, shape: AnnotationShape = .sphere, size: Double = 0.05,
+                color: RGBAColor = RGBAColor(red: 255, green: 59, blue: 48), label: String? = nil,
+                labelSize: Double = 18, from: Double? = nil, until: Double? = nil,
+                orientation: SIMD3<Double> = .zero, billboard: Bool = false, spin: Double = 0, stem: Bool = false) {
+        self.id = id
+        self.anchor = anchor
+        self.shape = shape
+        self.size = size
+        self.color = color
+        self.label = label
+        self.labelSize = labelSize
+        self.from = from
+        self.until = until
+        self.orientation = orientation
+        self.billboard = billboard
+        self.spin = spin
+        self.stem = stem
+    }
+}
+
+/// A parsed `annotations.json` (formats.md §6).
+public struct AnnotationScene: Sendable, Equatable {
+    public var annotations: [Annotation]
+    public init(annotations: [Annotation]) { self.annotations = annotations }
+}
