@@ -29,13 +29,19 @@ public enum VideoCodec: String, Sendable, CaseIterable, Codable {
     /// Whether the codec can carry an alpha plane.
     public var supportsAlpha: Bool { self == .prores || self == .vp9 || self == .ffv1 }
 
+    /// The codec a container gets when the user names none: VP9 for WebM, H.264 elsewhere.
+    public static func defaultCodec(forOutput path: String) -> VideoCodec {
+        path.lowercased().hasSuffix(".webm") ? .vp9 : .h264
+    }
+
     /// Whether the codec carries pose SEI (formats.md §4).
     public var carriesSEI: Bool { self == .h264 || self == .hevc }
 }
 
 /// Encoder settings a user chooses.
 public struct EncoderSettings: Sendable, Codable, Equatable {
-    public var codec: VideoCodec = .h264
+    /// The codec; `nil` picks ``VideoCodec/defaultCodec(forOutput:)``.
+    public var codec: VideoCodec?
     /// Constant rate factor (x264/x265/VPx); `nil` uses the codec's default.
     public var crf: Int?
     /// Speed preset (x264/x265 names; VPx maps them to cpu-used).
@@ -59,17 +65,17 @@ final class Encoder: @unchecked Sendable {
     /// Threads used for `--deterministic` runs: the same on every machine, whatever its cores.
     static let deterministicThreads: Int32 = 2
 
-    init(settings: EncoderSettings, width: Int, height: Int, timeBase: AVRational, frameRate: AVRational,
-         colorSource: Frame?, alpha: Bool, globalHeader: Bool) throws(ReplayError) {
-        guard let codec = avcodec_find_encoder_by_name(settings.codec.encoderName) else {
-            throw .processing("encoder \(settings.codec.encoderName) is not available in this FFmpeg build")
+    init(settings: EncoderSettings, codec: VideoCodec, width: Int, height: Int, timeBase: AVRational, frameRate: AVRational,
+         colorOf source: UnsafePointer<AVCodecParameters>?, alpha: Bool, globalHeader: Bool) throws(ReplayError) {
+        guard let avCodec = avcodec_find_encoder_by_name(codec.encoderName) else {
+            throw .processing("encoder \(codec.encoderName) is not available in this FFmpeg build")
         }
-        guard let context = avcodec_alloc_context3(codec) else { throw .processing("avcodec_alloc_context3: out of memory") }
+        guard let context = avcodec_alloc_context3(avCodec) else { throw .processing("avcodec_alloc_context3: out of memory") }
         self.context = context
         self.timeBase = timeBase
-        let supported = Encoder.supportedPixelFormats(codec)
-        guard let format = settings.codec.preferredPixelFormats(alpha: alpha).first(where: { supported.isEmpty || supported.contains($0) }) else {
-            throw .processing("\(settings.codec.encoderName) cannot encode the requested pixel format")
+        let supported = Encoder.supportedPixelFormats(avCodec)
+        guard let format = codec.preferredPixelFormats(alpha: alpha).first(where: { supported.isEmpty || supported.contains($0) }) else {
+            throw .processing("\(codec.encoderName) cannot encode the requested pixel format")
         }
         pixelFormat = format
         context.pointee.width = Int32(width)
@@ -78,12 +84,12 @@ final class Encoder: @unchecked Sendable {
         context.pointee.time_base = timeBase
         context.pointee.framerate = frameRate
         context.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
-        if let colorSource {
-            let f = colorSource.pointer.pointee
-            context.pointee.color_range = f.color_range == AVCOL_RANGE_UNSPECIFIED ? AVCOL_RANGE_MPEG : f.color_range
-            context.pointee.colorspace = f.colorspace
-            context.pointee.color_primaries = f.color_primaries
-            context.pointee.color_trc = f.color_trc
+        if let source {
+            let p = source.pointee
+            context.pointee.color_range = p.color_range == AVCOL_RANGE_UNSPECIFIED ? AVCOL_RANGE_MPEG : p.color_range
+            context.pointee.colorspace = p.color_space
+            context.pointee.color_primaries = p.color_primaries
+            context.pointee.color_trc = p.color_trc
         }
         if globalHeader { context.pointee.flags |= fx_codec_flag_global_header() }
         context.pointee.thread_count = settings.deterministic ? Encoder.deterministicThreads : Int32(settings.threads)
@@ -92,10 +98,10 @@ final class Encoder: @unchecked Sendable {
 
         var options: OpaquePointer? = nil
         defer { av_dict_free(&options) }
-        Encoder.applyCodecOptions(settings, into: &options)
-        let status = avcodec_open2(context, codec, &options)
+        Encoder.applyCodecOptions(settings, codec: codec, into: &options)
+        let status = avcodec_open2(context, avCodec, &options)
         guard status >= 0 else {
-            throw .processing("cannot open encoder \(settings.codec.encoderName) at \(width)x\(height): \(ffmpegErrorText(status))")
+            throw .processing("cannot open encoder \(codec.encoderName) at \(width)x\(height): \(ffmpegErrorText(status))")
         }
     }
 
@@ -114,13 +120,13 @@ final class Encoder: @unchecked Sendable {
         return formats
     }
 
-    private static func applyCodecOptions(_ settings: EncoderSettings, into options: inout OpaquePointer?) {
+    private static func applyCodecOptions(_ settings: EncoderSettings, codec: VideoCodec, into options: inout OpaquePointer?) {
         func set(_ key: String, _ value: String) { av_dict_set(&options, key, value, 0) }
-        switch settings.codec {
+        switch codec {
         case .h264, .hevc:
             set("preset", settings.preset ?? "medium")
-            if settings.bitrate == nil { set("crf", String(settings.crf ?? (settings.codec == .h264 ? 23 : 28))) }
-            if settings.codec == .hevc { set("x265-params", "log-level=error") }
+            if settings.bitrate == nil { set("crf", String(settings.crf ?? (codec == .h264 ? 23 : 28))) }
+            if codec == .hevc { set("x265-params", "log-level=error") }
         case .vp9, .vp8:
             if settings.bitrate == nil {
                 set("crf", String(settings.crf ?? 32))
@@ -128,7 +134,7 @@ final class Encoder: @unchecked Sendable {
             }
             set("deadline", "good")
             set("cpu-used", String(vpxCPUUsed(preset: settings.preset)))
-            if settings.codec == .vp9 { set("row-mt", "1") }
+            if codec == .vp9 { set("row-mt", "1") }
         case .prores:
             set("profile", settings.preset ?? "standard")
         case .ffv1:

@@ -4,6 +4,8 @@ import Foundation
 /// A decoded picture or audio frame; owns its `AVFrame` and frees it exactly once.
 public final class Frame: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<AVFrame>
+    /// The pool this frame goes back to when the pipeline is done with it.
+    weak var pool: FramePool?
 
     public init() {
         guard let frame = av_frame_alloc() else { fatalError("av_frame_alloc: out of memory") }
@@ -37,6 +39,9 @@ public final class Frame: @unchecked Sendable {
     }
 
     func unref() { av_frame_unref(pointer) }
+
+    /// Hands the frame back to its pool, if it came from one.
+    func recycle() { pool?.give(self) }
 
     /// (Re)allocates picture buffers; a no-op when size and format already match and the buffers are not shared.
     func allocate(width: Int, height: Int, format: AVPixelFormat) throws(FFmpegFailure) {
@@ -110,15 +115,20 @@ struct PixelLayout {
     }
 }
 
-/// A fixed set of reusable frames of one size and format, so the pipeline does not allocate
-/// picture buffers per frame. Thread-safe: stages on different threads take and give back.
+/// Reusable frames, so the pipeline does not allocate per frame. Thread-safe: stages on
+/// different threads take and give back. A pool that keeps buffers hands out frames whose
+/// picture memory is reused; one that does not hands out empty shells (for decoders to fill).
 final class FramePool: @unchecked Sendable {
     private let lock = NSLock()
     private var free: [Frame] = []
+    private let keepsBuffers: Bool
+
+    init(keepsBuffers: Bool) { self.keepsBuffers = keepsBuffers }
 
     /// A frame with writable buffers of the given size and format.
     func take(width: Int, height: Int, format: AVPixelFormat) throws(FFmpegFailure) -> Frame {
         let frame = lock.withLock { free.popLast() } ?? Frame()
+        frame.pool = self
         try frame.allocate(width: width, height: height, format: format)
         return frame
     }
@@ -126,11 +136,12 @@ final class FramePool: @unchecked Sendable {
     /// An empty frame shell (no buffers), e.g. for a decoder to fill.
     func takeShell() -> Frame {
         let frame = lock.withLock { free.popLast() } ?? Frame()
-        frame.unref()
+        frame.pool = self
         return frame
     }
 
     func give(_ frame: Frame) {
+        if !keepsBuffers { frame.unref() }
         lock.withLock { free.append(frame) }
     }
 }

@@ -79,8 +79,9 @@ final class Muxer: @unchecked Sendable {
         }
         var options: OpaquePointer? = nil
         defer { av_dict_free(&options) }
-        // Keep the input's timestamps, including a non-zero start, exactly as they are.
-        av_dict_set(&options, "avoid_negative_ts", "make_non_negative", 0)
+        // Keep the input's timestamps, including a non-zero start, exactly as they are: containers
+        // that can store negative timestamps (MP4/MOV edit lists) are not shifted.
+        av_dict_set(&options, "avoid_negative_ts", "auto", 0)
         let status = avformat_write_header(context, &options)
         guard status >= 0 else { throw .processing("\(output.finalPath): cannot write header: \(ffmpegErrorText(status))") }
         headerWritten = true
