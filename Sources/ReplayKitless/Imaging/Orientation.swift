@@ -1,5 +1,5 @@
-/// Copies `source` into `destination` turned clockwise by `quarterTurns` quarter turns, after
-/// mirroring it horizontally when `mirror` is set. Destination planes must already have the
+/// Copies `source` into `destination` turned clockwise by `quarterTurns` quarter turns, then
+/// mirrored horizontally when `mirror` is set. Destination planes must already have the
 /// turned size (width and height swapped for odd turns).
 public func reorient(_ source: YUVImage, into destination: YUVImage, quarterTurns: Int, mirror: Bool) {
     reorient(source.luma, into: destination.luma, quarterTurns: quarterTurns, mirror: mirror)
@@ -17,39 +17,31 @@ public func reorient(_ source: Plane, into destination: Plane, quarterTurns: Int
     let width = turns % 2 == 0 ? sw : sh
     let height = turns % 2 == 0 ? sh : sw
     precondition(destination.width == width && destination.height == height, "destination has the wrong size")
-    // For each destination pixel (x, y), the source pixel it shows.
+    // Walk the source pixels that destination row y shows, left to right before mirroring:
+    // `start` is the first one and `step` the distance to the next.
     for y in 0..<height {
-        let out = destination.base + y * destination.stride
+        let start: UnsafeMutablePointer<UInt8>
+        let step: Int
         switch turns {
-        case 0:
-            let row = source.base + y * source.stride
-            if mirror {
-                for x in 0..<width { out[x] = row[sw - 1 - x] }
-            } else {
-                out.update(from: row, count: width)
+        case 0: (start, step) = (source.base + y * source.stride, 1)
+        case 1: (start, step) = (source.base + (sh - 1) * source.stride + y, -source.stride)
+        case 2: (start, step) = (source.base + (sh - 1 - y) * source.stride + sw - 1, -1)
+        default: (start, step) = (source.base + sw - 1 - y, source.stride)
+        }
+        let out = destination.base + y * destination.stride
+        if step == 1 && !mirror {
+            out.update(from: start, count: width)
+        } else if mirror {
+            var pointer = start
+            for x in stride(from: width - 1, through: 0, by: -1) {
+                out[x] = pointer.pointee
+                pointer += step
             }
-        case 2:
-            let row = source.base + (sh - 1 - y) * source.stride
-            if mirror {
-                for x in 0..<width { out[x] = row[x] }
-            } else {
-                for x in 0..<width { out[x] = row[sw - 1 - x] }
-            }
-        case 1:
-            // Clockwise: destination (x, y) shows source (y, sh − 1 − x); mirrored, source column sw − 1 − y.
-            let column = mirror ? sw - 1 - y : y
-            var pointer = source.base + (sh - 1) * source.stride + column
+        } else {
+            var pointer = start
             for x in 0..<width {
                 out[x] = pointer.pointee
-                pointer -= source.stride
-            }
-        default:
-            // Counter-clockwise: destination (x, y) shows source (sw − 1 − y, x).
-            let column = mirror ? y : sw - 1 - y
-            var pointer = source.base + column
-            for x in 0..<width {
-                out[x] = pointer.pointee
-                pointer += source.stride
+                pointer += step
             }
         }
     }

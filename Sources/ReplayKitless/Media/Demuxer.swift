@@ -166,10 +166,10 @@ enum DisplayMatrix {
         return (((clockwise % 360) + 360) % 360, mirrored)
     }
 
-    /// A display matrix for a clockwise rotation.
+    /// A display matrix for a clockwise rotation (`av_display_rotation_set` takes clockwise degrees).
     static func matrix(rotation: Int) -> [Int32] {
         var matrix = [Int32](repeating: 0, count: 9)
-        matrix.withUnsafeMutableBufferPointer { av_display_rotation_set($0.baseAddress, Double(-rotation)) }
+        matrix.withUnsafeMutableBufferPointer { av_display_rotation_set($0.baseAddress, Double(rotation)) }
         return matrix
     }
 }

@@ -71,6 +71,11 @@ final class Muxer: @unchecked Sendable {
         return Int(stream.pointee.index)
     }
 
+    /// Records the time base of packets for a stream added directly with `avformat_new_stream`.
+    func registerTimeBase(_ timeBase: AVRational) {
+        sourceTimeBases.append(timeBase)
+    }
+
     /// Opens the temporary file and writes the container header.
     func writeHeader() throws(ReplayError) {
         if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
