@@ -50,9 +50,16 @@ public final class Demuxer: @unchecked Sendable {
     public let streams: [StreamInfo]
 
     /// Opens and probes `url`. Missing, unreadable or unrecognisable input is a ``ReplayError/Kind/badInput``.
-    public init(url: String) throws(ReplayError) {
+    /// - Parameter format: force a demuxer by name (`image2` for numbered image sequences).
+    public init(url: String, format: String? = nil) throws(ReplayError) {
         self.url = url
-        if !url.contains("://") {
+        if format == "image2" {
+            let candidates = [0, 1].compactMap { Demuxer.imagePath(pattern: url, number: $0) }
+            guard !candidates.isEmpty else { throw .usage("\(url): an image pattern needs exactly one %d (e.g. mask_%05d.png)") }
+            guard candidates.contains(where: { FileManager.default.fileExists(atPath: $0) }) else {
+                throw .badInput("\(url): no images match (looked for \(candidates[0]))")
+            }
+        } else if !url.contains("://") {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: url, isDirectory: &isDirectory) else {
                 throw .badInput("\(url): no such file")
@@ -61,7 +68,7 @@ public final class Demuxer: @unchecked Sendable {
             guard FileManager.default.isReadableFile(atPath: url) else { throw .badInput("\(url): not readable (permission denied)") }
         }
         var context: UnsafeMutablePointer<AVFormatContext>? = nil
-        let status = avformat_open_input(&context, url, nil, nil)
+        let status = avformat_open_input(&context, url, format.flatMap { av_find_input_format($0) }, nil)
         guard status >= 0, let context else {
             throw .badInput("\(url): cannot open as media: \(ffmpegErrorText(status))")
         }
@@ -78,6 +85,17 @@ public final class Demuxer: @unchecked Sendable {
     deinit {
         var owned: UnsafeMutablePointer<AVFormatContext>? = context
         avformat_close_input(&owned)
+    }
+
+    /// The file name an image pattern (`mask_%05d.png`) gives for `number`; `nil` unless the
+    /// pattern holds exactly one `%d`/`%0Nd` and no other `%` directive.
+    static func imagePath(pattern: String, number: Int) -> String? {
+        guard let match = pattern.range(of: #"%(0?\d*)d"#, options: .regularExpression),
+              pattern.replacingCharacters(in: match, with: "").replacingOccurrences(of: "%%", with: "").contains("%") == false
+        else { return nil }
+        let width = Int(pattern[match].dropFirst().dropLast()) ?? 0
+        let digits = String(number).leftPadded(to: width)
+        return pattern.replacingCharacters(in: match, with: digits).replacingOccurrences(of: "%%", with: "%")
     }
 
     /// The first video stream, if any (FFmpeg's choice of "best" stream).

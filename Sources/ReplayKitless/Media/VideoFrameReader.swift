@@ -16,8 +16,10 @@ public final class VideoFrameReader {
     public private(set) var decodeErrors = 0
 
     /// Opens the best video stream of `url` (or stream `index`).
-    public init(url: String, stream index: Int? = nil, threads: Int = 0, keyframesOnly: Bool = false) throws(ReplayError) {
-        let demuxer = try Demuxer(url: url)
+    /// - Parameter imageSequence: `url` is a printf-style pattern of numbered images (`mask_%05d.png`).
+    public init(url: String, stream index: Int? = nil, threads: Int = 0, keyframesOnly: Bool = false,
+                imageSequence: Bool = false) throws(ReplayError) {
+        let demuxer = try Demuxer(url: url, format: imageSequence ? "image2" : nil)
         self.demuxer = demuxer
         let requested = index.flatMap { demuxer.streams.indices.contains($0) ? demuxer.streams[$0] : nil }
         guard let chosen = requested ?? demuxer.bestVideoStream, chosen.kind == .video else {
