@@ -273,13 +273,9 @@ enum TextNumber {
     }
 }
 
-/// Writes `text` so that `path` is either the complete file or untouched (temporary file, then rename).
+/// Writes `data` so that `path` is either the complete file or untouched (temporary file, then rename).
 func writeFileAtomically(_ data: Data, to path: String) throws {
-    do {
-        try data.write(to: URL(fileURLWithPath: path), options: .atomic)
-    } catch {
-        throw ReplayError.processing("cannot write \(path): \(error.localizedDescription)")
-    }
+    try AtomicOutput.write(data, to: path)
 }
 
 /// Reads a whole input file, naming it when that fails.
