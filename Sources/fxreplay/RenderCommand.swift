@@ -26,10 +26,20 @@ struct Render: ParsableCommand {
     @Flag(help: "Replace OUTPUT if it exists.")
     var overwrite = false
 
+    @Option(help: "Fail when more than N packets or frames cannot be decoded (default: skip them all, counting them).")
+    var maxDecodeErrors: Int?
+
+    @Flag(help: "Fail on the first decode error.")
+    var strict = false
+
     @Option(help: "Write a JSON report (frame counts, decode errors, timing, output properties) to this file.")
     var report: String?
 
     @OptionGroup var progress: ProgressOptions
+
+    func validate() throws {
+        if let maxDecodeErrors, maxDecodeErrors < 0 { throw ValidationError("--max-decode-errors must be 0 or more") }
+    }
 
     func run() throws {
         InterruptCleanup.shared.install()
@@ -40,6 +50,7 @@ struct Render: ParsableCommand {
         options.keepRotation = keepRotation
         options.mirror = mirror
         options.overwrite = overwrite
+        options.maxDecodeErrors = strict ? 0 : maxDecodeErrors
         let result = try Renderer(options: options).run(progress: progress.progress)
         if let report {
             try AtomicOutput.write(try prettyJSON(result), to: report, inputs: [input])

@@ -97,7 +97,7 @@ func decodeFrames(_ path: String, measure: Bool = true) throws -> [DecodedFrame]
     let reader = try VideoFrameReader(url: path)
     var frames: [DecodedFrame] = []
     while let frame = try reader.next() {
-        let psnr = measure ? frame.yuvImage.map { patternPSNR($0, index: frames.count) } ?? 0 : 0
+        let psnr = measure ? patternPSNR(try reader.image(of: frame), index: frames.count) : 0
         frames.append(DecodedFrame(seconds: reader.stream.timeBase.seconds(frame.pts), pts: frame.pts,
                                    timeBase: reader.stream.timeBase, width: frame.width, height: frame.height, psnr: psnr))
     }

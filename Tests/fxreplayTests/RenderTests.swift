@@ -148,3 +148,20 @@ func brightCorner(_ path: String) throws -> (name: String, size: PictureSize) {
     let bright = corners.filter { image.luma[$0.1, $0.2] > 128 }.map(\.0)
     return (bright.count == 1 ? bright[0] : "ambiguous \(bright)", PictureSize(width: w, height: h))
 }
+
+@Suite struct CodecTests {
+    @Test(arguments: [("hevc", "mp4", "hevc"), ("prores", "mov", "prores"), ("ffv1", "mkv", "ffv1"), ("vp9", "webm", "vp9")])
+    func encodesWithEachCodec(codec: String, container: String, decoderName: String) throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("in.mp4").path
+        try writeRecording(to: input, pts: jitteredTimestamps(count: 10, start: 0.2))
+        let output = dir.appendingPathComponent("out.\(container)").path
+        let run = try runFxreplay(["render", input, "-o", output, "--codec", codec, "--preset", codec == "prores" ? "standard" : "ultrafast", "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let demuxer = try Demuxer(url: output)
+        #expect(demuxer.bestVideoStream?.codecName == decoderName)
+        let frames = try decodeFrames(output)
+        #expect(frames.count == 10)
+        #expect(frames.allSatisfy { $0.psnr > 28 }, "\(frames.map(\.psnr))")
+    }
+}

@@ -19,6 +19,8 @@ public final class Decoder: @unchecked Sendable {
     /// Time base of the packets sent and the frames received (the stream's).
     public let timeBase: Rational
     private let source: String
+    /// Errors the codec reported through its log while decoding (concealed damage included).
+    private let errorCounter: UnsafeMutablePointer<Int>
 
     /// Opens a decoder for `stream` of `demuxer`. `threads` 0 lets FFmpeg choose.
     public init(demuxer: Demuxer, stream index: Int, threads: Int = 0, keyframesOnly: Bool = false) throws(ReplayError) {
@@ -28,8 +30,12 @@ public final class Decoder: @unchecked Sendable {
         guard let codec = avcodec_find_decoder(par!.pointee.codec_id) else {
             throw .badInput("\(demuxer.url): stream \(index): no decoder for codec \(String(cString: avcodec_get_name(par!.pointee.codec_id)))")
         }
-        guard let context = avcodec_alloc_context3(codec) else { throw .processing("avcodec_alloc_context3: out of memory") }
+        guard let context = avcodec_alloc_context3(codec), let counter = fx_error_counter_new() else {
+            throw .processing("avcodec_alloc_context3: out of memory")
+        }
         self.context = context
+        errorCounter = counter
+        context.pointee.opaque = UnsafeMutableRawPointer(counter)
         timeBase = Rational(stream.pointee.time_base)
         do {
             try ffmpeg("avcodec_parameters_to_context", avcodec_parameters_to_context(context, par))
@@ -45,7 +51,11 @@ public final class Decoder: @unchecked Sendable {
     deinit {
         var owned: UnsafeMutablePointer<AVCodecContext>? = context
         avcodec_free_context(&owned)
+        av_free(errorCounter)
     }
+
+    /// How many errors the codec has reported so far (needs ``FFmpegLogging/installErrorCounting()``).
+    public var reportedErrors: Int { fx_error_counter_read(errorCounter) }
 
     /// Sends one packet, or `nil` to start draining. Corrupt data is reported as a thrown
     /// ``ReplayError`` of kind `badInput`; the decoder stays usable for the next packet.

@@ -40,6 +40,11 @@ public final class Frame: @unchecked Sendable {
 
     func unref() { av_frame_unref(pointer) }
 
+    /// The decoder found errors in this picture and concealed them.
+    public var isDamaged: Bool {
+        pointer.pointee.decode_error_flags != 0 || pointer.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0
+    }
+
     /// Hands the frame back to its pool, if it came from one.
     func recycle() { pool?.give(self) }
 

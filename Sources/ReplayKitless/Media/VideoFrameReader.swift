@@ -1,3 +1,5 @@
+import CFFmpeg
+
 /// Decodes the frames of one video stream in presentation order: the demux/send/receive/drain
 /// loop in one place, for every tool that reads pictures (compare, framehash, probe, masks).
 public final class VideoFrameReader {
@@ -6,6 +8,8 @@ public final class VideoFrameReader {
     private let decoder: Decoder
     private let packet = Packet()
     private let frame = Frame()
+    private let converted = Frame()
+    private let scaler = Scaler()
     private var draining = false
     private var finished = false
     /// Packets the decoder rejected as corrupt (skipped).
@@ -49,5 +53,18 @@ public final class VideoFrameReader {
             }
         }
         return nil
+    }
+
+    /// An 8-bit planar view of `frame` (a frame from ``next()``): the frame itself when it is
+    /// 8-bit planar Y'CbCr, else a 4:2:0 conversion in a buffer reused between calls.
+    public func image(of frame: Frame) throws(ReplayError) -> YUVImage {
+        if let image = frame.yuvImage { return image }
+        do {
+            try converted.allocate(width: frame.width, height: frame.height, format: AV_PIX_FMT_YUV420P)
+        } catch { throw .processing("\(demuxer.url): \(error)") }
+        try scaler.convert(frame, into: converted)
+        guard var image = converted.yuvImage else { throw .processing("\(demuxer.url): cannot convert the picture") }
+        image.colorSpace = frame.colorSpace
+        return image
     }
 }

@@ -25,6 +25,8 @@ public struct RenderOptions: Sendable, Codable, Equatable {
     public var mirror = false
     /// Replace an existing output file.
     public var overwrite = false
+    /// Fail once more than this many packets or frames fail to decode (`nil`: never; 0: the first error).
+    public var maxDecodeErrors: Int?
 
     public init(input: String, output: String) {
         self.input = input

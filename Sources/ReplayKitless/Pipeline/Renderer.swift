@@ -20,8 +20,15 @@ public final class Renderer {
         let started = Date()
         let session = try RenderSession(options: options, effects: effects)
         let reporter = ProgressReporter(style: style, label: "render", total: session.expectedFrames)
-        try session.run { reporter.update(done: $0) }
-        var report = try session.finish()
+        var report: RenderReport
+        do {
+            try session.run { reporter.update(done: $0) }
+            report = try session.finish()
+        } catch {
+            // Do not wait for the stage threads to release the session: remove the partial output now.
+            session.muxer.output.abort()
+            throw error
+        }
         reporter.finish(done: report.framesEncoded)
         report.wallSeconds = Date().timeIntervalSince(started)
         report.speedFPS = report.wallSeconds > 0 ? Double(report.framesEncoded) / report.wallSeconds : 0
@@ -65,8 +72,7 @@ private final class RenderSession: @unchecked Sendable {
         var badTimestamps = 0
         var resolutionChanges = 0
         var lastSize: (Int, Int)?
-        var firstVideoEnd: Double = 0
-        var warnedDecodeError = false
+        var videoSeconds = 0.0
     }
 
     init(options: RenderOptions, effects: [any FrameEffect]) throws(ReplayError) {
@@ -167,6 +173,7 @@ private final class RenderSession: @unchecked Sendable {
     private func decodeStage() throws(ReplayError) {
         let packet = Packet()
         var pending: Frame?
+        var reportedErrorsSeen = 0
         defer { decoded.close() }
         func emit(_ frame: Frame) -> Bool { decoded.put(frame) }
         func receiveAll() throws(ReplayError) -> Bool {
@@ -175,7 +182,7 @@ private final class RenderSession: @unchecked Sendable {
                 let result: CodecOutput
                 do { result = try decoder.receive(into: frame) } catch {
                     frame.recycle()
-                    noteDecodeError(error)
+                    try noteDecodeError(error)
                     continue
                 }
                 guard result == .produced else {
@@ -183,6 +190,16 @@ private final class RenderSession: @unchecked Sendable {
                     return true
                 }
                 noteSize(frame)
+                let reported = decoder.reportedErrors
+                if frame.isDamaged || reported > reportedErrorsSeen {
+                    reportedErrorsSeen = reported
+                    do {
+                        try noteDecodeError(.badInput("\(options.input): damaged picture at \(String(format: "%.3f", timeBase.seconds(frame.pts))) s (concealed by the decoder)"))
+                    } catch {
+                        frame.recycle()
+                        throw error
+                    }
+                }
                 if frame.pts == noPTS, let pending { frame.pts = pending.pts + max(1, pending.duration) }
                 if let previous = pending {
                     guard frame.pts > previous.pts else {
@@ -197,9 +214,15 @@ private final class RenderSession: @unchecked Sendable {
             }
         }
         while !failed {
-            guard try demuxer.read(into: packet) else { break }
+            do {
+                guard try demuxer.read(into: packet) else { break }
+            } catch {
+                // A damaged tail: keep what was read unless the user asked for strictness.
+                try noteDecodeError(error)
+                break
+            }
             if packet.streamIndex == videoIndex {
-                do { try decoder.send(packet) } catch { noteDecodeError(error) }
+                do { try decoder.send(packet) } catch { try noteDecodeError(error) }
                 packet.unref()
                 guard try receiveAll() else { return }
             } else if let out = copied[packet.streamIndex] {
@@ -216,13 +239,18 @@ private final class RenderSession: @unchecked Sendable {
         }
     }
 
-    private func noteDecodeError(_ error: ReplayError) {
-        let first = counters.withLock { counters in
+    /// Counts a decode or read error; past `--max-decode-errors` (0 with `--strict`) the render fails.
+    private func noteDecodeError(_ error: ReplayError) throws(ReplayError) {
+        let (count, frames) = counters.withLock { counters in
             counters.decodeErrors += 1
-            defer { counters.warnedDecodeError = true }
-            return !counters.warnedDecodeError
+            return (counters.decodeErrors, counters.decoded)
         }
-        if first { FileHandle.standardError.write(Data("fxreplay: warning: \(error.message) (continuing)\n".utf8)) }
+        let place = "\(error.message) (after frame \(frames))"
+        if let limit = options.maxDecodeErrors, count > limit {
+            throw .badInput(limit == 0 ? "\(place); stopping (--strict)"
+                                       : "\(place); more than \(limit) decode errors (--max-decode-errors)")
+        }
+        if count == 1 { FileHandle.standardError.write(Data("fxreplay: warning: \(place), continuing\n".utf8)) }
     }
 
     private func noteSize(_ frame: Frame) {
@@ -248,6 +276,7 @@ private final class RenderSession: @unchecked Sendable {
             let time = FrameTime(index: index, pts: frame.pts, seconds: timeBase.seconds(frame.pts - first),
                                  streamSeconds: timeBase.seconds(frame.pts), duration: timeBase.seconds(frame.duration))
             index += 1
+            counters.withLock { $0.videoSeconds = time.seconds + time.duration }
             let output = try prepare(frame, scaler: scaler, encoderScaler: encoderScaler, time: time)
             output.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
             guard processed.put(output) else {
@@ -345,6 +374,7 @@ private final class RenderSession: @unchecked Sendable {
         report.decodeErrors = counts.decodeErrors
         report.framesWithBadTimestamps = counts.badTimestamps
         report.resolutionChanges = counts.resolutionChanges
+        report.videoSeconds = counts.videoSeconds
         report.output.bytes = (try? FileManager.default.attributesOfItem(atPath: options.output)[.size] as? Int64) ?? 0
         for effect in effects.list { report.effects[effect.name] = effect.reportLines() }
         if counts.decodeErrors > 0 { report.warnings.append("\(counts.decodeErrors) decode errors skipped") }
