@@ -127,6 +127,8 @@ final class Encoder: @unchecked Sendable {
             set("preset", settings.preset ?? "medium")
             if settings.bitrate == nil { set("crf", String(settings.crf ?? (codec == .h264 ? 23 : 28))) }
             if codec == .hevc { set("x265-params", "log-level=error") }
+            // Without this libx264/libx265 drop AV_FRAME_DATA_SEI_UNREGISTERED side data (pose SEI, formats.md §4).
+            set("udu_sei", "1")
         case .vp9, .vp8:
             if settings.bitrate == nil {
                 set("crf", String(settings.crf ?? 32))

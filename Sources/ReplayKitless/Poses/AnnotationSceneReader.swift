@@ -1,0 +1,205 @@
+import Foundation
+
+extension AnnotationScene {
+    /// Reads and checks an `annotations.json` scene file (formats.md §6).
+    ///
+    /// Top level: `version` (must be 1) and `annotations` (an array). Each annotation:
+    /// - `id` (required, unique string);
+    /// - `anchor` (required): `{"world": [x, y, z]}` in metres, or
+    ///   `{"tap": {"t", "x", "y", "depth", "mode"?}}` with `depth` > 0 and `mode` `"camera-depth"` (default)
+    ///   or `"opentok-sample"`;
+    /// - `shape`: `sphere` (default), `box`, `cone`, `cylinder`, `arrow`, `pin`, `ring`, `star` or `mesh`;
+    /// - `mesh`: a Wavefront OBJ path, required exactly when `shape` is `mesh`, relative to the scene file's folder;
+    /// - `size`: metres, > 0 (default 0.05); `color`: `#RRGGBB` or `#RRGGBBAA` (default `#FF3B30`);
+    /// - `label`: text (default none); `labelSize`: pixels, > 0 (default 18);
+    /// - `from`, `until`: seconds, same time base as the pose sidecar (default: from the start, or from
+    ///   the tap time for tap anchors, until the end); `from` ≤ `until`;
+    /// - `orientation`: `[pitch, yaw, roll]` radians (default `[0, 0, 0]`); `billboard`: bool (default false);
+    /// - `spin`: turns per second about the vertical axis (default 0); `stem`: bool (default false).
+    ///
+    /// Any other key, anywhere, is an error naming the file, line, annotation and key.
+    public static func load(path: String) throws -> AnnotationScene {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        return try AnnotationScene(json: try readInputFile(path), file: path, baseDirectory: folder)
+    }
+
+    /// Parses a scene from JSON bytes; `file` names it in errors and mesh paths resolve against `baseDirectory`.
+    public init(json bytes: [UInt8], file: String, baseDirectory: String) throws {
+        let root: JSONNode
+        do {
+            root = try JSONReader.parse(bytes)
+        } catch {
+            throw ReplayError.badInput(file: file, line: error.line, "not valid JSON: \(error.message)")
+        }
+        let reader = SceneReader(file: file, baseDirectory: baseDirectory)
+        self.init(annotations: try reader.scene(root))
+    }
+}
+
+/// The checks behind ``AnnotationScene/init(json:file:baseDirectory:)``.
+private struct SceneReader {
+    let file: String
+    let baseDirectory: String
+
+    private static let annotationKeys: Set = ["id", "anchor", "shape", "mesh", "size", "color", "label", "labelSize",
+                                              "from", "until", "orientation", "billboard", "spin", "stem"]
+    private static let shapes: [String: AnnotationShape] = [
+        "sphere": .sphere, "box": .box, "cone": .cone, "cylinder": .cylinder, "arrow": .arrow,
+        "pin": .pin, "ring": .ring, "star": .star,
+    ]
+
+    /// An error at `node`, naming the annotation (`context`) and key.
+    private func fail(_ node: JSONNode, _ context: String?, _ key: String, _ message: String) -> ReplayError {
+        let field = context.map { "\($0), key \"\(key)\"" } ?? "key \"\(key)\""
+        return ReplayError.badInput(file: file, line: node.line, field: field, message)
+    }
+
+    private func checkKeys(_ node: JSONNode, allowed: Set<String>, context: String?, prefix: String = "") throws {
+        for (key, value) in node.members ?? [] where !allowed.contains(key) {
+            let expected = allowed.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+            throw fail(value, context, prefix + key, "unknown key (expected one of \(expected))")
+        }
+    }
+
+    func scene(_ root: JSONNode) throws -> [Annotation] {
+        guard root.members != nil else {
+            throw ReplayError.badInput(file: file, line: root.line, "the scene must be a JSON object")
+        }
+        try checkKeys(root, allowed: ["version", "annotations"], context: nil)
+        guard let version = root["version"] else { throw fail(root, nil, "version", "missing (must be 1)") }
+        guard version.number == 1 else { throw fail(version, nil, "version", "must be 1") }
+        guard let list = root["annotations"] else { throw fail(root, nil, "annotations", "missing") }
+        guard let items = list.array else { throw fail(list, nil, "annotations", "expected an array of annotations") }
+
+        var annotations: [Annotation] = []
+        var seen: Set<String> = []
+        for (index, item) in items.enumerated() {
+            let annotation = try self.annotation(item, index: index)
+            guard seen.insert(annotation.id).inserted else {
+                throw fail(item["id"] ?? item, "annotation \"\(annotation.id)\"", "id", "the same id is used twice")
+            }
+            annotations.append(annotation)
+        }
+        return annotations
+    }
+
+    private func annotation(_ node: JSONNode, index: Int) throws -> Annotation {
+        var context = "annotations[\(index)]"
+        guard node.members != nil else {
+            throw ReplayError.badInput(file: file, line: node.line, field: context, "each annotation must be a JSON object")
+        }
+        if let id = node["id"]?.string, !id.isEmpty { context = "annotation \"\(id)\"" }
+        try checkKeys(node, allowed: Self.annotationKeys, context: context)
+
+        func value(_ key: String) -> JSONNode? { node[key] }
+        func required(_ key: String) throws -> JSONNode {
+            guard let found = node[key] else { throw fail(node, context, key, "missing") }
+            return found
+        }
+        func number(_ key: String, _ check: (Double) -> Bool = { _ in true }, expected: String = "a number") throws -> Double? {
+            guard let found = value(key) else { return nil }
+            guard let n = found.number, check(n) else { throw fail(found, context, key, "expected \(expected)") }
+            return n
+        }
+        func bool(_ key: String) throws -> Bool? {
+            guard let found = value(key) else { return nil }
+            guard let b = found.bool else { throw fail(found, context, key, "expected true or false") }
+            return b
+        }
+        func string(_ key: String) throws -> String? {
+            guard let found = value(key) else { return nil }
+            guard let s = found.string else { throw fail(found, context, key, "expected a string") }
+            return s
+        }
+
+        let idNode = try required("id")
+        guard let id = idNode.string, !id.isEmpty else { throw fail(idNode, context, "id", "expected a non-empty string") }
+        let anchor = try self.anchor(try required("anchor"), context: context)
+
+        var shape = AnnotationShape.sphere
+        if let name = try string("shape") {
+            if name == "mesh" {
+                shape = .mesh(path: "")
+            } else if let builtIn = Self.shapes[name] {
+                shape = builtIn
+            } else {
+                let names = (Self.shapes.keys.sorted() + ["mesh"]).joined(separator: ", ")
+                throw fail(node["shape"] ?? node, context, "shape", "expected one of \(names)")
+            }
+        }
+        if let meshNode = value("mesh") {
+            guard case .mesh = shape else {
+                throw fail(meshNode, context, "mesh", "only allowed with \"shape\": \"mesh\"")
+            }
+            guard let path = meshNode.string, !path.isEmpty else {
+                throw fail(meshNode, context, "mesh", "expected the path of a Wavefront OBJ file")
+            }
+            let resolved = path.hasPrefix("/") ? path : URL(fileURLWithPath: baseDirectory).appendingPathComponent(path).standardized.path
+            guard FileManager.default.isReadableFile(atPath: resolved) else {
+                throw fail(meshNode, context, "mesh", "cannot read mesh file \(resolved)")
+            }
+            shape = .mesh(path: resolved)
+        } else if case .mesh = shape {
+            throw fail(node, context, "mesh", "missing (\"shape\": \"mesh\" needs a \"mesh\" file path)")
+        }
+
+        var annotation = Annotation(id: id, anchor: anchor, shape: shape)
+        if let size = try number("size", { $0 > 0 }, expected: "a size in metres greater than 0") { annotation.size = size }
+        if let colorNode = value("color") {
+            guard let text = colorNode.string, text.hasPrefix("#"), let color = RGBAColor(hex: text) else {
+                throw fail(colorNode, context, "color", "expected a colour \"#RRGGBB\" or \"#RRGGBBAA\"")
+            }
+            annotation.color = color
+        }
+        annotation.label = try string("label")
+        if let labelSize = try number("labelSize", { $0 > 0 }, expected: "a text height in pixels greater than 0") {
+            annotation.labelSize = labelSize
+        }
+        annotation.from = try number("from", expected: "a time in seconds")
+        annotation.until = try number("until", expected: "a time in seconds")
+        if let from = annotation.from, let until = annotation.until, until < from {
+            throw fail(value("until") ?? node, context, "until", "must not be before \"from\" (\(from))")
+        }
+        if let orientation = value("orientation") {
+            guard let v = orientation.numbers(count: 3) else {
+                throw fail(orientation, context, "orientation", "expected [pitch, yaw, roll] in radians")
+            }
+            annotation.orientation = SIMD3(v[0], v[1], v[2])
+        }
+        if let billboard = try bool("billboard") { annotation.billboard = billboard }
+        if let spin = try number("spin", expected: "turns per second") { annotation.spin = spin }
+        if let stem = try bool("stem") { annotation.stem = stem }
+        return annotation
+    }
+
+    private func anchor(_ node: JSONNode, context: String) throws -> AnnotationAnchor {
+        let expected = "expected {\"world\": [x, y, z]} or {\"tap\": {\"t\", \"x\", \"y\", \"depth\"}}"
+        try checkKeys(node, allowed: ["world", "tap"], context: context, prefix: "anchor.")
+        guard let members = node.members, members.count == 1 else { throw fail(node, context, "anchor", expected) }
+        if let world = node["world"] {
+            guard let v = world.numbers(count: 3) else {
+                throw fail(world, context, "anchor.world", "expected [x, y, z] in metres")
+            }
+            return .world(SIMD3(v[0], v[1], v[2]))
+        }
+        guard let tap = node["tap"], tap.members != nil else { throw fail(node, context, "anchor.tap", expected) }
+        try checkKeys(tap, allowed: ["t", "x", "y", "depth", "mode"], context: context, prefix: "anchor.tap.")
+        func number(_ key: String, expected: String, _ check: (Double) -> Bool = { _ in true }) throws -> Double {
+            guard let found = tap[key] else { throw fail(tap, context, "anchor.tap.\(key)", "missing") }
+            guard let n = found.number, check(n) else { throw fail(found, context, "anchor.tap.\(key)", "expected \(expected)") }
+            return n
+        }
+        let t = try number("t", expected: "the tap time in seconds")
+        let x = try number("x", expected: "a pixel x coordinate")
+        let y = try number("y", expected: "a pixel y coordinate")
+        let depth = try number("depth", expected: "a depth in metres greater than 0") { $0 > 0 }
+        var mode = TapAnchor.Mode.cameraDepth
+        if let modeNode = tap["mode"] {
+            guard let name = modeNode.string, let parsed = TapAnchor.Mode(rawValue: name) else {
+                throw fail(modeNode, context, "anchor.tap.mode", "expected \"camera-depth\" or \"opentok-sample\"")
+            }
+            mode = parsed
+        }
+        return .tap(TapAnchor(t: t, x: x, y: y, depth: depth, mode: mode))
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+
+/// A video frame as annotation placement sees it: when it is shown, its display-oriented size
+/// (after the container's rotation), and its matched pose (`nil` when hidden).
+public struct TrackFrame: Sendable, Equatable {
+    /// Presentation time in seconds relative to the first frame.
+    public var time: Double
+    public var width: Int
+    public var height: Int
+    public var pose: Pose?
+
+    public init(time: Double, width: Int, height: Int, pose: Pose?) {
+        self.time = time
+        self.width = width
+        self.height = height
+        self.pose = pose
+    }
+}
+
+/// An annotation whose anchor is settled to a world point, with the interval it is shown in.
+public struct PlacedAnnotation: Sendable, Equatable {
+    public var annotation: Annotation
+    /// The anchor in world space, metres.
+    public var world: SIMD3<Double>
+    /// Shown from this scene time (inclusive): `from`, else the tap time for tap anchors, else −∞.
+    public var from: Double
+    /// Shown until this scene time (inclusive): `until`, else +∞.
+    public var until: Double
+
+    public init(annotation: Annotation, world: SIMD3<Double>) {
+        self.annotation = annotation
+        self.world = world
+        var start = -Double.infinity
+        if case .tap(let tap) = annotation.anchor { start = tap.t }
+        from = annotation.from ?? start
+        until = annotation.until ?? .infinity
+    }
+
+    /// Whether it is shown at `sceneTime`: `from ≤ t ≤ until`, both ends inclusive (a nanosecond of slack
+    /// absorbs timestamps that went through floating point).
+    public func isActive(at sceneTime: Double) -> Bool {
+        sceneTime >= from - PoseTimeline.timeTolerance && sceneTime <= until + PoseTimeline.timeTolerance
+    }
+
+    /// Where the anchor lands on `frame` (formats.md §2, §7): the projection, or `nil` without a pose,
+    /// and whether it is visible (on screen and active at the frame's scene time).
+    public func placement(on frame: TrackFrame, sceneTimeOrigin: Double = 0) -> (projection: Projection?, visible: Bool) {
+        guard let pose = frame.pose else { return (nil, false) }
+        let camera = Camera(pose: pose, width: frame.width, height: frame.height)
+        let projection = camera.project(world)
+        return (projection, camera.isOnScreen(projection) && isActive(at: frame.time + sceneTimeOrigin))
+    }
+}
+
+extension AnnotationScene {
+    /// Settles every anchor to a world point (formats.md §6).
+    ///
+    /// World anchors are used as they are. A tap anchor uses the frame whose scene time
+    /// (`time + sceneTimeOrigin`) is nearest the tap time (the earlier on a tie), its size and its pose:
+    /// - `camera-depth`: the point on the tapped pixel's ray at view depth `depth`;
+    /// - `opentok-sample`: with `P = R·(0, 0, −depth)` (the camera's forward direction times `depth`,
+    ///   measured from the world origin), the point on the ray at P's view depth `−(Rᵀ(P − t)).z`.
+    ///
+    /// Errors (bad input, naming `file` and the annotation): no frames, no pose on the tap frame,
+    /// or a reference point that is not in front of the camera.
+    public func placed(frames: [TrackFrame], sceneTimeOrigin: Double = 0, file: String) throws -> [PlacedAnnotation] {
+        let times = frames.map { $0.time + sceneTimeOrigin }
+        let order = PoseTimeline.timeOrder(times)
+        return try annotations.map { annotation in
+            switch annotation.anchor {
+            case .world(let point):
+                return PlacedAnnotation(annotation: annotation, world: point)
+            case .tap(let tap):
+                func fail(_ message: String) -> ReplayError {
+                    ReplayError.badInput(file: file, field: "annotation \"\(annotation.id)\", anchor.tap", message)
+                }
+                guard let index = PoseTimeline.nearestFrame(to: tap.t, times: times, order: order) else {
+                    throw fail("the video has no frames to resolve the tap at t=\(tap.t) against")
+                }
+                let frame = frames[index]
+                guard let pose = frame.pose else {
+                    throw fail("frame \(index), nearest the tap time \(tap.t) s, has no pose")
+                }
+                let camera = Camera(pose: pose, width: frame.width, height: frame.height)
+                let depth: Double
+                switch tap.mode {
+                case .cameraDepth:
+                    depth = tap.depth
+                case .opentokSample:
+                    let reference = pose.rotation * SIMD3(0, 0, -tap.depth)
+                    depth = -camera.cameraSpace(reference).z
+                    guard depth > 0 else {
+                        throw fail("opentok-sample reference point (world forward × \(tap.depth) m from the origin) is "
+                                   + "behind the camera of frame \(index) (view depth \(depth)); use camera-depth mode")
+                    }
+                }
+                return PlacedAnnotation(annotation: annotation, world: camera.unproject(x: tap.x, y: tap.y, depth: depth))
+            }
+        }
+    }
+}
+
+/// One row of the placement track (formats.md §7).
+public struct PlacementRow: Sendable, Equatable {
+    /// 0-based presentation index.
+    public var frame: Int
+    /// Presentation time in seconds relative to the first frame.
+    public var t: Double
+    public var id: String
+    public var visible: Bool
+    /// Continuous pixel coordinates; `nil` when the anchor is not in front of the camera (d ≤ 0) or the frame has no pose.
+    public var x: Double?
+    public var y: Double?
+    /// View depth `d`; `nil` when the frame has no pose.
+    public var depth: Double?
+
+    public init(frame: Int, t: Double, id: String, visible: Bool, x: Double?, y: Double?, depth: Double?) {
+        self.frame = frame
+        self.t = t
+        self.id = id
+        self.visible = visible
+        self.x = x
+        self.y = y
+        self.depth = depth
+    }
+}
+
+/// Where each annotation lands on each frame: the output of `fxreplay track` (formats.md §7).
+public enum PlacementTrack {
+    /// Track file formats.
+    public enum Format: String, Sendable, CaseIterable {
+        /// `frame,t,id,visible,x,y,depth` with a header row.
+        case csv
+        /// One JSON object per row with the same fields; `visible` is a boolean, missing values `null`.
+        case jsonl
+    }
+
+    /// Rows for every frame (in the order given, presentation order) and every annotation (scene order).
+    /// A pure function of its inputs: frame times and sizes, per-frame poses and the scene.
+    public static func rows(frames: [TrackFrame], annotations: [PlacedAnnotation], sceneTimeOrigin: Double = 0) -> [PlacementRow] {
+        frames.enumerated().flatMap { index, frame in
+            annotations.map { placed in
+                let (projection, visible) = placed.placement(on: frame, sceneTimeOrigin: sceneTimeOrigin)
+                let inFront = (projection?.depth ?? 0) > 0
+                return PlacementRow(frame: index, t: frame.time, id: placed.annotation.id, visible: visible,
+                                    x: inFront ? projection?.x : nil, y: inFront ? projection?.y : nil,
+                                    depth: projection?.depth)
+            }
+        }
+    }
+
+    /// Resolves the scene's anchors against `frames`, then computes the rows.
+    public static func rows(frames: [TrackFrame], scene: AnnotationScene, sceneFile: String,
+                            sceneTimeOrigin: Double = 0) throws -> [PlacementRow] {
+        let placed = try scene.placed(frames: frames, sceneTimeOrigin: sceneTimeOrigin, file: sceneFile)
+        return rows(frames: frames, annotations: placed, sceneTimeOrigin: sceneTimeOrigin)
+    }
+
+    /// The track as text: t with 6 decimals (microseconds), x and y with 4 (1/10000 pixel), depth with 6.
+    public static func text(_ rows: [PlacementRow], format: Format) -> String {
+        func fixed(_ value: Double?, _ decimals: Int, missing: String) -> String {
+            value.map { TextNumber.fixed($0, decimals: decimals) } ?? missing
+        }
+        switch format {
+        case .csv:
+            return rows.reduce(into: "frame,t,id,visible,x,y,depth\n") { text, row in
+                let cells = [String(row.frame), TextNumber.fixed(row.t, decimals: 6), TextNumber.csvField(row.id),
+                             row.visible ? "1" : "0", fixed(row.x, 4, missing: ""), fixed(row.y, 4, missing: ""),
+                             fixed(row.depth, 6, missing: "")]
+                text += cells.joined(separator: ",") + "\n"
+            }
+        case .jsonl:
+            return rows.reduce(into: "") { text, row in
+                text += "{\"frame\": \(row.frame), \"t\": \(TextNumber.fixed(row.t, decimals: 6)), "
+                    + "\"id\": \(TextNumber.jsonString(row.id)), \"visible\": \(row.visible), "
+                    + "\"x\": \(fixed(row.x, 4, missing: "null")), \"y\": \(fixed(row.y, 4, missing: "null")), "
+                    + "\"depth\": \(fixed(row.depth, 6, missing: "null"))}\n"
+            }
+        }
+    }
+
+    /// Writes the track to `path` (complete or not at all).
+    public static func write(_ rows: [PlacementRow], to path: String, format: Format) throws {
+        try writeFileAtomically(Data(text(rows, format: format).utf8), to: path)
+    }
+}

@@ -1,0 +1,84 @@
+/// Lens values the user forces on every pose (`--fov DEG`, `--znear M`, `--intrinsics fx,fy,cx,cy`),
+/// because AR frameworks often report an unreliable field of view (background.md §1).
+///
+/// `intrinsics` win over everything; `fovY` replaces the pose's field of view and drops intrinsics
+/// the pose itself carried; `zNear` replaces the near distance.
+public struct PoseOverrides: Sendable, Equatable {
+    public var fovY: Double?
+    public var zNear: Double?
+    public var intrinsics: Intrinsics?
+
+    /// No overrides.
+    public static let none = PoseOverrides(unchecked: nil, nil, nil)
+
+    /// Checks the values as command-line options: throws ``ReplayError`` (usage) naming the option.
+    public init(fovY: Double? = nil, zNear: Double? = nil, intrinsics: Intrinsics? = nil) throws {
+        if let fovY, !(fovY > 0 && fovY < 180) {
+            throw ReplayError.usage("--fov must be between 0 and 180 degrees (got \(fovY))")
+        }
+        if let zNear, !(zNear >= 0 && zNear.isFinite) {
+            throw ReplayError.usage("--znear must be a distance ≥ 0 in metres (got \(zNear))")
+        }
+        if let intrinsics, let problem = intrinsics.problem {
+            throw ReplayError.usage("--intrinsics: \(problem)")
+        }
+        self.init(unchecked: fovY, zNear, intrinsics)
+    }
+
+    private init(unchecked fovY: Double?, _ zNear: Double?, _ intrinsics: Intrinsics?) {
+        self.fovY = fovY
+        self.zNear = zNear
+        self.intrinsics = intrinsics
+    }
+
+    public var isEmpty: Bool { fovY == nil && zNear == nil && intrinsics == nil }
+
+    /// `pose` with the overridden values replaced.
+    public func apply(to pose: Pose) -> Pose {
+        var result = pose
+        if let fovY {
+            result.fovY = fovY
+            result.intrinsics = nil
+        }
+        if let zNear { result.zNear = zNear }
+        if let intrinsics { result.intrinsics = intrinsics }
+        return result
+    }
+
+    /// Parses the `--intrinsics` option value `fx,fy,cx,cy` (pixels).
+    public static func parseIntrinsics(_ text: String) throws -> Intrinsics {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+            .map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 4, let fx = parts[0], let fy = parts[1], let cx = parts[2], let cy = parts[3] else {
+            throw ReplayError.usage("--intrinsics expects four numbers fx,fy,cx,cy in pixels (got \"\(text)\")")
+        }
+        let intrinsics = Intrinsics(fx: fx, fy: fy, cx: cx, cy: cy)
+        if let problem = intrinsics.problem { throw ReplayError.usage("--intrinsics: \(problem)") }
+        return intrinsics
+    }
+}
+
+extension Intrinsics {
+    /// Why these intrinsics cannot project anything, or `nil` when they can.
+    var problem: String? {
+        guard [fx, fy, cx, cy].allSatisfy(\.isFinite) else { return "fx, fy, cx, cy must be finite numbers" }
+        guard fx > 0, fy > 0 else { return "focal lengths fx and fy must be greater than 0" }
+        return nil
+    }
+}
+
+extension Pose {
+    /// Why this pose's lens cannot project anything, with the field at fault, or `nil` when it can.
+    var lensProblem: (field: String, message: String)? {
+        if !(zNear >= 0 && zNear.isFinite) {
+            return ("zNear", "zNear must be a distance ≥ 0 in metres (got \(zNear)); override it with --znear")
+        }
+        if let intrinsics {
+            return intrinsics.problem.map { ("intrinsics", $0 + "; override them with --intrinsics") }
+        }
+        if !(fovY > 0 && fovY < 180) {
+            return ("fovY", "fovY must be between 0 and 180 degrees (got \(fovY)); override it with --fov or --intrinsics")
+        }
+        return nil
+    }
+}

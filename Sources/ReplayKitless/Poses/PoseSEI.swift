@@ -1,0 +1,288 @@
+/// The video codecs whose bitstreams can carry poses in SEI (formats.md §4).
+public enum NALCodec: Sendable, Equatable {
+    case h264, hevc
+}
+
+/// How a packet delimits its NAL units.
+public enum NALFraming: Sendable, Equatable {
+    /// Start codes `00 00 01` / `00 00 00 01` (MPEG-TS, raw `.h264`/`.hevc`, MKV without extradata).
+    case annexB
+    /// Each NAL unit preceded by its big-endian length in this many bytes (1…4), as in MP4 and MKV.
+    case lengthPrefixed(Int)
+
+    /// The framing a stream's codec extradata implies: empty or start-code extradata means Annex B;
+    /// `avcC` / `hvcC` give the length size (`lengthSizeMinusOne` in their low two bits of byte 4 / 21).
+    public init(extradata: [UInt8], codec: NALCodec) throws {
+        if extradata.isEmpty || extradata.starts(with: [0, 0, 1]) || extradata.starts(with: [0, 0, 0, 1]) {
+            self = .annexB
+            return
+        }
+        let (minimumSize, lengthByte) = switch codec {
+        case .h264: (7, 4)
+        case .hevc: (23, 21)
+        }
+        guard extradata.count >= minimumSize, extradata[0] == 1 || codec == .hevc else {
+            throw ReplayError.badInput("unrecognised \(codec == .h264 ? "avcC" : "hvcC") codec configuration "
+                                       + "(\(extradata.count) bytes of extradata)")
+        }
+        self = .lengthPrefixed(Int(extradata[lengthByte] & 3) + 1)
+    }
+}
+
+/// Poses carried per access unit in `user_data_unregistered` SEI (formats.md §4): the payload is a
+/// 16-byte UUID followed by the 32-byte pose32 record.
+///
+/// Reading works on the compressed packets themselves, without decoding: SEI NAL units (H.264 type 6,
+/// HEVC prefix 39 or suffix 40) are unescaped, their messages walked, and the first `user_data_unregistered`
+/// message (type 5) whose UUID matches gives the pose. Other user data (x264's version string) is skipped.
+/// libx265 writes its own UUID in front of the user data it is given, so the UUID is also matched at
+/// offset 16.
+public struct PoseSEI: Sendable, Equatable {
+    /// `1618ea80-35fe-4bd9-b1cc-01954a32fb00`.
+    public static let defaultUUID: [UInt8] = [0x16, 0x18, 0xEA, 0x80, 0x35, 0xFE, 0x4B, 0xD9,
+                                              0xB1, 0xCC, 0x01, 0x95, 0x4A, 0x32, 0xFB, 0x00]
+
+    /// The 16-byte UUID that marks pose messages.
+    public let uuid: [UInt8]
+
+    /// Pose SEI with the default UUID.
+    public init() { uuid = Self.defaultUUID }
+
+    /// Pose SEI with a user-supplied UUID, written `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (dashes optional).
+    public init(uuid text: String) throws {
+        let digits = Array(text.utf8.filter { $0 != UInt8(ascii: "-") })
+        let values = digits.compactMap { Character(Unicode.Scalar($0)).hexDigitValue }
+        guard digits.count == 32, values.count == 32 else {
+            throw ReplayError.usage("\"\(text)\" is not a UUID (32 hexadecimal digits, e.g. 1618ea80-35fe-4bd9-b1cc-01954a32fb00)")
+        }
+        uuid = stride(from: 0, to: 32, by: 2).map { UInt8(values[$0] << 4 | values[$0 + 1]) }
+    }
+
+    // MARK: Reading
+
+    /// The pose in an access unit, or `nil` when it carries none. Throws when the packet is truncated
+    /// (length-prefixed) or a pose message has the wrong size.
+    public func pose(inAccessUnit accessUnit: [UInt8], codec: NALCodec, framing: NALFraming) throws -> Pose32? {
+        for unit in try NALUnits.split(accessUnit, framing: framing) where unit.isSEI(accessUnit, codec: codec) {
+            for message in NALUnits.seiMessages(unit.rbsp(accessUnit, codec: codec)) where message.type == 5 {
+                if let pose = try pose(inUserData: message.payload) { return pose }
+            }
+        }
+        return nil
+    }
+
+    /// The pose in a `user_data_unregistered` payload (UUID + data, as FFmpeg exports it in
+    /// `AV_FRAME_DATA_SEI_UNREGISTERED` side data), or `nil` when the UUID is not ours.
+    public func pose(inUserData payload: some Collection<UInt8>) throws -> Pose32? {
+        let bytes = Array(payload)
+        let data: ArraySlice<UInt8>
+        if bytes.starts(with: uuid) {
+            data = bytes[16...]
+        } else if bytes.count >= 32, bytes[16..<32].elementsEqual(uuid) {
+            data = bytes[32...]
+        } else {
+            return nil
+        }
+        guard let pose = Pose32(bytes: data) else {
+            throw ReplayError.badInput("pose SEI carries \(data.count) bytes after its UUID, expected 32 (pose32)")
+        }
+        return pose
+    }
+
+    // MARK: Writing
+
+    /// The `user_data_unregistered` payload for `pose`: UUID + pose32, 48 bytes. This is what an encoder
+    /// is handed (FFmpeg's `AV_FRAME_DATA_SEI_UNREGISTERED` frame side data for libx264 / libx265).
+    public func userDataPayload(for pose: Pose32) -> [UInt8] { uuid + pose.bytes }
+
+    /// A complete SEI NAL unit (header, one `user_data_unregistered` message, trailing bits), with
+    /// emulation prevention, without start code or length prefix.
+    public func nalUnit(for pose: Pose32, codec: NALCodec) -> [UInt8] {
+        let payload = userDataPayload(for: pose)
+        let rbsp = [5, UInt8(payload.count)] + payload + [0x80]
+        let header: [UInt8] = switch codec {
+        case .h264: [0x06]  // forbidden_zero 0, nal_ref_idc 0, type 6
+        case .hevc: [39 << 1, 0x01]  // type 39 (prefix SEI), layer 0, temporal id 0 (+1)
+        }
+        return header + NALUnits.escape(rbsp)
+    }
+
+    /// `accessUnit` with a pose SEI NAL unit for `pose` inserted just before its first slice
+    /// (after any delimiter, parameter sets and other SEI). SEI NAL units that held only a pose message
+    /// with our UUID are dropped, so re-embedding replaces rather than stacks.
+    public func inserting(_ pose: Pose32, into accessUnit: [UInt8], codec: NALCodec, framing: NALFraming) throws -> [UInt8] {
+        let units = try NALUnits.split(accessUnit, framing: framing)
+        guard let firstSlice = units.firstIndex(where: { $0.isVCL(accessUnit, codec: codec) }) else {
+            throw ReplayError.badInput("the access unit has no slice NAL unit to put the pose SEI in front of")
+        }
+        let nal = nalUnit(for: pose, codec: codec)
+        var framed: [UInt8]
+        switch framing {
+        case .annexB:
+            framed = [0, 0, 0, 1]
+        case .lengthPrefixed(let size):
+            guard nal.count < 1 << (8 * size) else {
+                throw ReplayError.processing("a pose SEI of \(nal.count) bytes does not fit a \(size)-byte NAL length")
+            }
+            framed = (0..<size).reversed().map { UInt8(truncatingIfNeeded: nal.count >> (8 * $0)) }
+        }
+        framed += nal
+
+        var output = Array(accessUnit[..<(units.first?.start ?? 0)])
+        output.reserveCapacity(accessUnit.count + framed.count)
+        for (index, unit) in units.enumerated() {
+            if index == firstSlice { output += framed }
+            if isPoseOnlySEI(unit, in: accessUnit, codec: codec) { continue }
+            let end = index + 1 < units.count ? units[index + 1].start : accessUnit.count
+            output += accessUnit[unit.start..<end]
+        }
+        return output
+    }
+
+    private func isPoseOnlySEI(_ unit: NALUnits.Unit, in accessUnit: [UInt8], codec: NALCodec) -> Bool {
+        guard unit.isSEI(accessUnit, codec: codec) else { return false }
+        let messages = NALUnits.seiMessages(unit.rbsp(accessUnit, codec: codec))
+        return !messages.isEmpty && messages.allSatisfy { message in
+            message.type == 5 && ((try? pose(inUserData: message.payload)) ?? nil) != nil
+        }
+    }
+}
+
+/// Byte-level NAL unit handling shared by the SEI reader and writer.
+enum NALUnits {
+    /// One NAL unit of a packet: its framing starts at `start`, its bytes (header + escaped RBSP) are `payload`.
+    struct Unit {
+        var start: Int
+        var payload: Range<Int>
+
+        func type(_ bytes: [UInt8], codec: NALCodec) -> Int? {
+            switch codec {
+            case .h264: payload.count >= 1 ? Int(bytes[payload.lowerBound] & 0x1F) : nil
+            case .hevc: payload.count >= 2 ? Int(bytes[payload.lowerBound] >> 1 & 0x3F) : nil
+            }
+        }
+
+        func isSEI(_ bytes: [UInt8], codec: NALCodec) -> Bool {
+            switch (codec, type(bytes, codec: codec)) {
+            case (.h264, 6), (.hevc, 39), (.hevc, 40): true
+            default: false
+            }
+        }
+
+        /// Slice data (VCL): H.264 types 1–5 and the SVC/MVC slice extensions 20–21; HEVC types 0–31.
+        func isVCL(_ bytes: [UInt8], codec: NALCodec) -> Bool {
+            guard let type = type(bytes, codec: codec) else { return false }
+            return switch codec {
+            case .h264: (1...5).contains(type) || type == 20 || type == 21
+            case .hevc: type < 32
+            }
+        }
+
+        /// The unit's RBSP after the header, emulation prevention bytes removed.
+        func rbsp(_ bytes: [UInt8], codec: NALCodec) -> [UInt8] {
+            let headerSize = codec == .h264 ? 1 : 2
+            return NALUnits.unescape(bytes[min(payload.upperBound, payload.lowerBound + headerSize)..<payload.upperBound])
+        }
+    }
+
+    /// The NAL units of a packet. Length-prefixed packets that run past their end are an error;
+    /// Annex B bytes before the first start code count as the first unit's framing.
+    static func split(_ bytes: [UInt8], framing: NALFraming) throws -> [Unit] {
+        switch framing {
+        case .annexB: return splitAnnexB(bytes)
+        case .lengthPrefixed(let size):
+            guard (1...4).contains(size) else { throw ReplayError.badInput("NAL length size \(size) is not 1 to 4") }
+            var units: [Unit] = []
+            var position = 0
+            while position < bytes.count {
+                guard position + size <= bytes.count else {
+                    throw ReplayError.badInput("truncated packet: NAL length field runs past the end")
+                }
+                let length = bytes[position..<position + size].reduce(0) { $0 << 8 | Int($1) }
+                let start = position + size
+                guard length <= bytes.count - start else {
+                    throw ReplayError.badInput("truncated packet: a NAL unit of \(length) bytes runs past the end")
+                }
+                units.append(Unit(start: position, payload: start..<start + length))
+                position = start + length
+            }
+            return units
+        }
+    }
+
+    /// Start codes are `00 00 01`; zero bytes before one (a 4-byte start code, trailing_zero_8bits)
+    /// belong to the unit that follows, so each unit's `start` is where its zeros begin.
+    private static func splitAnnexB(_ bytes: [UInt8]) -> [Unit] {
+        var codes: [Int] = []  // index of the 01 of each start code
+        var zeros = 0
+        for (index, byte) in bytes.enumerated() {
+            if byte == 1, zeros >= 2 { codes.append(index) }
+            zeros = byte == 0 ? zeros + 1 : 0
+        }
+        var units: [Unit] = []
+        for (n, code) in codes.enumerated() {
+            var end = n + 1 < codes.count ? codes[n + 1] - 2 : bytes.count
+            // Zeros before the next start code (or at the end of the packet) are not part of this unit.
+            while end > code + 1, bytes[end - 1] == 0 { end -= 1 }
+            let start = n == 0 ? 0 : units[n - 1].payload.upperBound
+            units.append(Unit(start: start, payload: code + 1..<end))
+        }
+        return units
+    }
+
+    /// Removes emulation prevention: `00 00 03` → `00 00`.
+    static func unescape(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var zeros = 0
+        for byte in bytes {
+            if zeros >= 2, byte == 3 {
+                zeros = 0
+                continue
+            }
+            out.append(byte)
+            zeros = byte == 0 ? zeros + 1 : 0
+        }
+        return out
+    }
+
+    /// Adds emulation prevention: after two zero bytes, a byte ≤ 3 gets a 03 in front of it.
+    static func escape(_ rbsp: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(rbsp.count + rbsp.count / 2)
+        var zeros = 0
+        for byte in rbsp {
+            if zeros >= 2, byte <= 3 {
+                out.append(3)
+                zeros = 0
+            }
+            out.append(byte)
+            zeros = byte == 0 ? zeros + 1 : 0
+        }
+        return out
+    }
+
+    /// The messages of an SEI RBSP: payloadType and payloadSize each coded as 0xFF bytes plus a last byte.
+    /// A message that runs past the end stops the walk (the rest is ignored, as decoders do).
+    static func seiMessages(_ rbsp: [UInt8]) -> [(type: Int, payload: ArraySlice<UInt8>)] {
+        var messages: [(type: Int, payload: ArraySlice<UInt8>)] = []
+        var position = 0
+        func codedValue() -> Int? {
+            var value = 0
+            while position < rbsp.count {
+                let byte = rbsp[position]
+                position += 1
+                value += Int(byte)
+                if byte != 0xFF { return value }
+            }
+            return nil
+        }
+        // Stop at the rbsp_trailing_bits byte (0x80) that ends the NAL unit.
+        while position < rbsp.count, !(position == rbsp.count - 1 && rbsp[position] == 0x80) {
+            guard let type = codedValue(), let size = codedValue(), size <= rbsp.count - position else { break }
+            messages.append((type, rbsp[position..<position + size]))
+            position += size
+        }
+        return messages
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+
+/// When a video frame is shown: presentation time in seconds relative to the first frame, and for how long.
+public struct FrameTiming: Sendable, Equatable {
+    public var time: Double
+    public var duration: Double
+
+    public init(time: Double, duration: Double) {
+        self.time = time
+        self.duration = duration
+    }
+
+    /// Timings for presentation `times` (in presentation order) whose durations are unknown: each frame
+    /// lasts until the next one; the last lasts as long as the one before it, or `lastDuration` when alone.
+    public static func timings(presentationTimes times: [Double], lastDuration: Double = 1.0 / 30) -> [FrameTiming] {
+        times.indices.map { index in
+            let duration: Double = if index + 1 < times.count {
+                times[index + 1] - times[index]
+            } else if index > 0 {
+                times[index] - times[index - 1]
+            } else {
+                lastDuration
+            }
+            return FrameTiming(time: times[index], duration: duration)
+        }
+    }
+}
+
+/// What to do with a frame that no pose sample matched.
+public enum MissingPosePolicy: String, Sendable, CaseIterable {
+    /// Between the neighbouring matched samples: linear position, zNear and fovY, spherical rotation;
+    /// before the first / after the last matched sample, hold it.
+    case interpolate
+    /// The last matched sample's pose (the first one's before any sample).
+    case hold
+    /// No pose: annotations are not drawn on that frame.
+    case hide
+    /// Stop with a bad-input error naming the frame.
+    case fail
+}
+
+/// How pose sample times relate to the video's timestamps (`--pose-time`).
+public enum PoseTimeBase: Sendable, Equatable {
+    /// Sample times are seconds relative to the first frame (the default, formats.md §3).
+    case relative
+    /// Sample times are absolute stream times; the first frame is shown at `firstFrameTime` seconds.
+    case absolute(firstFrameTime: Double)
+}
+
+/// How to match pose samples to frames.
+public struct PoseMatchOptions: Sendable, Equatable {
+    public var timeBase: PoseTimeBase
+    /// Seconds added to every sample time before matching (`--pose-offset`): a sample at `t` applies
+    /// to the frame at `t + offset`.
+    public var offset: Double
+    public var policy: MissingPosePolicy
+    /// Lens values forced on every pose.
+    public var overrides: PoseOverrides
+
+    public init(timeBase: PoseTimeBase = .relative, offset: Double = 0, policy: MissingPosePolicy = .interpolate,
+                overrides: PoseOverrides = .none) {
+        self.timeBase = timeBase
+        self.offset = offset
+        self.policy = policy
+        self.overrides = overrides
+    }
+}
+
+/// How many frames each rule touched while matching, for the run's report.
+public struct PoseMatchReport: Sendable, Equatable {
+    /// Frames that got a sample of their own.
+    public var matched = 0
+    /// Frames whose pose was interpolated between two samples.
+    public var interpolated = 0
+    /// Frames that took a neighbour's pose: the `hold` policy, or `interpolate` before the first / after the last sample.
+    public var held = 0
+    /// Frames left without a pose (`hide`).
+    public var hidden = 0
+    /// Samples that matched no frame (outside every frame's window, a frame index past the end,
+    /// or a second sample for a frame that already had a nearer one).
+    public var unusedSamples = 0
+
+    public init(matched: Int = 0, interpolated: Int = 0, held: Int = 0, hidden: Int = 0, unusedSamples: Int = 0) {
+        self.matched = matched
+        self.interpolated = interpolated
+        self.held = held
+        self.hidden = hidden
+        self.unusedSamples = unusedSamples
+    }
+}
+
+/// A pose for every video frame, from pose samples (formats.md §3).
+///
+/// A time-keyed sample applies to the frame whose presentation time is nearest (the earlier one on a tie),
+/// if it lies within half that frame's duration (inclusive); a frame-keyed sample applies to that frame.
+/// When several samples land on one frame the nearest wins (the first in the file on a tie).
+/// Frames left over follow the ``MissingPosePolicy``. Overrides are applied to every pose, and every
+/// sample's lens must then be usable.
+public struct PoseTimeline: Sendable {
+    /// One pose per frame, in presentation order; `nil` where the policy hid the frame.
+    public let poses: [Pose?]
+    public let report: PoseMatchReport
+
+    /// Matches `samples` read from `source` (named in errors) to `frames` (presentation order).
+    public init(samples: [PoseSample], frames: [FrameTiming], options: PoseMatchOptions = PoseMatchOptions(),
+                source: String) throws {
+        for sample in samples {
+            if let problem = options.overrides.apply(to: sample.pose).lensProblem {
+                let field = sample.line == nil ? "\(sample.key), \(problem.field)" : problem.field
+                throw ReplayError.badInput(file: source, line: sample.line, field: field, problem.message)
+            }
+        }
+        let shift = switch options.timeBase {
+        case .relative: options.offset
+        case .absolute(let firstFrameTime): options.offset - firstFrameTime
+        }
+
+        // For each frame, the nearest sample so far: (sample index, distance in seconds, sample time).
+        var best = [(sample: Int, distance: Double, time: Double)?](repeating: nil, count: frames.count)
+        var report = PoseMatchReport()
+        let times = frames.map(\.time)
+        let order = Self.timeOrder(times)
+        for (index, sample) in samples.enumerated() {
+            let frame: Int, time: Double
+            switch sample.key {
+            case .frame(let f):
+                guard f < frames.count else { report.unusedSamples += 1; continue }
+                (frame, time) = (f, frames[f].time)
+            case .time(let t):
+                time = t + shift
+                guard let nearest = Self.nearestFrame(to: time, times: times, order: order),
+                      abs(frames[nearest].time - time) <= frames[nearest].duration / 2 + Self.timeTolerance else {
+                    report.unusedSamples += 1
+                    continue
+                }
+                frame = nearest
+            }
+            let distance = abs(frames[frame].time - time)
+            if let current = best[frame] {
+                report.unusedSamples += 1
+                if distance >= current.distance { continue }
+            }
+            best[frame] = (index, distance, time)
+        }
+
+        let matched = best.indices.filter { best[$0] != nil }
+        report.matched = matched.count
+        var poses: [Pose?] = best.map { match in match.map { samples[$0.sample].pose } }
+        var previous: Int?, nextPosition = 0
+        for frame in frames.indices {
+            if best[frame] != nil {
+                previous = frame
+                nextPosition += 1
+                continue
+            }
+            let next = nextPosition < matched.count ? matched[nextPosition] : nil
+            switch options.policy {
+            case .fail:
+                throw ReplayError.badInput(
+                    file: source, field: "frame \(frame)",
+                    "no pose sample for frame \(frame) at t=\(TextNumber.fixed(frames[frame].time, decimals: 6)) s; "
+                        + "fix the poses or choose another policy for frames without a pose (interpolate, hold, hide)")
+            case .hide:
+                report.hidden += 1
+            case .hold:
+                guard let source = previous ?? next else { report.hidden += 1; continue }
+                poses[frame] = poses[source]
+                report.held += 1
+            case .interpolate:
+                if let p = previous, let n = next, let a = best[p], let b = best[n], let from = poses[p], let to = poses[n] {
+                    let span = b.time - a.time
+                    let s = span > 0 ? min(1, max(0, (frames[frame].time - a.time) / span)) : 0
+                    poses[frame] = Self.interpolate(from, to, s)
+                    report.interpolated += 1
+                } else if let source = previous ?? next {
+                    poses[frame] = poses[source]
+                    report.held += 1
+                } else {
+                    report.hidden += 1
+                }
+            }
+        }
+        self.poses = poses.map { $0.map(options.overrides.apply) }
+        self.report = report
+    }
+
+    /// Slack for comparing timestamps that went through floating point (far below any real frame spacing).
+    static let timeTolerance = 1e-9
+
+    /// The index in `times` nearest `time` (the earlier one on a tie); `order` sorts the indices by time.
+    static func nearestFrame(to time: Double, times: [Double], order: [Int]) -> Int? {
+        guard !order.isEmpty else { return nil }
+        var low = 0, high = order.count
+        while low < high {
+            let middle = (low + high) / 2
+            if times[order[middle]] < time { low = middle + 1 } else { high = middle }
+        }
+        // order[low] is the first frame at or after `time`; compare it with the one before.
+        let after = low < order.count ? order[low] : nil
+        let before = low > 0 ? order[low - 1] : nil
+        guard let after else { return before }
+        guard let before else { return after }
+        return time - times[before] <= times[after] - time ? before : after
+    }
+
+    /// Frame indices sorted by time (stable), for ``nearestFrame(to:times:order:)``.
+    static func timeOrder(_ times: [Double]) -> [Int] {
+        times.indices.sorted { (times[$0], $0) < (times[$1], $1) }
+    }
+
+    /// The pose a fraction `s` of the way from `a` to `b`: linear position, lens and intrinsics, slerped rotation.
+    static func interpolate(_ a: Pose, _ b: Pose, _ s: Double) -> Pose {
+        func mix(_ x: Double, _ y: Double) -> Double { x + (y - x) * s }
+        let rotation = Quaternion.slerp(Quaternion(a.rotation), Quaternion(b.rotation), s).matrix
+        var intrinsics = s < 0.5 ? a.intrinsics : b.intrinsics
+        if let ka = a.intrinsics, let kb = b.intrinsics {
+            intrinsics = Intrinsics(fx: mix(ka.fx, kb.fx), fy: mix(ka.fy, kb.fy), cx: mix(ka.cx, kb.cx), cy: mix(ka.cy, kb.cy))
+        }
+        return Pose(position: a.position + (b.position - a.position) * s, rotation: rotation,
+                    zNear: mix(a.zNear, b.zNear), fovY: mix(a.fovY, b.fovY), intrinsics: intrinsics)
+    }
+}

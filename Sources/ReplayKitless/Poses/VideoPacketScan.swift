@@ -1,0 +1,97 @@
+import CFFmpeg
+
+/// A recording's video stream read packet by packet, without decoding: when each frame is shown,
+/// the display size, and the pose SEI each frame carries. Enough for `fxreplay track` and
+/// `fxreplay poses extract`.
+///
+/// The size comes from the stream parameters, so a mid-stream resolution change is not seen here.
+public struct VideoPacketScan: Sendable {
+    /// Index of the video stream read (FFmpeg's best video stream).
+    public var streamIndex: Int
+    /// FFmpeg's codec name (`h264`, `hevc`, `vp8`, …).
+    public var codecName: String
+    /// Frames in presentation order; times in seconds relative to the first frame.
+    public var frames: [FrameTiming]
+    /// Stream time of the first frame in seconds, for sidecars in absolute time.
+    public var firstFrameTime: Double
+    /// Picture size in display orientation (width and height swapped for 90° and 270° rotations).
+    public var width: Int
+    public var height: Int
+    /// Per frame (presentation order), the pose its SEI carries; all `nil` when SEI was not read.
+    public var seiPoses: [Pose32?]
+
+    /// Reads every video packet of `path`; with `sei` set, also the pose SEI (H.264 and HEVC only:
+    /// other codecs are a bad-input error, their poses must come from a sidecar).
+    public init(path: String, sei: PoseSEI? = nil) throws {
+        let demuxer = try Demuxer(url: path)
+        guard let video = demuxer.bestVideoStream else { throw ReplayError.badInput("\(path): no video stream") }
+        demuxer.keepOnly(streams: [video.index])
+        let codec: NALCodec?
+        switch video.codecName {
+        case "h264": codec = .h264
+        case "hevc": codec = .hevc
+        default: codec = nil
+        }
+        var framing = NALFraming.annexB
+        if sei != nil {
+            guard let codec else {
+                throw ReplayError.badInput("\(path): \(video.codecName) video carries no SEI; give the poses in a sidecar file")
+            }
+            let parameters = demuxer.stream(video.index).pointee.codecpar.pointee
+            let extradata = parameters.extradata.map { [UInt8](UnsafeBufferPointer(start: $0, count: Int(parameters.extradata_size))) } ?? []
+            do {
+                framing = try NALFraming(extradata: extradata, codec: codec)
+            } catch let error as ReplayError {
+                throw ReplayError.badInput("\(path): \(error.message)")
+            }
+        }
+
+        var packets: [(pts: Int64, duration: Int64, pose: Pose32?)] = []
+        let packet = Packet()
+        while try demuxer.read(into: packet) {
+            defer { packet.unref() }
+            guard packet.streamIndex == video.index else { continue }
+            let timestamp = packet.pts != noPTS ? packet.pts : packet.dts
+            guard timestamp != noPTS else {
+                throw ReplayError.badInput("\(path): video packet \(packets.count) has no timestamp")
+            }
+            var pose: Pose32?
+            if let sei, let codec {
+                do {
+                    pose = try sei.pose(inAccessUnit: [UInt8](packet.data), codec: codec, framing: framing)
+                } catch let error as ReplayError {
+                    throw ReplayError.badInput("\(path): video packet at timestamp \(timestamp): \(error.message)")
+                }
+            }
+            packets.append((timestamp, packet.duration, pose))
+        }
+        guard let first = packets.min(by: { $0.pts < $1.pts }) else { throw ReplayError.badInput("\(path): the video stream has no frames") }
+        packets.sort { $0.pts < $1.pts }
+
+        let timeBase = video.timeBase
+        // One rounding from the exact rational, so a frame at 2.4 s compares equal to 2.4 written in a file.
+        func seconds(_ ticks: Int64) -> Double {
+            let (product, overflow) = ticks.multipliedReportingOverflow(by: Int64(timeBase.numerator))
+            return overflow ? Double(ticks) * Double(timeBase.numerator) / Double(timeBase.denominator)
+                : Double(product) / Double(timeBase.denominator)
+        }
+        let times = packets.map { seconds($0.pts - first.pts) }
+        let gaps = FrameTiming.timings(presentationTimes: times)
+        frames = packets.indices.map { index in
+            let duration = packets[index].duration
+            return FrameTiming(time: times[index], duration: duration > 0 ? seconds(duration) : gaps[index].duration)
+        }
+        streamIndex = video.index
+        codecName = video.codecName
+        firstFrameTime = seconds(first.pts)
+        let turned = video.rotation % 180 != 0
+        width = turned ? video.height : video.width
+        height = turned ? video.width : video.height
+        seiPoses = packets.map(\.pose)
+    }
+
+    /// The SEI poses as samples keyed by frame time (relative seconds), skipping frames without one.
+    public var seiSamples: [PoseSample] {
+        zip(frames, seiPoses).compactMap { frame, pose in pose.map { PoseSample(key: .time(frame.time), pose32: $0) } }
+    }
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import ReplayKitless
+
+extension PlacementTrack.Format: ExpressibleByArgument {}
+
+/// `fxreplay track`: where every annotation lands on every frame (formats.md §7), from packet
+/// timestamps alone: nothing is decoded.
+struct Track: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write each annotation's pixel position on every frame (CSV or JSON Lines), without decoding.")
+
+    @Argument(help: "The recording.")
+    var input: String
+
+    @OptionGroup var poseOptions: PoseOptions
+
+    @Option(help: "Annotation scene (annotations.json).")
+    var annotations: String
+
+    @Option(name: .shortAndLong, help: "Track file to write.")
+    var output: String
+
+    @Option(help: "csv or jsonl (default: jsonl for a .jsonl output, else csv).")
+    var format: PlacementTrack.Format?
+
+    func run() throws {
+        FFmpegLogging.configure(verbose: false)
+        let scene = try AnnotationScene.load(path: annotations)
+        let scan = try VideoPacketScan(path: input, sei: try poseOptions.sei())
+        let timeline = try poseOptions.timeline(for: scan, input: input)
+        let frames = zip(scan.frames, timeline.poses).map { timing, pose in
+            TrackFrame(time: timing.time, width: scan.width, height: scan.height, pose: pose)
+        }
+        let rows = try PlacementTrack.rows(frames: frames, scene: scene, sceneFile: annotations,
+                                           sceneTimeOrigin: poseOptions.sceneTimeOrigin(for: scan))
+        let chosen = format ?? (URL(fileURLWithPath: output).pathExtension.lowercased() == "jsonl" ? .jsonl : .csv)
+        let text = PlacementTrack.text(rows, format: chosen)
+        try AtomicOutput.write(Data(text.utf8), to: output,
+                               inputs: [input, annotations] + (poseOptions.poses.map { [$0] } ?? []))
+        printError("fxreplay: wrote \(output): \(frames.count) frames × \(scene.annotations.count) annotations; "
+                   + PoseOptions.summary(timeline.report))
+    }
+}

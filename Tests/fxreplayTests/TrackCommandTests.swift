@@ -1,0 +1,144 @@
+import Foundation
+import ReplayKitless
+import Testing
+
+/// `fxreplay track` and `fxreplay poses extract` on real encoded recordings.
+///
+/// The fixture: 6 frames of 160×96 H.264 at 30 fps, each with a pose SEI except frame 3. Frame i's camera
+/// sits at (0.25·i, 0, 0), unrotated, fovY 90°, zNear 0.001. With sy = 1 and sx = 96/160 = 0.6, the world
+/// point (1, 0.5, −2) is at camera space (1 − 0.25·i, 0.5, −2): u = (0.3·(1 − 0.25·i) + 1)·80 = 104 − 6·i,
+/// v = (1 − 0.25)·48 = 36, depth 2.
+@Suite struct TrackCommandTests {
+    static func pose(_ index: Int) -> Pose32 {
+        Pose32(position: [Float(index) * 0.25, 0, 0], euler: .zero, zNear: 0.001, fovY: 90)
+    }
+
+    static func writeFixture(_ path: String, codec: VideoCodec = .h264, skipping: Set<Int> = [3]) throws {
+        var settings = EncoderSettings()
+        settings.codec = codec
+        settings.preset = "ultrafast"
+        let writer = try MediaWriter(path: path, video: .init(size: PictureSize(width: 160, height: 96),
+                                                              timeBase: Rational(1, 90000), encoder: settings))
+        for index in 0..<6 {
+            let sei = skipping.contains(index) ? nil : PoseSEI().userDataPayload(for: pose(index))
+            try writer.addVideoFrame(pts: Int64(index) * 3000, duration: 3000, sei: sei) { drawPattern($0, index: index) }
+        }
+        try writer.finish()
+    }
+
+    static let scene = #"{"version": 1, "annotations": [{"id": "a", "anchor": {"world": [1, 0.5, -2]}, "from": 0.1}]}"#
+
+    /// The expected track: frame 3 interpolated halfway between frames 2 and 4; "a" shown from 0.1 s.
+    static let expectedTrack = """
+        frame,t,id,visible,x,y,depth
+        0,0.000000,a,0,104.0000,36.0000,2.000000
+        1,0.033333,a,0,98.0000,36.0000,2.000000
+        2,0.066667,a,0,92.0000,36.0000,2.000000
+        3,0.100000,a,1,86.0000,36.0000,2.000000
+        4,0.133333,a,1,80.0000,36.0000,2.000000
+        5,0.166667,a,1,74.0000,36.0000,2.000000
+
+        """
+
+    func scratch() throws -> (URL, String, String) {
+        let dir = try makeScratchDirectory()
+        let video = dir.appendingPathComponent("poses.mp4").path
+        try Self.writeFixture(video)
+        let scene = dir.appendingPathComponent("annotations.json").path
+        try Data(Self.scene.utf8).write(to: URL(fileURLWithPath: scene))
+        return (dir, video, scene)
+    }
+
+    @Test func trackFromSEIMatchesHandComputedPositions() throws {
+        let (dir, video, scene) = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let track = dir.appendingPathComponent("track.csv").path
+        let run = try runFxreplay(["track", video, "--poses-from-sei", "--annotations", scene, "-o", track])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try String(contentsOfFile: track, encoding: .utf8) == Self.expectedTrack)
+        #expect(run.stderr.contains("5 frames matched, 1 interpolated"), "\(run.stderr)")
+    }
+
+    @Test func extractedSidecarGivesTheSameTrack() throws {
+        let (dir, video, scene) = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sidecar = dir.appendingPathComponent("poses.jsonl").path
+        let extract = try runFxreplay(["poses", "extract", video, "-o", sidecar])
+        #expect(extract.status == 0, "\(extract.stderr)")
+        let lines = try String(contentsOfFile: sidecar, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 5)
+        #expect(lines.first == #"{"t": 0.0, "position": [0.0, 0.0, 0.0], "euler": [0.0, 0.0, 0.0], "zNear": 0.001, "fovY": 90.0}"#)
+        // Frame 3 has no SEI: the fourth line is frame 4, at 4·3000/90000 s.
+        #expect(lines[3].hasPrefix(#"{"t": 0.13333333333333333, "position": [1.0, 0.0, 0.0]"#), "\(lines[3])")
+
+        let track = dir.appendingPathComponent("track.jsonl").path
+        let run = try runFxreplay(["track", video, "--poses", sidecar, "--annotations", scene, "-o", track, "--format", "csv"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try String(contentsOfFile: track, encoding: .utf8) == Self.expectedTrack)
+    }
+
+    @Test func extractToPose32IsBitExact() throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let video = dir.appendingPathComponent("all.mkv").path
+        try Self.writeFixture(video, codec: .hevc, skipping: [])
+        let output = dir.appendingPathComponent("p.pose32").path
+        let run = try runFxreplay(["poses", "extract", video, "-o", output])
+        #expect(run.status == 0, "\(run.stderr)")
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: output)))
+        #expect(bytes == (0..<6).flatMap { Self.pose($0).bytes })
+    }
+
+    @Test func gapsAndBadInputsAreReported() throws {
+        let (dir, video, scene) = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("out.csv").path
+
+        let gap = try runFxreplay(["poses", "extract", video, "-o", dir.appendingPathComponent("p.pose32").path])
+        #expect(gap.status == 3 && gap.stderr.contains("frame 3"), "\(gap.stderr)")
+
+        let fail = try runFxreplay(["track", video, "--poses-from-sei", "--missing-pose", "fail", "--annotations", scene, "-o", out])
+        #expect(fail.status == 3 && fail.stderr.contains("frame 3"), "\(fail.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+
+        let neither = try runFxreplay(["track", video, "--annotations", scene, "-o", out])
+        #expect(neither.status == 2, "\(neither.stderr)")
+
+        let sidecar = dir.appendingPathComponent("bad.jsonl").path
+        try Data("{\"t\": 0, \"position\": [0,0,0], \"euler\": [0,0,0], \"zNear\": 0.1, \"fovY\": 60}\n{\"t\": 1, \"position\": 5}\n".utf8)
+            .write(to: URL(fileURLWithPath: sidecar))
+        let malformed = try runFxreplay(["track", video, "--poses", sidecar, "--annotations", scene, "-o", out])
+        #expect(malformed.status == 3 && malformed.stderr.contains("bad.jsonl:2 (position)"), "\(malformed.stderr)")
+
+        let badScene = dir.appendingPathComponent("bad.json").path
+        try Data(##"{"version": 1, "annotations": [{"id": "a", "anchor": {"world": [0,0,0]}, "colour": "#FFFFFF"}]}"##.utf8)
+            .write(to: URL(fileURLWithPath: badScene))
+        let unknown = try runFxreplay(["track", video, "--poses-from-sei", "--annotations", badScene, "-o", out])
+        #expect(unknown.status == 3 && unknown.stderr.contains("annotation \"a\", key \"colour\""), "\(unknown.stderr)")
+
+        let badFov = try runFxreplay(["track", video, "--poses-from-sei", "--fov", "0", "--annotations", scene, "-o", out])
+        #expect(badFov.status == 2 && badFov.stderr.contains("--fov"), "\(badFov.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    @Test func overridesAndAbsoluteTimes() throws {
+        let (dir, video, scene) = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Intrinsics fx = fy = 100, principal point (80, 48): frame 0 puts (1, 0.5, −2) at (80 + 50, 48 − 25).
+        let out = dir.appendingPathComponent("k.csv").path
+        let run = try runFxreplay(["track", video, "--poses-from-sei", "--intrinsics", "100,100,80,48", "--annotations", scene, "-o", out])
+        #expect(run.status == 0, "\(run.stderr)")
+        let rows = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
+        #expect(rows[1] == "0,0.000000,a,0,130.0000,23.0000,2.000000")
+
+        // Absolute sidecar times: the video starts at 0, so t = 100.0 matches nothing and t = 0.0333 frame 1.
+        let sidecar = dir.appendingPathComponent("abs.csv").path
+        try Data("t,px,py,pz,pitch,yaw,roll,znear,fovy\n100,0,0,0,0,0,0,0.001,90\n0.0333,0,0,0,0,0,0,0.001,90\n".utf8)
+            .write(to: URL(fileURLWithPath: sidecar))
+        let absolute = try runFxreplay(["track", video, "--poses", sidecar, "--pose-time", "absolute", "--missing-pose", "hide",
+                                        "--annotations", scene, "-o", out])
+        #expect(absolute.status == 0, "\(absolute.stderr)")
+        #expect(absolute.stderr.contains("1 frames matched") && absolute.stderr.contains("5 hidden")
+                && absolute.stderr.contains("1 samples unused"), "\(absolute.stderr)")
+    }
+}
