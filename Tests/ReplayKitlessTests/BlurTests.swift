@@ -64,8 +64,28 @@ import Testing
         #expect(plane.paddingIntact)
     }
 
+    @Test(arguments: [2.0, 5.0])
+    func directionsAreIndependent(sigma: Double) {
+        // Stripes that only vary across x: a blur down the columns must leave them exactly alone,
+        // and a blur along the rows must turn every row into the same 1-D Gaussian blur.
+        let width = 60, height = 40
+        let stripe: [UInt8] = (0..<width).map { ($0 / 5) % 2 == 0 ? 230 : 20 }
+        let pattern = (0..<height).flatMap { _ in stripe }
+        let down = TestPlane(width: width, height: height, values: pattern)
+        GaussianBlur().blur(down.plane, into: down.plane, sigmaX: 0, sigmaY: sigma)
+        #expect(down.values == pattern)
+        let along = TestPlane(width: width, height: height, values: pattern)
+        GaussianBlur().blur(along.plane, into: along.plane, sigmaX: sigma, sigmaY: 0)
+        #expect(Set(along.rows).count == 1)
+        let reference = Self.referenceBlur(stripe, width: width, height: 1, sigma: sigma)
+        let margin = Int(3 * sigma) + 1
+        let worst = (margin..<(width - margin)).map { abs(Double(along.rows[0][$0]) - reference[$0]) }.max() ?? 0
+        #expect(worst <= 3)
+        #expect(along.values != pattern)
+    }
+
     @Test func kernelsHaveTheRequestedVariance() {
-        var weights = ScratchBuffer<UInt32>()
+        var weights = ScratchBuffer<Float>()
         for sigma in [1.0, 1.5, 2.5, 2.99, 3.0, 4.2, 15.0, 42.0, 300.0] {
             let kernel = BlurKernel(sigma: sigma, weights: &weights)
             let variance: Double
@@ -73,14 +93,15 @@ import Testing
             case .sampled(let radius, let taps):
                 #expect(sigma < 3 && kernel.passes == 1)
                 let w = (0...(2 * radius)).map { Double(taps[$0]) }
-                #expect(w.reduce(0, +) == 16384)
+                #expect(abs(w.reduce(0, +) - 1) < 1e-6)
                 variance = w.enumerated().map { Double(($0.offset - radius) * ($0.offset - radius)) * $0.element }
-                    .reduce(0, +) / 16384
-            case .extendedBox(let radius, let outer):
+                    .reduce(0, +)
+            case .extendedBox(let radius, let inner, let outer):
                 #expect(sigma >= 3 && kernel.passes == 4)
-                // Box of radius r with weight α on ±(r+1): Σk²w / Σw, and variances of passes add.
-                let r = Double(radius), alpha = Double(outer) / 256
-                let perPass = (r * (r + 1) * (2 * r + 1) / 3 + 2 * alpha * (r + 1) * (r + 1)) / (2 * r + 1 + 2 * alpha)
+                // Weight `inner` on −r…r and `outer` on ±(r+1): Σw = 1, and variances of passes add.
+                let r = Double(radius), inner = Double(inner), outer = Double(outer)
+                #expect(abs((2 * r + 1) * inner + 2 * outer - 1) < 1e-6 && outer <= inner)
+                let perPass = inner * r * (r + 1) * (2 * r + 1) / 3 + 2 * outer * (r + 1) * (r + 1)
                 variance = 4 * perPass
             }
             #expect(abs(variance - sigma * sigma) <= 0.01 * sigma * sigma, "σ \(sigma): variance \(variance)")

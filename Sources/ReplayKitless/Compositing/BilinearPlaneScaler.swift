@@ -2,17 +2,16 @@
 ///
 /// Continuous coordinates as in formats.md §2: destination pixel (i, j) has its centre at
 /// (i + 0.5, j + 0.5), which maps to source position `(i + 0.5) · sw / dw − 0.5` (likewise
-/// vertically), clamped to the outermost source centres, and interpolates the four samples
-/// around it with 11-bit weights, rounding to nearest. Meant for upscaling and mild downscaling:
-/// it does not average over more than 2 × 2 source samples.
+/// vertically), clamped to the outermost source centres; the four samples around it are
+/// interpolated and the result rounded to nearest. Meant for upscaling and mild downscaling:
+/// it never averages more than 2 × 2 source samples.
 ///
-/// The coordinate tables are kept and rebuilt only when the sizes change; use one per thread.
+/// Source rows are interpolated horizontally once each and kept while consecutive destination rows
+/// use them; the coordinate tables are rebuilt only when the sizes change. Use one per thread.
 public final class BilinearPlaneScaler {
-    private static let weightBits: UInt32 = 11
-    private static let one: UInt32 = 1 << weightBits
-
     private var columnTaps = ScratchBuffer<Tap>()
     private var rowTaps = ScratchBuffer<Tap>()
+    private var rowMemory = ScratchBuffer<Float>()
     private var columnKey = (source: 0, destination: 0)
     private var rowKey = (source: 0, destination: 0)
 
@@ -27,31 +26,46 @@ public final class BilinearPlaneScaler {
         if source.width == 0 || source.height == 0 { return }
         let columns = Self.taps(&columnTaps, key: &columnKey, source: source.width, destination: destination.width)
         let rows = Self.taps(&rowTaps, key: &rowKey, source: source.height, destination: destination.height)
-        let one = Self.one
-        let roundingHalf: UInt32 = 1 << (2 * Self.weightBits - 1)
+        let width = destination.width
+        var upper = rowMemory.reserve(2 * width), lower = upper + width
+        var upperRow = -1, lowerRow = -1
         for y in 0..<destination.height {
-            let row = rows[y]
-            let top = source.base + Int(row.first) * source.stride
-            let bottom = top + (row.next ? source.stride : 0)
-            let weightBottom = row.weight, weightTop = one - row.weight
-            let output = destination.base + y * destination.stride
-            for x in 0..<destination.width {
-                let column = columns[x]
-                let left = Int(column.first), right = left + (column.next ? 1 : 0)
-                let weightRight = column.weight, weightLeft = one - column.weight
-                let upper = UInt32(top[left]) * weightLeft + UInt32(top[right]) * weightRight
-                let lower = UInt32(bottom[left]) * weightLeft + UInt32(bottom[right]) * weightRight
-                output[x] = UInt8(truncatingIfNeeded: (upper * weightTop + lower * weightBottom + roundingHalf) >> (2 * Self.weightBits))
+            let tap = rows[y]
+            let first = Int(tap.first), second = Int(tap.second)
+            if upperRow != first {
+                if lowerRow == first {
+                    swap(&upper, &lower)
+                    swap(&upperRow, &lowerRow)
+                } else {
+                    Self.interpolate(source.base + first * source.stride, columns: columns, count: width, into: upper)
+                    upperRow = first
+                }
             }
+            if lowerRow != second {
+                Self.interpolate(source.base + second * source.stride, columns: columns, count: width, into: lower)
+                lowerRow = second
+            }
+            let weight = tap.weight
+            let output = destination.base + y * destination.stride
+            for x in 0..<width { output[x] = roundedByte(upper[x] + (lower[x] - upper[x]) * weight) }
         }
     }
 
-    /// For one destination index: the first source sample, whether the next one takes part, and
-    /// the next one's weight out of 2¹¹.
+    /// One source row interpolated at every destination column.
+    private static func interpolate(_ row: UnsafeMutablePointer<UInt8>, columns: UnsafeMutablePointer<Tap>,
+                                    count: Int, into output: UnsafeMutablePointer<Float>) {
+        for x in 0..<count {
+            let tap = columns[x]
+            let left = Float(row[Int(tap.first)]), right = Float(row[Int(tap.second)])
+            output[x] = left + (right - left) * tap.weight
+        }
+    }
+
+    /// For one destination index: the two source samples around it and the second one's weight.
     struct Tap {
         var first: Int32
-        var next: Bool
-        var weight: UInt32
+        var second: Int32
+        var weight: Float
     }
 
     /// The taps mapping `source` samples onto `destination` samples, cached by size.
@@ -64,8 +78,8 @@ public final class BilinearPlaneScaler {
         for i in 0..<destination {
             let position = min(max((Double(i) + 0.5) * ratio - 0.5, 0), Double(source - 1))
             let first = Int(position)
-            let weight = UInt32(((position - Double(first)) * Double(Self.one)).rounded())
-            taps[i] = Tap(first: Int32(first), next: first + 1 < source && weight > 0, weight: first + 1 < source ? weight : 0)
+            taps[i] = Tap(first: Int32(first), second: Int32(min(first + 1, source - 1)),
+                          weight: Float(position - Double(first)))
         }
         return taps
     }

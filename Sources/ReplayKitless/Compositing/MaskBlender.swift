@@ -38,7 +38,7 @@ public final class MaskBlender {
     public func applyAlpha(_ mask: Plane, to image: YUVImage, premultiplied: Bool) {
         precondition(image.luma.hasSameSize(as: mask), "mask size differs from the frame")
         guard let alpha = image.alpha else { preconditionFailure("the image has no alpha plane") }
-        alpha.copy(from: mask)
+        if alpha.base != mask.base { alpha.copy(from: mask) }
         guard premultiplied else { return }
         Self.premultiply(image.luma, by: mask, around: image.colorSpace.fullRange ? 0 : 16)
         let chroma = chromaMask(mask, subsampling: image.subsampling)
@@ -54,29 +54,46 @@ public final class MaskBlender {
         let size = subsampling.chromaSize(width: mask.width, height: mask.height)
         let output = chromaMaskMemory.plane(width: size.width, height: size.height)
         let sums = columnSums.reserve(mask.width)
-        let blockWidth = 1 << shiftX
-        let lastColumn = size.width - 1
+        let fullBlocks = mask.width >> shiftX
         for cy in 0..<size.height {
-            // Sum the covered luma rows column by column, then blocks of columns.
+            // Sum the covered luma rows column by column, then average blocks of columns.
             let firstRow = cy << shiftY
             let rows = min(1 << shiftY, mask.height - firstRow)
-            sums.update(repeating: 0, count: mask.width)
-            for y in firstRow..<(firstRow + rows) {
+            let top = mask.base + firstRow * mask.stride
+            for x in 0..<mask.width { sums[x] = UInt16(top[x]) }
+            for y in (firstRow + 1)..<(firstRow + rows) {
                 let source = mask.base + y * mask.stride
                 for x in 0..<mask.width { sums[x] &+= UInt16(source[x]) }
             }
-            let fullBlock = RoundingDivider(rows * blockWidth)
             let destination = output.base + cy * output.stride
-            for cx in 0..<size.width {
-                let firstColumn = cx << shiftX
-                let columns = cx == lastColumn ? mask.width - firstColumn : blockWidth
-                var sum: UInt32 = 0
-                for x in firstColumn..<(firstColumn + columns) { sum &+= UInt32(sums[x]) }
-                let mean = columns == blockWidth ? fullBlock(sum) : RoundingDivider(rows * columns)(sum)
-                destination[cx] = UInt8(truncatingIfNeeded: mean)
+            Self.blockMeans(sums, blocks: fullBlocks, width: 1 << shiftX, rows: rows, into: destination)
+            if fullBlocks < size.width {
+                let first = fullBlocks << shiftX
+                Self.blockMeans(sums + first, blocks: 1, width: mask.width - first, rows: rows,
+                                into: destination + fullBlocks)
             }
         }
         return output
+    }
+
+    /// The rounded mean of each of `blocks` consecutive groups of `width` column sums, each over `rows` rows.
+    private static func blockMeans(_ sums: UnsafeMutablePointer<UInt16>, blocks: Int, width: Int, rows: Int,
+                                   into output: UnsafeMutablePointer<UInt8>) {
+        let count = width * rows
+        if width == 2 && count & (count - 1) == 0 {
+            // 4:2:0 and 4:2:2: pairs, and a power-of-two count, so a shift does the division.
+            let shift = UInt16(count.trailingZeroBitCount), bias = UInt16(count / 2)
+            for i in 0..<blocks {
+                output[i] = UInt8(truncatingIfNeeded: (sums[2 * i] &+ sums[2 * i + 1] &+ bias) >> shift)
+            }
+            return
+        }
+        let divide = RoundingDivider(count)
+        for i in 0..<blocks {
+            var sum: UInt32 = 0
+            for k in 0..<width { sum &+= UInt32(sums[i * width + k]) }
+            output[i] = UInt8(truncatingIfNeeded: divide(sum))
+        }
     }
 
     /// `target = round((target · a + source · (255 − a)) / 255)`, sample by sample; all three the same size.

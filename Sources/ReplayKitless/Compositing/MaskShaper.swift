@@ -22,6 +22,7 @@ public enum MaskOperation: Sendable, Equatable {
 /// algorithm: three comparisons per sample and direction, whatever the radius.
 public final class MaskShaper {
     private let blur = GaussianBlur()
+    private var lineMemory = ScratchBuffer<UInt8>()
     private var suffixMemory = ScratchBuffer<UInt8>()
     private var prefixRowMemory = ScratchBuffer<UInt8>()
 
@@ -60,9 +61,9 @@ public final class MaskShaper {
         let radiusX = min(max(radius, 0), mask.width - 1)
         let radiusY = min(max(radius, 0), mask.height - 1)
         if radiusX > 0 {
-            let suffix = suffixMemory.reserve(mask.width)
+            let line = lineMemory.reserve(3 * Self.lineLength(count: mask.width, radius: radiusX))
             for y in 0..<mask.height {
-                Self.morphRow(mask.base + y * mask.stride, count: mask.width, radius: radiusX, suffix: suffix, Op.self)
+                Self.morphRow(mask.base + y * mask.stride, count: mask.width, radius: radiusX, line: line, Op.self)
             }
         }
         if radiusY > 0 {
@@ -72,34 +73,39 @@ public final class MaskShaper {
         }
     }
 
-    // van Herk / Gil–Werman on a line padded with `radius` neutral samples at each end and cut into
+    // van Herk / Gil–Werman on a line padded with `radius` neutral samples before it and cut into
     // blocks of k = 2·radius + 1: with g the running extreme from each block's start and h the one
-    // to each block's end, the window [j, j + 2·radius] (padded indices) is op(h[j], g[j + 2·radius]).
-    // h is computed first, backwards; g then runs forwards while writing results, which trail the
-    // samples still to be read by `radius`, so the line can be overwritten in place.
+    // to each block's end, the window [j, j + 2·radius] (padded indices) is op(h[j], g[j + 2·radius]),
+    // since it spans at most two blocks.
 
-    private static func morphRow<Op: MorphologyOperator>(_ line: UnsafeMutablePointer<UInt8>, count: Int, radius: Int,
-                                                        suffix: UnsafeMutablePointer<UInt8>, _: Op.Type) {
-        let k = 2 * radius + 1
-        @inline(__always) func padded(_ i: Int) -> UInt8 { i >= radius && i < radius + count ? line[i - radius] : Op.neutral }
-        let start = min(count + 2 * radius - 1, ((count - 1) / k + 1) * k - 1)
-        var phase = start % k
-        var running = Op.neutral
-        for i in stride(from: start, through: 0, by: -1) {
-            running = (i == start || phase == k - 1) ? padded(i) : Op.combine(padded(i), running)
-            if i < count { suffix[i] = running }
-            phase = phase == 0 ? k - 1 : phase - 1
+    /// Dilates or erodes one row in place. `line` holds three scratch lines of `lineLength(…)` samples.
+    private static func morphRow<Op: MorphologyOperator>(_ row: UnsafeMutablePointer<UInt8>, count: Int, radius: Int,
+                                                        line: UnsafeMutablePointer<UInt8>, _: Op.Type) {
+        let k = 2 * radius + 1, length = lineLength(count: count, radius: radius)
+        let padded = line, fromStart = line + length, toEnd = line + 2 * length
+        padded.update(repeating: Op.neutral, count: radius)
+        (padded + radius).update(from: row, count: count)
+        (padded + radius + count).update(repeating: Op.neutral, count: length - radius - count)
+        for start in stride(from: 0, to: length, by: k) {
+            fromStart[start] = padded[start]
+            for i in (start + 1)..<(start + k) { fromStart[i] = Op.combine(fromStart[i - 1], padded[i]) }
+            toEnd[start + k - 1] = padded[start + k - 1]
+            for i in stride(from: start + k - 2, through: start, by: -1) { toEnd[i] = Op.combine(toEnd[i + 1], padded[i]) }
         }
-        phase = 0
-        for j in 0..<(count + 2 * radius) {
-            running = phase == 0 ? padded(j) : Op.combine(running, padded(j))
-            phase = phase == k - 1 ? 0 : phase + 1
-            if j >= 2 * radius { line[j - 2 * radius] = Op.combine(suffix[j - 2 * radius], running) }
-        }
+        let windowEnd = fromStart + 2 * radius
+        for x in 0..<count { row[x] = Op.combine(toEnd[x], windowEnd[x]) }
     }
 
-    /// The same along columns, a whole row at a time: `suffix` holds h for every row of the plane,
-    /// `prefix` is the running g row (and temporary h below the plane during the backward sweep).
+    /// The padded line length for `morphRow`: `count + 2·radius` rounded up to whole blocks.
+    private static func lineLength(count: Int, radius: Int) -> Int {
+        let k = 2 * radius + 1
+        return (count + 2 * radius + k - 1) / k * k
+    }
+
+    /// The same down columns, a whole row at a time so the inner loops are vector loops. Only h of
+    /// the plane's own rows is kept (in `suffix`); `prefix` stands in for h below the plane during
+    /// the backward sweep, then holds the running g row. Row j − 2·radius is written after row
+    /// j − radius has been read, so the plane is overwritten in place.
     private static func morphColumns<Op: MorphologyOperator>(_ plane: Plane, radius: Int, suffix: Plane,
                                                             prefix: UnsafeMutablePointer<UInt8>, _: Op.Type) {
         let k = 2 * radius + 1, height = plane.height, count = plane.width

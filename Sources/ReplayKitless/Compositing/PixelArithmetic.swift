@@ -7,6 +7,15 @@ func divideBy255Rounded(_ x: UInt16) -> UInt16 {
     return (t &+ (t >> 8)) &>> 8
 }
 
+/// `value` rounded to the nearest integer (halves to even), as a byte, for −0.5 < value < 255.5.
+///
+/// Adding 1.5 · 2²³ leaves a float whose unit is 1, so its low mantissa bits are the rounded value:
+/// a conversion without Swift's range checks, which lets the loops that use it vectorise.
+@inline(__always)
+func roundedByte(_ value: Float) -> UInt8 {
+    UInt8(truncatingIfNeeded: (value + 12_582_912).bitPattern)
+}
+
 /// `round(x / divisor)` (halves round up) for 0 ≤ x ≤ 255 · divisor, by one multiply and shift.
 ///
 /// Used where a divisor is fixed for a whole loop (box widths, sample counts). With
