@@ -18,7 +18,7 @@ func roundedByte(_ value: Float) -> UInt8 {
 
 /// `round(x / divisor)` (halves round up) for 0 ≤ x ≤ 255 · divisor, by one multiply and shift.
 ///
-/// Used where a divisor is fixed for a whole loop (box widths, sample counts). With
+/// Used where a divisor is fixed for a whole loop (partial chroma blocks, the smoothing window). With
 /// k = 31 + ⌊log₂ divisor⌋ and m = ⌈2ᵏ / divisor⌉, `⌊(x + ⌊divisor/2⌋) · m / 2ᵏ⌋` is exact
 /// because the dividend stays below 256 · divisor and 256 · divisor² < 2ᵏ for divisors below 2²².
 /// The multiplier fits in 32 bits, so the product is a 32×32→64 multiply.
