@@ -5,6 +5,7 @@
 #define FXREPLAY_CFFMPEG_SHIM_H
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <libavformat/avformat.h>
 #include <libavformat/avio.h>
@@ -128,5 +129,25 @@ static inline const enum AVPixelFormat *fx_codec_pix_fmts(const AVCodec *codec) 
     return codec->pix_fmts;
 #endif
 }
+
+/* Decoders report many errors only through av_log (a CRC mismatch, a concealed slice) while still
+   returning a picture. This callback counts error lines from each decoder into an atomic counter the
+   owner puts in AVCodecContext.opaque (frame threading copies opaque to its worker contexts), then
+   hands the message to FFmpeg's default printer. */
+static inline void fx_counting_log_callback(void *object, int level, const char *format, va_list args) {
+    if (object && level <= AV_LOG_ERROR) {
+        const AVClass *cls = *(const AVClass **)object;
+        if (cls && cls->get_category && cls->get_category(object) == AV_CLASS_CATEGORY_DECODER) {
+            AVCodecContext *ctx = (AVCodecContext *)object;
+            size_t length = strlen(format);
+            if (ctx->opaque && length > 0 && format[length - 1] == '\n')
+                atomic_fetch_add((_Atomic long *)ctx->opaque, 1);
+        }
+    }
+    av_log_default_callback(object, level, format, args);
+}
+static inline void fx_install_counting_log_callback(void) { av_log_set_callback(fx_counting_log_callback); }
+static inline long *fx_error_counter_new(void) { return (long *)av_mallocz(sizeof(_Atomic long)); }
+static inline long fx_error_counter_read(long *counter) { return atomic_load((_Atomic long *)counter); }
 
 #endif

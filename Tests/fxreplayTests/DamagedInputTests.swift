@@ -1,0 +1,73 @@
+import Foundation
+import ReplayKitless
+import Testing
+
+@Suite struct DamagedInputTests {
+    /// FFV1 with slice CRCs: a flipped byte inside a frame is a detected decode error.
+    func corruptedFFV1(in dir: URL) throws -> String {
+        let path = dir.appendingPathComponent("damaged.mkv").path
+        try writeRecording(to: path, pts: (0..<30).map { Int64($0) * 3000 }, codec: .ffv1)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        for offset in stride(from: bytes.count * 2 / 5, to: bytes.count * 3 / 5, by: 997) { bytes[offset] ^= 0x5A }
+        try bytes.write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func decodeErrorsAreSkippedAndCounted() throws {
+        let dir = try makeScratchDirectory()
+        let input = try corruptedFFV1(in: dir)
+        let output = dir.appendingPathComponent("out.mkv").path
+        let reportPath = dir.appendingPathComponent("report.json").path
+        let run = try runFxreplay(["render", input, "-o", output, "--report", reportPath, "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: reportPath))) as? [String: Any]
+        let errors = report?["decodeErrors"] as? Int ?? 0
+        let encoded = report?["framesEncoded"] as? Int ?? 0
+        #expect(errors > 0)
+        #expect(encoded > 0 && encoded < 30)
+        #expect(try decodeFrames(output, measure: false).count == encoded)
+        #expect(run.stderr.contains("warning"))
+    }
+
+    @Test func strictAndMaxDecodeErrorsFailWithNoOutput() throws {
+        let dir = try makeScratchDirectory()
+        let input = try corruptedFFV1(in: dir)
+        for flags in [["--strict"], ["--max-decode-errors", "0"]] {
+            let output = dir.appendingPathComponent("out.mkv").path
+            let run = try runFxreplay(["render", input, "-o", output, "--progress", "none"] + flags)
+            #expect(run.status == 3, "\(flags): \(run.stderr)")
+            #expect(run.stderr.contains("damaged.mkv"))
+            #expect(!FileManager.default.fileExists(atPath: output))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["damaged.mkv"])
+    }
+
+    @Test func truncatedMatroskaRendersWhatIsThere() throws {
+        let dir = try makeScratchDirectory()
+        let full = dir.appendingPathComponent("full.mkv").path
+        try writeRecording(to: full, pts: (0..<40).map { Int64($0) * 3000 }, codec: .ffv1)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: full))
+        let truncated = dir.appendingPathComponent("truncated.mkv").path
+        try bytes.prefix(bytes.count * 6 / 10).write(to: URL(fileURLWithPath: truncated))
+        let output = dir.appendingPathComponent("out.mp4").path
+        let run = try runFxreplay(["render", truncated, "-o", output, "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let frames = try decodeFrames(output)
+        #expect(frames.count >= 20 && frames.count < 40)
+        #expect(frames.allSatisfy { $0.psnr > 30 })
+    }
+
+    @Test func truncatedMP4WithoutIndexIsBadInput() throws {
+        let dir = try makeScratchDirectory()
+        let full = dir.appendingPathComponent("full.mp4").path
+        try writeRecording(to: full, pts: (0..<20).map { Int64($0) * 3000 })
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: full))
+        let truncated = dir.appendingPathComponent("cut.mp4").path
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: truncated))
+        let output = dir.appendingPathComponent("out.mp4").path
+        let run = try runFxreplay(["render", truncated, "-o", output, "--progress", "none"])
+        #expect(run.status == 3, "\(run.stderr)")
+        #expect(run.stderr.contains("cut.mp4"))
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+}
