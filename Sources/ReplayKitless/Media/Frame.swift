@@ -87,14 +87,7 @@ public final class Frame: @unchecked Sendable {
     public var colorSpace: ColorSpace {
         let frame = pointer.pointee
         let full = frame.color_range == AVCOL_RANGE_JPEG || PixelLayout.isFullRangeFormat(pixelFormat)
-        let matrix: ColorSpace.Matrix
-        switch frame.colorspace {
-        case AVCOL_SPC_BT709: matrix = .bt709
-        case AVCOL_SPC_BT470BG, AVCOL_SPC_SMPTE170M: matrix = .bt601
-        case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: matrix = .bt2020
-        default: matrix = height > 576 ? .bt709 : .bt601
-        }
-        return ColorSpace(matrix: matrix, fullRange: full)
+        return ColorSpace(tag: frame.colorspace, fullRange: full, height: height)
     }
 }
 

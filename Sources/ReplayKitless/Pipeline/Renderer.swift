@@ -7,18 +7,19 @@ import Synchronization
 /// and every other stream copied untouched.
 public final class Renderer {
     public let options: RenderOptions
-    private let effects: [any FrameEffect]
+    private let extraEffects: [any FrameEffect]
 
-    /// - Parameter effects: processing steps applied to each frame, in order.
-    public init(options: RenderOptions, effects: [any FrameEffect] = []) {
+    /// - Parameter extraEffects: processing steps of the caller's own, applied after the ones the
+    ///   options ask for (background replacement, annotations).
+    public init(options: RenderOptions, extraEffects: [any FrameEffect] = []) {
         self.options = options
-        self.effects = effects
+        self.extraEffects = extraEffects
     }
 
     /// Renders, showing progress on stderr; returns the report. On any failure the output path is left untouched.
     public func run(progress style: ProgressStyle = .auto) throws(ReplayError) -> RenderReport {
         let started = Date()
-        let session = try RenderSession(options: options, effects: effects)
+        let session = try RenderSession(options: options, extraEffects: extraEffects)
         let reporter = ProgressReporter(style: style, label: "render", total: session.expectedFrames)
         var report: RenderReport
         do {
@@ -75,9 +76,8 @@ private final class RenderSession: @unchecked Sendable {
         var videoSeconds = 0.0
     }
 
-    init(options: RenderOptions, effects: [any FrameEffect]) throws(ReplayError) {
+    init(options: RenderOptions, extraEffects: [any FrameEffect]) throws(ReplayError) {
         self.options = options
-        self.effects = EffectBox(effects)
         demuxer = try Demuxer(url: options.input)
         guard let video = demuxer.bestVideoStream else { throw .badInput("\(options.input): no video stream") }
         videoIndex = video.index
@@ -120,6 +120,10 @@ private final class RenderSession: @unchecked Sendable {
         }
         self.copied = copied
         demuxer.keepOnly(streams: Set(copied.keys).union([video.index]))
+        let context = EffectContext(options: options, demuxer: demuxer, videoStream: video,
+                                    outputSize: outputSize, colorSpace: ColorSpace(codecParameters: stream.pointee.codecpar.pointee,
+                                                                                  height: outputSize.height))
+        effects = EffectBox(try makeEffects(for: context) + extraEffects)
         try muxer.writeHeader()
 
         if video.declaredFrames > 0 {

@@ -1,0 +1,38 @@
+import CFFmpeg
+
+/// What an effect may know about the render it is part of when it is set up.
+public struct EffectContext {
+    public let options: RenderOptions
+    /// The opened input (effects that read the input's own side data or packets ahead of time).
+    public let demuxer: Demuxer
+    public let videoStream: StreamInfo
+    /// Frame size the effects see: display orientation, output size.
+    public let outputSize: PictureSize
+    /// Colour matrix and range of the frames the effects see.
+    public let colorSpace: ColorSpace
+}
+
+/// The effects `options` ask for, in pipeline order: background replacement, then annotations.
+func makeEffects(for context: EffectContext) throws(ReplayError) -> [any FrameEffect] {
+    []
+}
+
+extension ColorSpace {
+    /// The colour space a stream declares; untagged streams are BT.709 when HD, BT.601 otherwise,
+    /// limited range unless tagged full.
+    init(codecParameters par: AVCodecParameters, height: Int) {
+        self.init(tag: par.color_space, fullRange: par.color_range == AVCOL_RANGE_JPEG, height: height)
+    }
+
+    /// The colour space FFmpeg's tags describe; untagged pictures are BT.709 when HD, else BT.601.
+    init(tag: AVColorSpace, fullRange: Bool, height: Int) {
+        let matrix: Matrix
+        switch tag {
+        case AVCOL_SPC_BT709: matrix = .bt709
+        case AVCOL_SPC_BT470BG, AVCOL_SPC_SMPTE170M: matrix = .bt601
+        case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: matrix = .bt2020
+        default: matrix = height > 576 ? .bt709 : .bt601
+        }
+        self.init(matrix: matrix, fullRange: fullRange)
+    }
+}
