@@ -37,6 +37,8 @@ struct Render: ParsableCommand {
 
     @OptionGroup var progress: ProgressOptions
 
+    @OptionGroup(title: "Background replacement") var backgroundReplacement: BackgroundOptions
+
     func validate() throws {
         if let maxDecodeErrors, maxDecodeErrors < 0 { throw ValidationError("--max-decode-errors must be 0 or more") }
     }
@@ -51,6 +53,7 @@ struct Render: ParsableCommand {
         options.mirror = mirror
         options.overwrite = overwrite
         options.maxDecodeErrors = strict ? 0 : maxDecodeErrors
+        options.background = backgroundReplacement.settings
         let result = try Renderer(options: options).run(progress: progress.progress)
         if let report {
             try AtomicOutput.write(try prettyJSON(result), to: report, inputs: [input])
@@ -58,5 +61,9 @@ struct Render: ParsableCommand {
         printError("fxreplay: wrote \(output): \(result.framesEncoded) frames, \(result.output.width)x\(result.output.height) \(result.output.codec), "
                    + String(format: "%.1f fps", result.speedFPS)
                    + (result.decodeErrors > 0 ? ", \(result.decodeErrors) decode errors skipped" : ""))
+        if let masks = result.effects["background"], masks["masksHeld", default: 0] + masks["framesKeptOriginal", default: 0] > 0 {
+            printError("fxreplay: warning: frames without a mask: \(masks["masksHeld", default: 0]) held the last mask, "
+                       + "\(masks["framesKeptOriginal", default: 0]) kept their original background")
+        }
     }
 }

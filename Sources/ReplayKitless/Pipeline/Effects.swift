@@ -14,7 +14,11 @@ public struct EffectContext {
 
 /// The effects `options` ask for, in pipeline order: background replacement, then annotations.
 func makeEffects(for context: EffectContext) throws(ReplayError) -> [any FrameEffect] {
-    []
+    var effects: [any FrameEffect] = []
+    if let background = context.options.background {
+        effects.append(try BackgroundReplacement(settings: background, context: context))
+    }
+    return effects
 }
 
 extension ColorSpace {

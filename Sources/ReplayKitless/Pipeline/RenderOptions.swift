@@ -27,6 +27,8 @@ public struct RenderOptions: Sendable, Codable, Equatable {
     public var overwrite = false
     /// Fail once more than this many packets or frames fail to decode (`nil`: never; 0: the first error).
     public var maxDecodeErrors: Int?
+    /// Background replacement with supplied masks (formats.md §5); `nil`: none.
+    public var background: BackgroundSettings?
 
     public init(input: String, output: String) {
         self.input = input

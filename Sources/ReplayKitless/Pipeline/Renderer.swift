@@ -55,7 +55,8 @@ private final class RenderSession: @unchecked Sendable {
     let outputSize: PictureSize
     /// The size frames are scaled to before being turned upright.
     let unturnedSize: PictureSize
-    let workingFormat = AV_PIX_FMT_YUV420P
+    /// The pictures' format between decoding and encoding (with alpha when the output or the mask needs it).
+    let workingFormat: AVPixelFormat
     let expectedFrames: Int?
     var report: RenderReport
 
@@ -96,7 +97,9 @@ private final class RenderSession: @unchecked Sendable {
 
         let output = try AtomicOutput(path: options.output, overwrite: options.overwrite, inputs: [options.input])
         muxer = try Muxer(output: output, bitexact: options.encoder.deterministic)
-        let codec = options.encoder.codec ?? VideoCodec.defaultCodec(forOutput: options.output)
+        let codec = try options.background?.alphaCodec(requested: options.encoder.codec, output: options.output)
+            ?? options.encoder.codec ?? VideoCodec.defaultCodec(forOutput: options.output)
+        workingFormat = options.background?.needsAlphaPlane == true ? AV_PIX_FMT_YUVA420P : AV_PIX_FMT_YUV420P
         if !muxer.accepts(Self.codecID(codec)) {
             throw .usage("\(options.output): a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot hold \(codec.rawValue) video")
         }
@@ -106,7 +109,7 @@ private final class RenderSession: @unchecked Sendable {
         if frameRate.num <= 0 || frameRate.den <= 0 { frameRate = AVRational(num: 30, den: 1) }
         encoder = try Encoder(settings: options.encoder, codec: codec, width: outputSize.width, height: outputSize.height,
                               timeBase: stream.pointee.time_base, frameRate: frameRate,
-                              colorOf: stream.pointee.codecpar, alpha: false, globalHeader: muxer.needsGlobalHeader)
+                              colorOf: stream.pointee.codecpar, alpha: options.background?.outputsAlpha ?? false, globalHeader: muxer.needsGlobalHeader)
         videoOut = try muxer.addStream(encoder: encoder, rotation: options.keepRotation ? video.rotation : nil)
 
         var copied: [Int: Int] = [:]

@@ -1,0 +1,111 @@
+import CFFmpeg
+
+/// The pictures of a video as a timeline: which picture is shown at a given time, for pairing a
+/// side video (masks, a background video) with the frames being rendered by presentation time.
+///
+/// Times are seconds from the video's first picture. A picture is shown from its presentation time
+/// until the next picture's, but no longer than its own duration (when the container records one,
+/// else the stream's nominal frame interval), so a hole in the stream shows as a time with no picture.
+final class TimedFrames {
+    /// The path, for messages.
+    let url: String
+    /// The picture shown at the time last asked for (valid after the first ``advance(to:)``).
+    let current = Frame()
+    /// When ``current`` starts and stops being shown.
+    private(set) var currentStart = 0.0
+    private(set) var currentEnd = 0.0
+    /// Whether the video holds a single picture (a still image): it is shown at every time.
+    private(set) var isStill = false
+    /// Display rotation (degrees clockwise) and mirroring from the container.
+    let rotation: Int
+    let mirrored: Bool
+    /// The stream's nominal frame interval in seconds, when it declares a frame rate.
+    let nominalInterval: Double?
+
+    private var reader: VideoFrameReader
+    private var firstPTS: Int64?
+    /// Start of the reader's decoded but not yet shown picture; `nil` at the end of the stream.
+    private var upcomingStart: Double?
+    private var lastInterval: Double?
+    private var picturesRead = 0
+
+    /// Opens `url` and decodes its first picture.
+    /// - Throws: `ReplayError.badInput` naming the file when it is missing, unreadable or has no picture.
+    init(url: String) throws(ReplayError) {
+        self.url = url
+        reader = try VideoFrameReader(url: url)
+        rotation = reader.stream.rotation
+        mirrored = reader.stream.mirrored
+        let rate = reader.stream.averageFrameRate
+        nominalInterval = rate.numerator > 0 && rate.denominator > 0 ? 1 / rate.doubleValue : nil
+        try readNext()
+        guard upcomingStart != nil else { throw .badInput("\(url): no picture could be decoded") }
+    }
+
+    /// Whether every picture has been shown (the time asked for is past the last one's start).
+    var isExhausted: Bool { upcomingStart == nil }
+
+    /// Makes ``current`` the last picture that starts at or before `time`; returns whether it changed.
+    /// Times must not decrease between calls (until ``rewind()``).
+    @discardableResult
+    func advance(to time: Double) throws(ReplayError) -> Bool {
+        var changed = false
+        while let start = upcomingStart, start <= time {
+            guard let frame = readerFrame else { break }
+            av_frame_unref(current.pointer)
+            do { try ffmpeg("av_frame_ref", av_frame_ref(current.pointer, frame.pointer)) }
+            catch { throw .processing("\(url): \(error)") }
+            currentStart = start
+            var shown = duration(of: frame)
+            try readNext()
+            if let next = upcomingStart {
+                lastInterval = next - start
+                shown = min(shown ?? .infinity, next - start)
+            }
+            currentEnd = start + (shown ?? lastInterval ?? 0)
+            isStill = picturesRead == 1 && upcomingStart == nil
+            changed = true
+        }
+        return changed
+    }
+
+    /// Starts again from the first picture (for looping).
+    func rewind() throws(ReplayError) {
+        reader = try VideoFrameReader(url: url)
+        firstPTS = nil
+        picturesRead = 0
+        try readNext()
+        guard upcomingStart != nil else { throw .badInput("\(url): no picture could be decoded") }
+    }
+
+    private var readerFrame: Frame?
+
+    /// Decodes the next picture whose time is later than the previous one's (damaged timestamps
+    /// are skipped; a picture without one follows the previous at the nominal interval).
+    private func readNext() throws(ReplayError) {
+        let previous = upcomingStart
+        while true {
+            readerFrame = try reader.next()
+            guard let frame = readerFrame else {
+                upcomingStart = nil
+                return
+            }
+            let start: Double
+            if frame.pts == noPTS {
+                start = previous.map { $0 + (nominalInterval ?? lastInterval ?? 0.04) } ?? 0
+            } else {
+                let first = firstPTS ?? frame.pts
+                firstPTS = first
+                start = reader.stream.timeBase.seconds(frame.pts - first)
+            }
+            if let previous, start <= previous { continue }
+            picturesRead += 1
+            upcomingStart = start
+            return
+        }
+    }
+
+    private func duration(of frame: Frame) -> Double? {
+        frame.duration > 0 ? reader.stream.timeBase.seconds(frame.duration) : nominalInterval
+    }
+}
