@@ -4,8 +4,9 @@ import CFFmpeg
 /// side video (masks, a background video) with the frames being rendered by presentation time.
 ///
 /// Times are seconds from the video's first picture. A picture is shown from its presentation time
-/// until the next picture's, but no longer than its own duration (when the container records one,
-/// else the stream's nominal frame interval), so a hole in the stream shows as a time with no picture.
+/// until the next picture's, but no longer than its own duration when the container records one,
+/// nor than the stream's nominal frame interval (from its declared frame rate), so a hole in the
+/// stream shows as a time with no picture.
 final class TimedFrames {
     /// The path, for messages.
     let url: String
@@ -36,8 +37,7 @@ final class TimedFrames {
         reader = try VideoFrameReader(url: url)
         rotation = reader.stream.rotation
         mirrored = reader.stream.mirrored
-        let rate = reader.stream.averageFrameRate
-        nominalInterval = rate.numerator > 0 && rate.denominator > 0 ? 1 / rate.doubleValue : nil
+        nominalInterval = Self.nominalInterval(reader.demuxer.stream(reader.stream.index))
         try readNext()
         guard upcomingStart != nil else { throw .badInput("\(url): no picture could be decoded") }
     }
@@ -56,13 +56,12 @@ final class TimedFrames {
             do { try ffmpeg("av_frame_ref", av_frame_ref(current.pointer, frame.pointer)) }
             catch { throw .processing("\(url): \(error)") }
             currentStart = start
-            var shown = duration(of: frame)
+            let recorded = frame.duration > 0 ? reader.stream.timeBase.seconds(frame.duration) : nil
             try readNext()
-            if let next = upcomingStart {
-                lastInterval = next - start
-                shown = min(shown ?? .infinity, next - start)
-            }
-            currentEnd = start + (shown ?? lastInterval ?? 0)
+            let untilNext = upcomingStart.map { $0 - start }
+            if let untilNext { lastInterval = untilNext }
+            let limits = [recorded, nominalInterval, untilNext].compactMap { $0 }
+            currentEnd = start + (limits.min() ?? lastInterval ?? 0)
             isStill = picturesRead == 1 && upcomingStart == nil
             changed = true
         }
@@ -105,7 +104,13 @@ final class TimedFrames {
         }
     }
 
-    private func duration(of frame: Frame) -> Double? {
-        frame.duration > 0 ? reader.stream.timeBase.seconds(frame.duration) : nominalInterval
+    /// One frame's time at the declared average rate, else at FFmpeg's guess of the base rate when
+    /// that is plausible (at most 1000 fps; a jittered stream's guess can be its time base).
+    private static func nominalInterval(_ stream: UnsafeMutablePointer<AVStream>) -> Double? {
+        for rate in [stream.pointee.avg_frame_rate, stream.pointee.r_frame_rate] where rate.num > 0 && rate.den > 0 {
+            let interval = Double(rate.den) / Double(rate.num)
+            if interval >= 0.001 { return interval }
+        }
+        return nil
     }
 }

@@ -152,6 +152,7 @@ final class MaskReader {
 final class MaskExtractor {
     private let scaler = Scaler()
     private let converted = Frame()
+    private var alphaMemory = ScratchBuffer<UInt8>()
 
     /// The mask samples of `frame` at its own size and orientation, valid until the next call or
     /// until the frame changes, and whether they are limited-range luma (16…235).
@@ -164,7 +165,8 @@ final class MaskExtractor {
         let hasAlpha = flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 && !(format == AV_PIX_FMT_PAL8 && Self.paletteIsOpaque(frame))
         if hasAlpha {
             if let alpha = frame.yuvImage?.alpha { return (alpha, false) }
-            // Packed, paletted or deeper alpha: let libswscale unpack it (alpha is never range-scaled).
+            if let alpha = unpackAlpha(frame, descriptor) { return (alpha, false) }
+            // Deeper alpha: libswscale reduces it to 8 bits (alpha is never range-scaled).
             try convert(frame, to: AV_PIX_FMT_YUVA444P, colorSpace: nil, source: source)
             return (converted.yuvImage!.alpha!, false)
         }
@@ -202,6 +204,37 @@ final class MaskExtractor {
         do { try converted.allocate(width: frame.width, height: frame.height, format: format) }
         catch { throw .processing("\(source): \(error)") }
         try scaler.convert(frame, into: converted, colorSpace: colorSpace)
+    }
+
+    /// The 8-bit alpha of a packed (RGBA, YA8, …) or paletted picture, copied exactly (libswscale
+    /// rounds packed alpha through a 15-bit path and can be off by one); `nil` for deeper alpha.
+    private func unpackAlpha(_ frame: Frame, _ descriptor: AVPixFmtDescriptor) -> Plane? {
+        let picture = frame.pointer.pointee
+        let output = alphaMemory.plane(width: frame.width, height: frame.height)
+        if frame.pixelFormat == AV_PIX_FMT_PAL8 {
+            guard let indices = picture.data.0, let palette = picture.data.1 else { return nil }
+            palette.withMemoryRebound(to: UInt32.self, capacity: 256) { entries in
+                for y in 0..<output.height {
+                    let row = indices + y * Int(picture.linesize.0), out = output.base + y * output.stride
+                    for x in 0..<output.width { out[x] = UInt8(truncatingIfNeeded: entries[Int(row[x])] >> 24) }
+                }
+            }
+            return output
+        }
+        // The alpha component is the last one: the second of grey + alpha, the fourth otherwise.
+        guard descriptor.nb_components == 2 || descriptor.nb_components == 4 else { return nil }
+        let component = descriptor.nb_components == 2 ? descriptor.comp.1 : descriptor.comp.3
+        guard component.depth == 8, component.shift == 0 else { return nil }
+        let plane = Int(component.plane)
+        let base = withUnsafeBytes(of: picture.data) { $0.load(fromByteOffset: plane * 8, as: UnsafeMutablePointer<UInt8>?.self) }
+        let stride = withUnsafeBytes(of: picture.linesize) { $0.load(fromByteOffset: plane * 4, as: Int32.self) }
+        guard let base else { return nil }
+        let step = Int(component.step), offset = Int(component.offset)
+        for y in 0..<output.height {
+            let row = base + y * Int(stride) + offset, out = output.base + y * output.stride
+            for x in 0..<output.width { out[x] = row[x * step] }
+        }
+        return output
     }
 
     /// Whether every palette entry of a paletted picture is opaque (no tRNS: the mask is in the colours).
