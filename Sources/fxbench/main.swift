@@ -37,7 +37,8 @@ func measure(_ name: String, _ body: () -> Void) {
     let elapsed = clock.measure { for _ in 0..<frames { body() } }
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
     let megapixels = Double(size.width * size.height * frames) / 1e6
-    print(String(format: "%-28@ %8.1f MP/s  %7.3f ms/frame", name as NSString, megapixels / seconds, seconds * 1000 / Double(frames)))
+    let label = name.padding(toLength: 28, withPad: " ", startingAt: 0)
+    print(label + String(format: "%9.1f MP/s %8.3f ms/frame", megapixels / seconds, seconds * 1000 / Double(frames)))
 }
 
 print("fxbench: \(size) 4:2:0, \(frames) frames per kernel")

@@ -160,6 +160,28 @@ import Testing
         #expect(reader.held == 2)
     }
 
+    @Test func maskVideosAreTurnedUprightByTheirOwnRotation() throws {
+        let dir = try makeScratch()
+        let path = dir.appendingPathComponent("turned.mp4").path
+        var settings = EncoderSettings()
+        settings.preset = "ultrafast"
+        settings.crf = 0
+        // Stored 8×4 with the left half foreground, shown turned 90° clockwise: 4×8, top half foreground.
+        let writer = try MediaWriter(path: path, video: .init(size: PictureSize(width: 8, height: 4), timeBase: Rational(1, 30),
+                                                              encoder: settings, rotation: 90))
+        for index in 0..<2 {
+            try writer.addVideoFrame(pts: Int64(index), duration: 1) { image in
+                image.fill(YUVColor(y: 16, cb: 128, cr: 128))
+                for y in 0..<4 { for x in 0..<4 { image.luma[x, y] = 235 } }
+            }
+        }
+        try writer.finish()
+        let reader = try MaskReader(source: .video(path: path), policy: .fail)
+        let plane = TestPlane(width: 4, height: 8, fill: 1)
+        #expect(try reader.mask(for: Self.time(0, at: 0), into: plane.plane))
+        #expect(plane.rows == Array(repeating: [255, 255, 255, 255], count: 4) + Array(repeating: [0, 0, 0, 0], count: 4))
+    }
+
     @Test func aSingleImageIsAStillMaskForEveryFrame() throws {
         let dir = try makeScratch()
         let path = dir.appendingPathComponent("person.png").path
