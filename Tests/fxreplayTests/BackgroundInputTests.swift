@@ -1,3 +1,4 @@
+import CFFmpeg
 import Foundation
 import Testing
 @testable import ReplayKitless
@@ -102,6 +103,30 @@ import Testing
         #expect(luma(43, 4) > 200 && luma(4, 4) < 40)      // the block, top-right; black top-left
         #expect(luma(4, 60) > 230 && luma(43, 60) > 230)   // bottom half: white background
         #expect(luma(24, 28) < 40)                          // above the mask's edge: the picture
+    }
+
+    @Test func fullRangeInputKeepsItsRangeAndGetsFullRangeBackgroundColours() throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("full.mp4").path
+        let mask = dir.appendingPathComponent("mask.png").path
+        let output = dir.appendingPathComponent("out.mkv").path
+        // Lossless full-range H.264 (decoded as yuvj420p), light grey: Y' 224 in full range (208 if squeezed to limited).
+        try runFFmpegCLI(["-f", "lavfi", "-i", "color=c=0xE0E0E0:size=64x48:duration=0.2", "-pix_fmt", "yuvj420p",
+                          "-c:v", "libx264", "-qp", "0", input])
+        try leftHalfMask(mask, width: 64, height: 48)
+        let run = try runFxreplay(["render", input, "-o", output, "--codec", "ffv1", "--mask", mask, "--background", "color:#2040E0",
+                                   "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let demuxer = try Demuxer(url: output)
+        #expect(demuxer.stream(demuxer.bestVideoStream!.index).pointee.codecpar.pointee.color_range == AVCOL_RANGE_JPEG)
+        // BT.601 full range: Y' = 255 (0.299 R + 0.587 G + 0.114 B), Cb = 128 + 255 (B − Y)/1.772, Cr = 128 + 255 (R − Y)/1.402.
+        let y = 0.299 * 0x20 + 0.587 * 0x40 + 0.114 * 0xE0
+        let blue = (Int(y.rounded()), Int((128 + (0xE0 - y) / 1.772).rounded()), Int((128 + (0x20 - y) / 1.402).rounded()))
+        for picture in try decodePictures(output) {
+            #expect(abs(Int(picture.y[10 * 64 + 5]) - 224) <= 1)
+            #expect(Int(picture.y[10 * 64 + 60]) == blue.0)
+            #expect(Int(picture.cb[5 * 32 + 30]) == blue.1 && Int(picture.cr[5 * 32 + 30]) == blue.2)
+        }
     }
 
     @Test func missingOrUnreadableFilesAreBadInputWithNoOutput() throws {

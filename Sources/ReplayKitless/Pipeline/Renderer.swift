@@ -57,6 +57,8 @@ private final class RenderSession: @unchecked Sendable {
     let unturnedSize: PictureSize
     /// The pictures' format between decoding and encoding (with alpha when the output or the mask needs it).
     let workingFormat: AVPixelFormat
+    /// Colour matrix and range of the frames between decoding and encoding (the range the output is tagged with).
+    let colorSpace: ColorSpace
     let expectedFrames: Int?
     var report: RenderReport
 
@@ -123,9 +125,9 @@ private final class RenderSession: @unchecked Sendable {
         }
         self.copied = copied
         demuxer.keepOnly(streams: Set(copied.keys).union([video.index]))
+        colorSpace = ColorSpace(codecParameters: stream.pointee.codecpar.pointee, height: outputSize.height)
         let context = EffectContext(options: options, demuxer: demuxer, videoStream: video,
-                                    outputSize: outputSize, colorSpace: ColorSpace(codecParameters: stream.pointee.codecpar.pointee,
-                                                                                  height: outputSize.height))
+                                    outputSize: outputSize, colorSpace: colorSpace)
         effects = EffectBox(try makeEffects(for: context) + extraEffects)
         try muxer.writeHeader()
 
@@ -307,7 +309,9 @@ private final class RenderSession: @unchecked Sendable {
         do {
             if current.width != unturnedSize.width || current.height != unturnedSize.height || current.pixelFormat != workingFormat {
                 let scaled = try buffers.take(width: unturnedSize.width, height: unturnedSize.height, format: workingFormat)
-                try scaler.convert(current, into: scaled)
+                // libswscale turns full-range (yuvj) pictures into limited range unless told to keep
+                // the range; the output is tagged with the stream's range, so keep it when that is full.
+                try scaler.convert(current, into: scaled, colorSpace: colorSpace.fullRange ? colorSpace : nil)
                 replace(with: scaled)
             }
             if quarterTurns != 0 || mirror {
