@@ -5,22 +5,31 @@ import Testing
 @Suite struct BackgroundSettingsTests {
     @Test func transparentOutputsGetAnAlphaCodecOrAClearRefusal() throws {
         let settings = BackgroundSettings(mask: .video(path: "m.mkv"), background: .transparent)
-        #expect(try settings.alphaCodec(requested: nil, output: "a.mov") == .prores)
-        #expect(try settings.alphaCodec(requested: nil, output: "a.webm") == .vp9)
-        #expect(try settings.alphaCodec(requested: nil, output: "a.MKV") == .ffv1)
-        #expect(try settings.alphaCodec(requested: .vp9, output: "a.mkv") == .vp9)
-        #expect(try settings.alphaCodec(requested: .ffv1, output: "a.mov") == .ffv1)
-        for (codec, output) in [(nil, "a.mp4"), (VideoCodec.h264, "a.mov"), (.hevc, "a.mkv"), (.vp8, "a.webm"), (.vp9, "a.mov")] {
+        func encoder(_ codec: VideoCodec?, preset: String? = nil) -> EncoderSettings {
+            var encoder = EncoderSettings()
+            encoder.codec = codec
+            encoder.preset = preset
+            return encoder
+        }
+        #expect(try settings.alphaCodec(encoder: encoder(nil), output: "a.mov") == .prores)
+        #expect(try settings.alphaCodec(encoder: encoder(nil, preset: "4444xq"), output: "a.mov") == .prores)
+        #expect(try settings.alphaCodec(encoder: encoder(nil), output: "a.webm") == .vp9)
+        #expect(try settings.alphaCodec(encoder: encoder(nil), output: "a.MKV") == .ffv1)
+        #expect(try settings.alphaCodec(encoder: encoder(.vp9), output: "a.mkv") == .vp9)
+        #expect(try settings.alphaCodec(encoder: encoder(.ffv1), output: "a.mov") == .ffv1)
+        for (codec, preset, output) in [(nil, nil, "a.mp4"), (VideoCodec.h264, nil, "a.mov"), (.hevc, nil, "a.mkv"),
+                                        (.vp8, nil, "a.webm"), (.vp9, nil, "a.mov"), (nil, "standard", "a.mov"), (.prores, "hq", "a.mkv")] {
             do {
-                _ = try settings.alphaCodec(requested: codec, output: output)
-                Issue.record("\(String(describing: codec)) in \(output) accepted")
+                _ = try settings.alphaCodec(encoder: encoder(codec, preset: preset), output: output)
+                Issue.record("\(String(describing: codec)) \(preset ?? "") in \(output) accepted")
             } catch {
                 #expect(error.kind == .usage && error.message.contains("transparent"))
-                #expect(codec == .vp9 || error.message.contains("prores") && error.message.contains("vp9") && error.message.contains("ffv1"))
+                let advises = error.message.contains("prores") && error.message.contains("vp9") && error.message.contains("ffv1")
+                #expect(advises || codec == .vp9 || preset != nil && error.message.contains("4444"))
             }
         }
         let opaque = BackgroundSettings(mask: .video(path: "m.mkv"), background: .blur(sigma: 4))
-        #expect(try opaque.alphaCodec(requested: .h264, output: "a.mp4") == nil)
+        #expect(try opaque.alphaCodec(encoder: encoder(.h264), output: "a.mp4") == nil)
         #expect(!opaque.needsAlphaPlane && settings.needsAlphaPlane && settings.outputsAlpha)
         #expect(BackgroundSettings(mask: .inputAlpha, background: .color(RGBAColor(red: 1, green: 2, blue: 3))).needsAlphaPlane)
     }

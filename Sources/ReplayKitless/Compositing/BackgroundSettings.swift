@@ -76,26 +76,32 @@ public struct BackgroundSettings: Sendable, Codable, Equatable {
     /// The codec an output with alpha is written with: the one asked for when it can carry alpha in
     /// that container, else the container's alpha codec (ProRes 4444 in .mov, VP9 in .webm, FFV1 in
     /// .mkv). `nil` when the output has no alpha (the usual choice applies).
-    /// - Throws: `ReplayError.usage` saying which codec or container to use instead.
-    public func alphaCodec(requested: VideoCodec?, output: String) throws(ReplayError) -> VideoCodec? {
+    /// - Throws: `ReplayError.usage` saying which codec, container or ProRes profile to use instead.
+    public func alphaCodec(encoder: EncoderSettings, output: String) throws(ReplayError) -> VideoCodec? {
         guard outputsAlpha else { return nil }
         let container = URL(fileURLWithPath: output).pathExtension.lowercased()
         let advice = "use --codec prores (.mov, ProRes 4444), vp9 (.webm) or ffv1 (.mkv)"
-        guard let requested else {
+        let codec: VideoCodec
+        if let requested = encoder.codec {
+            guard requested.supportsAlpha else {
+                throw .usage("--background transparent: \(requested.rawValue) has no alpha channel; \(advice)")
+            }
+            codec = requested
+        } else {
             switch container {
-            case "mov": return .prores
-            case "webm": return .vp9
-            case "mkv": return .ffv1
+            case "mov": codec = .prores
+            case "webm": codec = .vp9
+            case "mkv": codec = .ffv1
             default: throw .usage("--background transparent: a .\(container) file cannot carry alpha; \(advice)")
             }
         }
-        guard requested.supportsAlpha else {
-            throw .usage("--background transparent: \(requested.rawValue) has no alpha channel; \(advice)")
-        }
-        if requested == .vp9 && container != "webm" && container != "mkv" {
+        if codec == .vp9 && container != "webm" && container != "mkv" {
             throw .usage("--background transparent: VP9 keeps its alpha only in .webm or .mkv, not .\(container)")
         }
-        return requested
+        if codec == .prores, let profile = encoder.preset, !profile.hasPrefix("4444") {
+            throw .usage("--background transparent: ProRes carries alpha only in the 4444 profiles (--preset 4444 or 4444xq), not \(profile)")
+        }
+        return codec
     }
 }
 

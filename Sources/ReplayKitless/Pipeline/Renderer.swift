@@ -99,7 +99,7 @@ private final class RenderSession: @unchecked Sendable {
 
         let output = try AtomicOutput(path: options.output, overwrite: options.overwrite, inputs: [options.input])
         muxer = try Muxer(output: output, bitexact: options.encoder.deterministic)
-        let codec = try options.background?.alphaCodec(requested: options.encoder.codec, output: options.output)
+        let codec = try options.background?.alphaCodec(encoder: options.encoder, output: options.output)
             ?? options.encoder.codec ?? VideoCodec.defaultCodec(forOutput: options.output)
         workingFormat = options.background?.needsAlphaPlane == true ? AV_PIX_FMT_YUVA420P : AV_PIX_FMT_YUV420P
         if !muxer.accepts(Self.codecID(codec)) {
