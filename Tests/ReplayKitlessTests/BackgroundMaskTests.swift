@@ -47,8 +47,7 @@ import Testing
         let (plane, limited) = try extractor.extract(picture, source: "test")
         #expect(limited)
         let copy = TestPlane(width: plane.width, height: plane.height, fill: 0)
-        copy.plane.copy(from: plane)
-        MaskExtractor.expandLimitedRange(copy.plane)
+        MaskExtractor.expandLimitedRange(plane, into: copy.plane)
         // (30 − 16) · 255 / 219 = 16.3 → 16.
         #expect(copy.rows[0] == [0, 255, 128, 0, 255, 16])
         #expect(MaskExtractor.limitedToFull.enumerated().allSatisfy { v, out in

@@ -154,8 +154,7 @@ final class VideoLayer: BackgroundLayer {
     func picture(behind frame: YUVImage, at time: FrameTime) throws(ReplayError) -> YUVImage {
         var changed = false
         if !frames.isStill {
-            let frameDuration = time.duration > 0 ? time.duration : frames.nominalInterval ?? 0
-            let point = time.seconds + min(frameDuration, frames.nominalInterval ?? frameDuration) / 2
+            let point = frames.pairingTime(for: time)
             while fitted != nil && frames.isExhausted && frames.currentEnd > 0 && point - passStart >= frames.currentEnd {
                 passStart += frames.currentEnd
                 loops += 1

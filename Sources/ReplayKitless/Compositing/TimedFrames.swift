@@ -42,6 +42,14 @@ final class TimedFrames {
         guard upcomingStart != nil else { throw .badInput("\(url): no picture could be decoded") }
     }
 
+    /// The time whose picture a rendered frame takes: its own time plus half of the shorter of its
+    /// duration and this video's frame interval, so timing jitter under half a frame does not matter.
+    /// A frame with no usable duration (under a millisecond: the stream's last, untimed) uses the interval.
+    func pairingTime(for frame: FrameTime) -> Double {
+        let duration = frame.duration >= 0.001 ? frame.duration : nominalInterval ?? 0
+        return frame.seconds + min(duration, nominalInterval ?? duration) / 2
+    }
+
     /// Whether every picture has been shown (the time asked for is past the last one's start).
     var isExhausted: Bool { upcomingStart == nil }
 

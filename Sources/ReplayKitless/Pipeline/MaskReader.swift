@@ -116,9 +116,7 @@ final class MaskReader {
             return true
         case .video(let frames):
             if frames.isStill { return true }
-            let frameDuration = time.duration > 0 ? time.duration : frames.nominalInterval ?? 0
-            let tolerance = min(frameDuration, frames.nominalInterval ?? frameDuration) / 2
-            let point = time.seconds + tolerance
+            let point = frames.pairingTime(for: time)
             if try frames.advance(to: point) {
                 try store(frames.current, rotation: frames.rotation, mirrored: frames.mirrored, source: frames.url)
             }
@@ -140,9 +138,12 @@ final class MaskReader {
         let width = quarterTurns % 2 == 1 ? picture.height : picture.width
         let height = quarterTurns % 2 == 1 ? picture.width : picture.height
         let mask = latestMemory.plane(width: width, height: height)
-        if quarterTurns == 0 && !mirrored { mask.copy(from: picture) }
-        else { reorient(picture, into: mask, quarterTurns: quarterTurns, mirror: mirrored) }
-        if limitedRange { MaskExtractor.expandLimitedRange(mask) }
+        if quarterTurns == 0 && !mirrored {
+            if limitedRange { MaskExtractor.expandLimitedRange(picture, into: mask) } else { mask.copy(from: picture) }
+        } else {
+            reorient(picture, into: mask, quarterTurns: quarterTurns, mirror: mirrored)
+            if limitedRange { MaskExtractor.expandLimitedRange(mask, into: mask) }
+        }
         latest = mask
     }
 }
@@ -183,13 +184,13 @@ final class MaskExtractor {
         return (converted.yuvImage!.luma, !space.fullRange)
     }
 
-    /// Maps limited-range luma (16…235) onto 0…255 in place, rounded, clamping outside values.
-    static func expandLimitedRange(_ plane: Plane) {
-        let table = limitedToFull
-        table.withUnsafeBufferPointer { lookup in
-            for y in 0..<plane.height {
-                let row = plane.base + y * plane.stride
-                for x in 0..<plane.width { row[x] = lookup[Int(row[x])] }
+    /// Maps limited-range luma (16…235) onto 0…255, rounded, clamping outside values; `destination`
+    /// (the same size) may be `source`.
+    static func expandLimitedRange(_ source: Plane, into destination: Plane) {
+        limitedToFull.withUnsafeBufferPointer { lookup in
+            for y in 0..<source.height {
+                let input = source.base + y * source.stride, output = destination.base + y * destination.stride
+                for x in 0..<source.width { output[x] = lookup[Int(input[x])] }
             }
         }
     }
