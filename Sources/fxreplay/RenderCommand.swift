@@ -35,10 +35,16 @@ struct Render: ParsableCommand {
     @Option(help: "Write a JSON report (frame counts, decode errors, timing, output properties) to this file.")
     var report: String?
 
+    @OptionGroup var poseOptions: PoseOptions
+
+    @Flag(help: "Write each frame's pose as SEI into the H.264/HEVC output (formats.md §4).")
+    var embedPoses = false
+
     @OptionGroup var progress: ProgressOptions
 
     func validate() throws {
         if let maxDecodeErrors, maxDecodeErrors < 0 { throw ValidationError("--max-decode-errors must be 0 or more") }
+        if embedPoses && !poseOptions.isGiven { throw ValidationError("--embed-poses needs --poses FILE or --poses-from-sei") }
     }
 
     func run() throws {
@@ -51,9 +57,11 @@ struct Render: ParsableCommand {
         options.mirror = mirror
         options.overwrite = overwrite
         options.maxDecodeErrors = strict ? 0 : maxDecodeErrors
+        options.poses = poseOptions.isGiven ? try poseOptions.settings() : nil
+        options.embedPoses = embedPoses
         let result = try Renderer(options: options).run(progress: progress.progress)
         if let report {
-            try AtomicOutput.write(try prettyJSON(result), to: report, inputs: [input])
+            try AtomicOutput.write(try prettyJSON(result), to: report, inputs: options.inputFiles)
         }
         printError("fxreplay: wrote \(output): \(result.framesEncoded) frames, \(result.output.width)x\(result.output.height) \(result.output.codec), "
                    + String(format: "%.1f fps", result.speedFPS)

@@ -61,6 +61,8 @@ final class Encoder: @unchecked Sendable {
     let context: UnsafeMutablePointer<AVCodecContext>
     let pixelFormat: AVPixelFormat
     let timeBase: AVRational
+    /// The stream carries `user_data_unregistered` SEI from frame side data (H.264/HEVC).
+    let carriesSEI: Bool
 
     /// Threads used for `--deterministic` runs: the same on every machine, whatever its cores.
     static let deterministicThreads: Int32 = 2
@@ -78,6 +80,7 @@ final class Encoder: @unchecked Sendable {
             throw .processing("\(codec.encoderName) cannot encode the requested pixel format")
         }
         pixelFormat = format
+        carriesSEI = codec.carriesSEI
         context.pointee.width = Int32(width)
         context.pointee.height = Int32(height)
         context.pointee.pix_fmt = format

@@ -10,6 +10,8 @@ public struct EffectContext {
     public let outputSize: PictureSize
     /// Colour matrix and range of the frames the effects see.
     public let colorSpace: ColorSpace
+    /// Every frame's pose, when the options name a pose source.
+    public let poses: FramePoses?
 }
 
 /// The effects `options` ask for, in pipeline order: background replacement, then annotations.

@@ -58,6 +58,9 @@ private final class RenderSession: @unchecked Sendable {
     let workingFormat = AV_PIX_FMT_YUV420P
     let expectedFrames: Int?
     var report: RenderReport
+    let framePoses: FramePoses?
+    /// Reads pose SEI back from frames, to keep it while stripping other user data.
+    let poseSEI = PoseSEI()
 
     let decoded = BoundedQueue<Frame>(capacity: 8)
     let processed = BoundedQueue<Frame>(capacity: 8)
@@ -94,7 +97,7 @@ private final class RenderSession: @unchecked Sendable {
         outputSize = PictureSize(width: max(2, requested.width & ~1), height: max(2, requested.height & ~1))
         unturnedSize = quarterTurns % 2 == 1 ? PictureSize(width: outputSize.height, height: outputSize.width) : outputSize
 
-        let output = try AtomicOutput(path: options.output, overwrite: options.overwrite, inputs: [options.input])
+        let output = try AtomicOutput(path: options.output, overwrite: options.overwrite, inputs: options.inputFiles)
         muxer = try Muxer(output: output, bitexact: options.encoder.deterministic)
         let codec = options.encoder.codec ?? VideoCodec.defaultCodec(forOutput: options.output)
         if !muxer.accepts(Self.codecID(codec)) {
@@ -120,9 +123,17 @@ private final class RenderSession: @unchecked Sendable {
         }
         self.copied = copied
         demuxer.keepOnly(streams: Set(copied.keys).union([video.index]))
+        if options.embedPoses {
+            guard options.poses != nil else { throw .usage("--embed-poses needs --poses FILE or --poses-from-sei") }
+            guard codec.carriesSEI else { throw .usage("--embed-poses needs an H.264 or HEVC output (--codec h264 or hevc)") }
+        }
+        framePoses = try options.poses.map { (settings: PoseSettings) throws(ReplayError) in
+            try FramePoses(settings: settings, input: options.input)
+        }
         let context = EffectContext(options: options, demuxer: demuxer, videoStream: video,
                                     outputSize: outputSize, colorSpace: ColorSpace(codecParameters: stream.pointee.codecpar.pointee,
-                                                                                  height: outputSize.height))
+                                                                                  height: outputSize.height),
+                                    poses: framePoses)
         effects = EffectBox(try makeEffects(for: context) + extraEffects)
         try muxer.writeHeader()
 
@@ -283,6 +294,10 @@ private final class RenderSession: @unchecked Sendable {
             counters.withLock { $0.videoSeconds = time.seconds + time.duration }
             let output = try prepare(frame, scaler: scaler, encoderScaler: encoderScaler, time: time)
             output.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
+            if encoder.carriesSEI {
+                let embedded = options.embedPoses ? framePoses?.pose(pts: time.pts).map { poseSEI.userDataPayload(for: Pose32($0)) } : nil
+                PoseSideData.replace(in: output, with: embedded, keeping: poseSEI)
+            }
             guard processed.put(output) else {
                 output.recycle()
                 return
@@ -381,6 +396,7 @@ private final class RenderSession: @unchecked Sendable {
         report.videoSeconds = counts.videoSeconds
         report.output.bytes = (try? FileManager.default.attributesOfItem(atPath: options.output)[.size] as? Int64) ?? 0
         for effect in effects.list { report.effects[effect.name] = effect.reportLines() }
+        if let framePoses { report.effects["poses"] = framePoses.timeline.report.counts }
         if counts.decodeErrors > 0 { report.warnings.append("\(counts.decodeErrors) decode errors skipped") }
         if counts.badTimestamps > 0 { report.warnings.append("\(counts.badTimestamps) frames with non-increasing timestamps dropped") }
         return report
