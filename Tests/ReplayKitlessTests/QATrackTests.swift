@@ -274,4 +274,27 @@ final class XMLCollector: NSObject, XMLParserDelegate {
         let svgStart = try #require(page.range(of: "<svg")), svgEnd = try #require(page.range(of: "</svg>"))
         #expect(XMLCollector.parse(String(page[svgStart.lowerBound..<svgEnd.upperBound])) != nil)
     }
+
+    @Test func writesRequestedFilesAndReportsFailure() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let report = try sampleReport()
+        let json = directory.appendingPathComponent("r.json").path, svg = directory.appendingPathComponent("r.svg").path
+        let html = directory.appendingPathComponent("r.html").path
+        try report.write(json: json, svg: svg, html: html)
+        _ = try QAOutput.decode(TrackComparisonReport.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
+        #expect(XMLCollector.parse(try String(contentsOfFile: svg, encoding: .utf8)) != nil)
+        #expect(try String(contentsOfFile: html, encoding: .utf8).hasPrefix("<!DOCTYPE html>"))
+        let failure = try #require(report.failure)
+        #expect(failure.exitCode == 1 && failure.message.contains("valve"))
+        // An unwritable destination is a processing failure (exit 4) and leaves nothing behind.
+        let missing = directory.appendingPathComponent("no/such/dir/r.json").path
+        do {
+            try report.write(json: missing)
+            Issue.record("wrote into a missing directory")
+        } catch {
+            #expect(error.exitCode == 4)
+        }
+        #expect(!FileManager.default.fileExists(atPath: missing))
+    }
 }

@@ -116,7 +116,7 @@ public struct LatencyQA: Sendable {
 }
 
 /// Latency QA results for a list of delays.
-public struct LatencyReport: Sendable, Equatable, Codable {
+public struct LatencyReport: Sendable, Equatable, Codable, QAReportFiles {
     public var width: Int
     public var height: Int
     public var tolerance: Double?
@@ -155,8 +155,7 @@ public struct LatencyReport: Sendable, Equatable, Codable {
         if let tolerance { text += ", p95 tolerance \(fixed(tolerance)) px" }
         text += "\n\n" + table.render()
         if tolerance != nil {
-            let failing = results.filter { !$0.passed }.map { "\($0.id) at \(String(format: "%.0f", $0.delay * 1000)) ms" }
-            text += "\n" + (failing.isEmpty ? "PASS" : "FAIL: " + failing.joined(separator: ", ")) + "\n"
+            text += "\n" + (passed ? "PASS" : "FAIL: " + failing.joined(separator: ", ")) + "\n"
         }
         return text
     }
@@ -170,6 +169,23 @@ public struct LatencyReport: Sendable, Equatable, Codable {
         ErrorPlot(title: "Placement error with \(String(format: "%.0f", delay * 1000)) ms tap latency",
                   series: results.filter { $0.delay == delay }.map { ErrorPlot.Series(label: $0.id, samples: $0.samples) },
                   tolerance: tolerance)
+    }
+
+    /// Error over time for every delay, one line per tap and delay.
+    public var plot: ErrorPlot {
+        ErrorPlot(title: "Placement error with tap latency",
+                  series: results.map { ErrorPlot.Series(label: "\($0.id) @ \(String(format: "%.0f", $0.delay * 1000)) ms", samples: $0.samples) },
+                  tolerance: tolerance)
+    }
+
+    /// The error `fxreplay qa latency` ends with when a tolerance is exceeded (exit status 1); `nil` otherwise.
+    public var failure: ReplayError? {
+        passed ? nil : .checkFailed("tap latency exceeds the tolerance: " + failing.joined(separator: ", "))
+    }
+
+    /// "id at D ms" for each failing result.
+    private var failing: [String] {
+        results.filter { !$0.passed }.map { "\($0.id) at \(String(format: "%.0f", $0.delay * 1000)) ms" }
     }
 
     /// An HTML page with the table and one plot per delay.

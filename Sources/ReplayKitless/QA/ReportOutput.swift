@@ -79,6 +79,26 @@ public enum QAOutput {
     }
 }
 
+/// A QA report that can be written as JSON, an SVG plot and an HTML page.
+public protocol QAReportFiles {
+    func json() throws(ReplayError) -> Data
+    var plot: ErrorPlot { get }
+    func html(thumbnails: [QAThumbnail], directory: String) -> String
+}
+
+extension QAReportFiles {
+    /// Writes the requested report files, each complete or absent; the HTML references `thumbnails`
+    /// relative to its own folder.
+    public func write(json: String? = nil, svg: String? = nil, html: String? = nil, thumbnails: [QAThumbnail] = []) throws(ReplayError) {
+        if let json { try QAOutput.write(try self.json(), to: json) }
+        if let svg { try QAOutput.write(plot.svg(), to: svg) }
+        if let html {
+            let directory = URL(fileURLWithPath: html).deletingLastPathComponent().path
+            try QAOutput.write(self.html(thumbnails: thumbnails, directory: directory), to: html)
+        }
+    }
+}
+
 /// Escapes text for XML and HTML content and attribute values.
 func xmlEscaped(_ text: String) -> String {
     var escaped = ""

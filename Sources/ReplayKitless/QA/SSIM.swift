@@ -64,10 +64,11 @@ public final class SSIMMeter {
         return SSIMFrame(ssim: ssim, all: all)
     }
 
+    /// Grows the scratch rows when a wider picture arrives; otherwise reuses them.
     private func reserve(blocks: Int) {
-        guard blocks + 1 > capacity else { return }
+        guard blocks > capacity else { return }
         sums.deallocate()
-        capacity = blocks + 1
+        capacity = blocks
         sums = .allocate(capacity: 2 * capacity)
     }
 

@@ -6,7 +6,7 @@ extension ErrorStatistics {
     static let emptyCells = ["-", "-", "-", "-"]
 }
 
-extension TrackComparisonReport {
+extension TrackComparisonReport: QAReportFiles {
     /// One row per annotation.
     public var table: TextTable {
         TextTable(
@@ -65,5 +65,10 @@ extension TrackComparisonReport {
             page.images(thumbnails, relativeTo: directory)
         }
         return page.render()
+    }
+
+    /// The error `fxreplay qa compare` ends with when an annotation fails (exit status 1); `nil` on a pass.
+    public var failure: ReplayError? {
+        passed ? nil : .checkFailed("placement tracks differ: " + failingIDs.joined(separator: ", "))
     }
 }
