@@ -9,6 +9,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         .systemLibrary(
@@ -23,7 +24,7 @@ let package = Package(
         ),
         .target(
             name: "ReplayKitless",
-            dependencies: ["CFFmpeg", "CFreeType"]
+            dependencies: ["CFFmpeg", "CFreeType", .product(name: "Yams", package: "Yams")]
         ),
         .executableTarget(
             name: "fxreplay",

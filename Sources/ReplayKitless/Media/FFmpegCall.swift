@@ -34,3 +34,11 @@ func ffmpegAlloc<T>(_ call: StaticString, _ pointer: T?) throws(FFmpegFailure) -
 }
 
 let noPTS: Int64 = fx_nopts()
+
+/// How much FFmpeg's own libraries print on stderr.
+public enum FFmpegLogging {
+    /// Only errors by default (fxreplay reports problems itself); everything FFmpeg says when `verbose`.
+    public static func configure(verbose: Bool) {
+        av_log_set_level(verbose ? AV_LOG_INFO : AV_LOG_ERROR)
+    }
+}

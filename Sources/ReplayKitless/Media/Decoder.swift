@@ -1,0 +1,76 @@
+import CFFmpeg
+
+/// The state of a send/receive codec after asking it for output.
+public enum CodecOutput: Sendable, Equatable {
+    /// A frame or packet was produced.
+    case produced
+    /// The codec needs more input before it can produce anything.
+    case needsInput
+    /// The codec is fully drained.
+    case endOfStream
+}
+
+/// A decoder for one stream of a ``Demuxer``; owns its `AVCodecContext`.
+///
+/// Use it as a send/receive state machine: ``send(_:)`` a packet, then ``receive(into:)`` until
+/// it answers `.needsInput`; at the end ``send(_:)`` `nil` and receive until `.endOfStream`.
+public final class Decoder: @unchecked Sendable {
+    let context: UnsafeMutablePointer<AVCodecContext>
+    /// Time base of the packets sent and the frames received (the stream's).
+    public let timeBase: Rational
+    private let source: String
+
+    /// Opens a decoder for `stream` of `demuxer`. `threads` 0 lets FFmpeg choose.
+    public init(demuxer: Demuxer, stream index: Int, threads: Int = 0, keyframesOnly: Bool = false) throws(ReplayError) {
+        let stream = demuxer.stream(index)
+        source = demuxer.url
+        let par = stream.pointee.codecpar
+        guard let codec = avcodec_find_decoder(par!.pointee.codec_id) else {
+            throw .badInput("\(demuxer.url): stream \(index): no decoder for codec \(String(cString: avcodec_get_name(par!.pointee.codec_id)))")
+        }
+        guard let context = avcodec_alloc_context3(codec) else { throw .processing("avcodec_alloc_context3: out of memory") }
+        self.context = context
+        timeBase = Rational(stream.pointee.time_base)
+        do {
+            try ffmpeg("avcodec_parameters_to_context", avcodec_parameters_to_context(context, par))
+            context.pointee.pkt_timebase = stream.pointee.time_base
+            context.pointee.thread_count = Int32(threads)
+            if keyframesOnly { context.pointee.skip_frame = AVDISCARD_NONKEY }
+            try ffmpeg("avcodec_open2", avcodec_open2(context, codec, nil))
+        } catch {
+            throw .badInput("\(demuxer.url): stream \(index): cannot open decoder: \(error)")
+        }
+    }
+
+    deinit {
+        var owned: UnsafeMutablePointer<AVCodecContext>? = context
+        avcodec_free_context(&owned)
+    }
+
+    /// Sends one packet, or `nil` to start draining. Corrupt data is reported as a thrown
+    /// ``ReplayError`` of kind `badInput`; the decoder stays usable for the next packet.
+    public func send(_ packet: Packet?) throws(ReplayError) {
+        let status = avcodec_send_packet(context, packet?.pointer)
+        if status >= 0 || status == fx_averror_eof() { return }
+        if status == fx_averror_eagain() {
+            // The caller must receive first; the contract of receive-until-needsInput prevents this.
+            throw .processing("\(source): decoder refused input before its output was read")
+        }
+        throw .badInput("\(source): decode error: \(ffmpegErrorText(status))")
+    }
+
+    /// Receives the next decoded frame into `frame`.
+    public func receive(into frame: Frame) throws(ReplayError) -> CodecOutput {
+        let status = avcodec_receive_frame(context, frame.pointer)
+        if status >= 0 {
+            frame.pts = frame.pointer.pointee.best_effort_timestamp
+            return .produced
+        }
+        if status == fx_averror_eagain() { return .needsInput }
+        if status == fx_averror_eof() { return .endOfStream }
+        throw .badInput("\(source): decode error: \(ffmpegErrorText(status))")
+    }
+
+    /// Forgets buffered state (after a seek).
+    public func flush() { avcodec_flush_buffers(context) }
+}

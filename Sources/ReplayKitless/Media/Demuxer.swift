@@ -1,0 +1,175 @@
+import CFFmpeg
+import Foundation
+
+/// What a stream holds.
+public enum MediaKind: String, Sendable, Codable {
+    case video, audio, subtitle, data, attachment, unknown
+}
+
+/// A stream of an opened input, as the container describes it.
+public struct StreamInfo: Sendable {
+    public let index: Int
+    public let kind: MediaKind
+    public let codecName: String
+    /// Numerator and denominator of the stream's time base.
+    public let timeBase: Rational
+    public let startTime: Int64?
+    public let duration: Int64?
+    /// Frame count declared by the container (0 when unknown).
+    public let declaredFrames: Int64
+    public let width: Int
+    public let height: Int
+    public let sampleRate: Int
+    public let channels: Int
+    /// Display rotation in degrees clockwise (0, 90, 180, 270) from the container's display matrix.
+    public let rotation: Int
+    /// The display matrix mirrors the picture horizontally.
+    public let mirrored: Bool
+    public let averageFrameRate: Rational
+}
+
+/// An exact rational number, as FFmpeg's `AVRational`.
+public struct Rational: Sendable, Equatable, Codable, CustomStringConvertible {
+    public var numerator: Int32
+    public var denominator: Int32
+    public init(_ numerator: Int32, _ denominator: Int32) { self.numerator = numerator; self.denominator = denominator }
+    init(_ value: AVRational) { self.init(value.num, value.den) }
+    var av: AVRational { AVRational(num: numerator, den: denominator) }
+    public var doubleValue: Double { denominator == 0 ? 0 : Double(numerator) / Double(denominator) }
+    public var description: String { "\(numerator)/\(denominator)" }
+
+    /// `value` in this time base, in seconds.
+    public func seconds(_ value: Int64) -> Double { Double(value) * doubleValue }
+}
+
+/// An opened input file or URL; owns its `AVFormatContext`.
+public final class Demuxer: @unchecked Sendable {
+    let context: UnsafeMutablePointer<AVFormatContext>
+    /// The path or URL the demuxer was opened with, for messages.
+    public let url: String
+    public let streams: [StreamInfo]
+
+    /// Opens and probes `url`. Missing, unreadable or unrecognisable input is a ``ReplayError/Kind/badInput``.
+    public init(url: String) throws(ReplayError) {
+        self.url = url
+        if !url.contains("://") {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url, isDirectory: &isDirectory) else {
+                throw .badInput("\(url): no such file")
+            }
+            guard !isDirectory.boolValue else { throw .badInput("\(url): is a directory, expected a media file") }
+            guard FileManager.default.isReadableFile(atPath: url) else { throw .badInput("\(url): not readable (permission denied)") }
+        }
+        var context: UnsafeMutablePointer<AVFormatContext>? = nil
+        let status = avformat_open_input(&context, url, nil, nil)
+        guard status >= 0, let context else {
+            throw .badInput("\(url): cannot open as media: \(ffmpegErrorText(status))")
+        }
+        self.context = context
+        let infoStatus = avformat_find_stream_info(context, nil)
+        if infoStatus < 0 {
+            var owned: UnsafeMutablePointer<AVFormatContext>? = context
+            avformat_close_input(&owned)
+            throw .badInput("\(url): cannot read stream information: \(ffmpegErrorText(infoStatus))")
+        }
+        streams = (0..<Int(context.pointee.nb_streams)).map { Demuxer.describe(context.pointee.streams[$0]!, index: $0) }
+    }
+
+    deinit {
+        var owned: UnsafeMutablePointer<AVFormatContext>? = context
+        avformat_close_input(&owned)
+    }
+
+    /// The first video stream, if any (FFmpeg's choice of "best" stream).
+    public var bestVideoStream: StreamInfo? {
+        let index = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        return index >= 0 ? streams[Int(index)] : nil
+    }
+
+    /// Container duration in seconds, when known.
+    public var durationSeconds: Double? {
+        context.pointee.duration == noPTS ? nil : Double(context.pointee.duration) / Double(AV_TIME_BASE)
+    }
+
+    /// Container start time in seconds, when known.
+    public var startSeconds: Double? {
+        context.pointee.start_time == noPTS ? nil : Double(context.pointee.start_time) / Double(AV_TIME_BASE)
+    }
+
+    public var formatName: String { String(cString: context.pointee.iformat.pointee.name) }
+
+    func stream(_ index: Int) -> UnsafeMutablePointer<AVStream> { context.pointee.streams[index]! }
+
+    /// Reads the next packet into `packet`. Returns `false` at end of file; a read error is thrown,
+    /// never mistaken for the end.
+    public func read(into packet: Packet) throws(ReplayError) -> Bool {
+        let status = av_read_frame(context, packet.pointer)
+        if status == fx_averror_eof() { return false }
+        if status < 0 { throw .badInput("\(url): read error: \(ffmpegErrorText(status))") }
+        return true
+    }
+
+    /// Tells the demuxer which streams the caller wants; the others are skipped cheaply.
+    public func keepOnly(streams wanted: Set<Int>) {
+        for index in streams.indices where !wanted.contains(index) {
+            stream(index).pointee.discard = AVDISCARD_ALL
+        }
+    }
+
+    private static func describe(_ stream: UnsafeMutablePointer<AVStream>, index: Int) -> StreamInfo {
+        let par = stream.pointee.codecpar.pointee
+        let kind: MediaKind
+        switch par.codec_type {
+        case AVMEDIA_TYPE_VIDEO: kind = .video
+        case AVMEDIA_TYPE_AUDIO: kind = .audio
+        case AVMEDIA_TYPE_SUBTITLE: kind = .subtitle
+        case AVMEDIA_TYPE_DATA: kind = .data
+        case AVMEDIA_TYPE_ATTACHMENT: kind = .attachment
+        default: kind = .unknown
+        }
+        var size = 0
+        var rotation = 0
+        var mirrored = false
+        if let matrix = fx_stream_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 {
+            matrix.withMemoryRebound(to: Int32.self, capacity: 9) { m in
+                (rotation, mirrored) = DisplayMatrix.orientation(m)
+            }
+        }
+        return StreamInfo(
+            index: index, kind: kind, codecName: String(cString: avcodec_get_name(par.codec_id)),
+            timeBase: Rational(stream.pointee.time_base),
+            startTime: stream.pointee.start_time == noPTS ? nil : stream.pointee.start_time,
+            duration: stream.pointee.duration == noPTS ? nil : stream.pointee.duration,
+            declaredFrames: stream.pointee.nb_frames,
+            width: Int(par.width), height: Int(par.height),
+            sampleRate: Int(par.sample_rate), channels: Int(fx_codecpar_channels(stream.pointee.codecpar)),
+            rotation: rotation, mirrored: mirrored,
+            averageFrameRate: Rational(stream.pointee.avg_frame_rate))
+    }
+}
+
+/// Reading and writing the container's 3×3 display matrix (ISO/IEC 14496-12 `tkhd` matrix).
+enum DisplayMatrix {
+    /// Clockwise display rotation snapped to a quarter turn, and whether it mirrors.
+    static func orientation(_ matrix: UnsafePointer<Int32>) -> (rotation: Int, mirrored: Bool) {
+        // The determinant of the 2×2 part is negative for a mirrored picture; FFmpeg then
+        // reports the rotation of the picture flipped horizontally first.
+        let a = Double(matrix[0]), b = Double(matrix[1]), c = Double(matrix[3]), d = Double(matrix[4])
+        let mirrored = a * d - b * c < 0
+        var flipped = [Int32](UnsafeBufferPointer(start: matrix, count: 9))
+        if mirrored {
+            flipped.withUnsafeMutableBufferPointer { av_display_matrix_flip($0.baseAddress, 1, 0) }
+        }
+        let counterClockwise = flipped.withUnsafeBufferPointer { av_display_rotation_get($0.baseAddress) }
+        guard counterClockwise.isFinite else { return (0, mirrored) }
+        let clockwise = Int((-counterClockwise / 90).rounded()) * 90
+        return (((clockwise % 360) + 360) % 360, mirrored)
+    }
+
+    /// A display matrix for a clockwise rotation (`av_display_rotation_set` takes clockwise degrees).
+    static func matrix(rotation: Int) -> [Int32] {
+        var matrix = [Int32](repeating: 0, count: 9)
+        matrix.withUnsafeMutableBufferPointer { av_display_rotation_set($0.baseAddress, Double(rotation)) }
+        return matrix
+    }
+}

@@ -1,0 +1,172 @@
+import CFFmpeg
+
+/// The video codecs `fxreplay render` can write, with the FFmpeg encoder behind each.
+public enum VideoCodec: String, Sendable, CaseIterable, Codable {
+    case h264, hevc, vp9, vp8, prores, ffv1
+
+    var encoderName: String {
+        switch self {
+        case .h264: "libx264"
+        case .hevc: "libx265"
+        case .vp9: "libvpx-vp9"
+        case .vp8: "libvpx"
+        case .prores: "prores_ks"
+        case .ffv1: "ffv1"
+        }
+    }
+
+    /// Pixel formats to ask for, best first: 8-bit 4:2:0 where the codec takes it, so no
+    /// conversion stands between the processing stages and the encoder.
+    func preferredPixelFormats(alpha: Bool) -> [AVPixelFormat] {
+        switch (self, alpha) {
+        case (.prores, false): [AV_PIX_FMT_YUV422P10LE]
+        case (.prores, true): [AV_PIX_FMT_YUVA444P10LE]
+        case (_, true): [AV_PIX_FMT_YUVA420P]
+        case (_, false): [AV_PIX_FMT_YUV420P]
+        }
+    }
+
+    /// Whether the codec can carry an alpha plane.
+    public var supportsAlpha: Bool { self == .prores || self == .vp9 || self == .ffv1 }
+
+    /// The codec a container gets when the user names none: VP9 for WebM, H.264 elsewhere.
+    public static func defaultCodec(forOutput path: String) -> VideoCodec {
+        path.lowercased().hasSuffix(".webm") ? .vp9 : .h264
+    }
+
+    /// Whether the codec carries pose SEI (formats.md §4).
+    public var carriesSEI: Bool { self == .h264 || self == .hevc }
+}
+
+/// Encoder settings a user chooses.
+public struct EncoderSettings: Sendable, Codable, Equatable {
+    /// The codec; `nil` picks ``VideoCodec/defaultCodec(forOutput:)``.
+    public var codec: VideoCodec?
+    /// Constant rate factor (x264/x265/VPx); `nil` uses the codec's default.
+    public var crf: Int?
+    /// Speed preset (x264/x265 names; VPx maps them to cpu-used).
+    public var preset: String?
+    /// Target bitrate in bits per second; overrides `crf` when set.
+    public var bitrate: Int?
+    /// Encoder threads; 0 lets the encoder decide.
+    public var threads: Int = 0
+    /// Fixed thread count and bit-exact flags so two runs produce the same bytes.
+    public var deterministic: Bool = false
+
+    public init() {}
+}
+
+/// A video encoder; owns its `AVCodecContext`. A send/receive state machine like ``Decoder``.
+final class Encoder: @unchecked Sendable {
+    let context: UnsafeMutablePointer<AVCodecContext>
+    let pixelFormat: AVPixelFormat
+    let timeBase: AVRational
+
+    /// Threads used for `--deterministic` runs: the same on every machine, whatever its cores.
+    static let deterministicThreads: Int32 = 2
+
+    init(settings: EncoderSettings, codec: VideoCodec, width: Int, height: Int, timeBase: AVRational, frameRate: AVRational,
+         colorOf source: UnsafePointer<AVCodecParameters>?, alpha: Bool, globalHeader: Bool) throws(ReplayError) {
+        guard let avCodec = avcodec_find_encoder_by_name(codec.encoderName) else {
+            throw .processing("encoder \(codec.encoderName) is not available in this FFmpeg build")
+        }
+        guard let context = avcodec_alloc_context3(avCodec) else { throw .processing("avcodec_alloc_context3: out of memory") }
+        self.context = context
+        self.timeBase = timeBase
+        let supported = Encoder.supportedPixelFormats(avCodec)
+        guard let format = codec.preferredPixelFormats(alpha: alpha).first(where: { supported.isEmpty || supported.contains($0) }) else {
+            throw .processing("\(codec.encoderName) cannot encode the requested pixel format")
+        }
+        pixelFormat = format
+        context.pointee.width = Int32(width)
+        context.pointee.height = Int32(height)
+        context.pointee.pix_fmt = format
+        context.pointee.time_base = timeBase
+        context.pointee.framerate = frameRate
+        context.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+        if let source {
+            let p = source.pointee
+            context.pointee.color_range = p.color_range == AVCOL_RANGE_UNSPECIFIED ? AVCOL_RANGE_MPEG : p.color_range
+            context.pointee.colorspace = p.color_space
+            context.pointee.color_primaries = p.color_primaries
+            context.pointee.color_trc = p.color_trc
+        }
+        if globalHeader { context.pointee.flags |= fx_codec_flag_global_header() }
+        context.pointee.thread_count = settings.deterministic ? Encoder.deterministicThreads : Int32(settings.threads)
+        if settings.deterministic { context.pointee.flags |= fx_codec_flag_bitexact() }
+        if let bitrate = settings.bitrate { context.pointee.bit_rate = Int64(bitrate) }
+
+        var options: OpaquePointer? = nil
+        defer { av_dict_free(&options) }
+        Encoder.applyCodecOptions(settings, codec: codec, into: &options)
+        let status = avcodec_open2(context, avCodec, &options)
+        guard status >= 0 else {
+            throw .processing("cannot open encoder \(codec.encoderName) at \(width)x\(height): \(ffmpegErrorText(status))")
+        }
+    }
+
+    deinit {
+        var owned: UnsafeMutablePointer<AVCodecContext>? = context
+        avcodec_free_context(&owned)
+    }
+
+    private static func supportedPixelFormats(_ codec: UnsafePointer<AVCodec>) -> [AVPixelFormat] {
+        guard var cursor = fx_codec_pix_fmts(codec) else { return [] }
+        var formats: [AVPixelFormat] = []
+        while cursor.pointee != AV_PIX_FMT_NONE {
+            formats.append(cursor.pointee)
+            cursor += 1
+        }
+        return formats
+    }
+
+    private static func applyCodecOptions(_ settings: EncoderSettings, codec: VideoCodec, into options: inout OpaquePointer?) {
+        func set(_ key: String, _ value: String) { av_dict_set(&options, key, value, 0) }
+        switch codec {
+        case .h264, .hevc:
+            set("preset", settings.preset ?? "medium")
+            if settings.bitrate == nil { set("crf", String(settings.crf ?? (codec == .h264 ? 23 : 28))) }
+            if codec == .hevc { set("x265-params", "log-level=error") }
+        case .vp9, .vp8:
+            if settings.bitrate == nil {
+                set("crf", String(settings.crf ?? 32))
+                set("b", "0")
+            }
+            set("deadline", "good")
+            set("cpu-used", String(vpxCPUUsed(preset: settings.preset)))
+            if codec == .vp9 { set("row-mt", "1") }
+        case .prores:
+            set("profile", settings.preset ?? "standard")
+        case .ffv1:
+            set("level", "3")
+            set("slicecrc", "1")
+        }
+    }
+
+    /// Maps x264-style preset names onto libvpx's speed control.
+    private static func vpxCPUUsed(preset: String?) -> Int {
+        switch preset {
+        case "ultrafast", "superfast": 8
+        case "veryfast", "faster": 6
+        case "fast": 5
+        case "slow": 2
+        case "slower", "veryslow", "placebo": 1
+        default: 4
+        }
+    }
+
+    /// Sends a frame, or `nil` to start draining.
+    func send(_ frame: Frame?) throws(ReplayError) {
+        let status = avcodec_send_frame(context, frame?.pointer)
+        if status >= 0 || status == fx_averror_eof() { return }
+        throw .processing("encode error: \(ffmpegErrorText(status))")
+    }
+
+    func receive(into packet: Packet) throws(ReplayError) -> CodecOutput {
+        let status = avcodec_receive_packet(context, packet.pointer)
+        if status >= 0 { return .produced }
+        if status == fx_averror_eagain() { return .needsInput }
+        if status == fx_averror_eof() { return .endOfStream }
+        throw .processing("encode error: \(ffmpegErrorText(status))")
+    }
+}

@@ -1,0 +1,147 @@
+import CFFmpeg
+import Foundation
+
+/// A decoded picture or audio frame; owns its `AVFrame` and frees it exactly once.
+public final class Frame: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<AVFrame>
+    /// The pool this frame goes back to when the pipeline is done with it.
+    weak var pool: FramePool?
+
+    public init() {
+        guard let frame = av_frame_alloc() else { fatalError("av_frame_alloc: out of memory") }
+        pointer = frame
+    }
+
+    /// A frame with its own picture buffers of the given size and format.
+    convenience init(width: Int, height: Int, format: AVPixelFormat) throws(FFmpegFailure) {
+        self.init()
+        try allocate(width: width, height: height, format: format)
+    }
+
+    deinit {
+        var frame: UnsafeMutablePointer<AVFrame>? = pointer
+        av_frame_free(&frame)
+    }
+
+    public var width: Int { Int(pointer.pointee.width) }
+    public var height: Int { Int(pointer.pointee.height) }
+    var pixelFormat: AVPixelFormat { AVPixelFormat(rawValue: pointer.pointee.format) }
+
+    /// Presentation time in the time base of whoever produced the frame.
+    public var pts: Int64 {
+        get { pointer.pointee.pts }
+        set { pointer.pointee.pts = newValue }
+    }
+    /// Duration in the same time base; 0 when unknown.
+    public var duration: Int64 {
+        get { fx_frame_duration(pointer) }
+        set { fx_frame_set_duration(pointer, newValue) }
+    }
+
+    func unref() { av_frame_unref(pointer) }
+
+    /// Hands the frame back to its pool, if it came from one.
+    func recycle() { pool?.give(self) }
+
+    /// (Re)allocates picture buffers; a no-op when size and format already match and the buffers are not shared.
+    func allocate(width: Int, height: Int, format: AVPixelFormat) throws(FFmpegFailure) {
+        if self.width == width, self.height == height, pixelFormat == format, pointer.pointee.buf.0 != nil {
+            try ffmpeg("av_frame_make_writable", av_frame_make_writable(pointer))
+            return
+        }
+        av_frame_unref(pointer)
+        pointer.pointee.width = Int32(width)
+        pointer.pointee.height = Int32(height)
+        pointer.pointee.format = format.rawValue
+        try ffmpeg("av_frame_get_buffer", av_frame_get_buffer(pointer, 0))
+    }
+
+    /// Copies timing and colour properties (not pixels) from another frame.
+    func copyProperties(from other: Frame) {
+        av_frame_copy_props(pointer, other.pointer)
+    }
+
+    /// An 8-bit planar Y'CbCr view of this frame's pixels, or `nil` for other pixel formats.
+    public var yuvImage: YUVImage? {
+        guard let layout = PixelLayout(pixelFormat) else { return nil }
+        let frame = pointer.pointee
+        let chroma = layout.subsampling.chromaSize(width: width, height: height)
+        func plane(_ index: Int, _ w: Int, _ h: Int) -> Plane? {
+            let data = withUnsafeBytes(of: frame.data) { $0.load(fromByteOffset: index * MemoryLayout<UnsafeMutablePointer<UInt8>?>.stride, as: UnsafeMutablePointer<UInt8>?.self) }
+            let stride = withUnsafeBytes(of: frame.linesize) { $0.load(fromByteOffset: index * MemoryLayout<Int32>.stride, as: Int32.self) }
+            guard let data else { return nil }
+            return Plane(base: data, stride: Int(stride), width: w, height: h)
+        }
+        guard let y = plane(0, width, height), let u = plane(1, chroma.width, chroma.height),
+              let v = plane(2, chroma.width, chroma.height) else { return nil }
+        return YUVImage(luma: y, cb: u, cr: v, alpha: layout.hasAlpha ? plane(3, width, height) : nil,
+                        subsampling: layout.subsampling, colorSpace: colorSpace)
+    }
+
+    /// The frame's colour matrix and range (BT.709 limited when untagged and HD, BT.601 when SD).
+    public var colorSpace: ColorSpace {
+        let frame = pointer.pointee
+        let full = frame.color_range == AVCOL_RANGE_JPEG || PixelLayout.isFullRangeFormat(pixelFormat)
+        let matrix: ColorSpace.Matrix
+        switch frame.colorspace {
+        case AVCOL_SPC_BT709: matrix = .bt709
+        case AVCOL_SPC_BT470BG, AVCOL_SPC_SMPTE170M: matrix = .bt601
+        case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: matrix = .bt2020
+        default: matrix = height > 576 ? .bt709 : .bt601
+        }
+        return ColorSpace(matrix: matrix, fullRange: full)
+    }
+}
+
+/// The 8-bit planar Y'CbCr pixel formats the processing stages work on directly.
+struct PixelLayout {
+    let subsampling: ChromaSubsampling
+    let hasAlpha: Bool
+
+    init?(_ format: AVPixelFormat) {
+        switch format {
+        case AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P: (subsampling, hasAlpha) = (.yuv420, false)
+        case AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUVJ422P: (subsampling, hasAlpha) = (.yuv422, false)
+        case AV_PIX_FMT_YUV444P, AV_PIX_FMT_YUVJ444P: (subsampling, hasAlpha) = (.yuv444, false)
+        case AV_PIX_FMT_YUVA420P: (subsampling, hasAlpha) = (.yuv420, true)
+        case AV_PIX_FMT_YUVA422P: (subsampling, hasAlpha) = (.yuv422, true)
+        case AV_PIX_FMT_YUVA444P: (subsampling, hasAlpha) = (.yuv444, true)
+        default: return nil
+        }
+    }
+
+    static func isFullRangeFormat(_ format: AVPixelFormat) -> Bool {
+        format == AV_PIX_FMT_YUVJ420P || format == AV_PIX_FMT_YUVJ422P || format == AV_PIX_FMT_YUVJ444P
+    }
+}
+
+/// Reusable frames, so the pipeline does not allocate per frame. Thread-safe: stages on
+/// different threads take and give back. A pool that keeps buffers hands out frames whose
+/// picture memory is reused; one that does not hands out empty shells (for decoders to fill).
+final class FramePool: @unchecked Sendable {
+    private let lock = NSLock()
+    private var free: [Frame] = []
+    private let keepsBuffers: Bool
+
+    init(keepsBuffers: Bool) { self.keepsBuffers = keepsBuffers }
+
+    /// A frame with writable buffers of the given size and format.
+    func take(width: Int, height: Int, format: AVPixelFormat) throws(FFmpegFailure) -> Frame {
+        let frame = lock.withLock { free.popLast() } ?? Frame()
+        frame.pool = self
+        try frame.allocate(width: width, height: height, format: format)
+        return frame
+    }
+
+    /// An empty frame shell (no buffers), e.g. for a decoder to fill.
+    func takeShell() -> Frame {
+        let frame = lock.withLock { free.popLast() } ?? Frame()
+        frame.pool = self
+        return frame
+    }
+
+    func give(_ frame: Frame) {
+        if !keepsBuffers { frame.unref() }
+        lock.withLock { free.append(frame) }
+    }
+}

@@ -1,0 +1,128 @@
+import CFFmpeg
+import Foundation
+
+/// A container being written; owns its `AVFormatContext` and its ``AtomicOutput``.
+/// Packets may arrive from several threads (copied audio, encoded video): writes are serialised.
+final class Muxer: @unchecked Sendable {
+    let context: UnsafeMutablePointer<AVFormatContext>
+    let output: AtomicOutput
+    private let lock = NSLock()
+    private var sourceTimeBases: [AVRational] = []
+    private var headerWritten = false
+    private var finished = false
+
+    /// Prepares a container for `output`; the format comes from the final path's extension.
+    init(output: AtomicOutput, bitexact: Bool) throws(ReplayError) {
+        self.output = output
+        var context: UnsafeMutablePointer<AVFormatContext>? = nil
+        let status = avformat_alloc_output_context2(&context, nil, nil, output.finalPath)
+        guard status >= 0, let context else {
+            throw .usage("\(output.finalPath): unknown output format (use .mp4, .mov, .mkv or .webm)")
+        }
+        self.context = context
+        if bitexact { context.pointee.flags |= AVFMT_FLAG_BITEXACT }
+    }
+
+    deinit {
+        if headerWritten && !finished { av_write_trailer(context) }
+        if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 { avio_closep(&context.pointee.pb) }
+        avformat_free_context(context)
+    }
+
+    var formatName: String { String(cString: context.pointee.oformat.pointee.name) }
+    var needsGlobalHeader: Bool { context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
+
+    /// Whether this container can hold a stream of `codec`.
+    func accepts(_ codec: AVCodecID) -> Bool {
+        avformat_query_codec(context.pointee.oformat, codec, FF_COMPLIANCE_NORMAL) == 1
+    }
+
+    /// Adds the encoder's stream; returns its index.
+    func addStream(encoder: Encoder, rotation: Int?) throws(ReplayError) -> Int {
+        guard let stream = avformat_new_stream(context, nil) else { throw .processing("avformat_new_stream: out of memory") }
+        do {
+            try ffmpeg("avcodec_parameters_from_context", avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context))
+        } catch { throw .processing("\(output.finalPath): \(error)") }
+        stream.pointee.time_base = encoder.timeBase
+        if let rotation, rotation != 0, let data = fx_stream_new_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, 36) {
+            let matrix = DisplayMatrix.matrix(rotation: rotation)
+            matrix.withUnsafeBytes { data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: 36) }
+        }
+        sourceTimeBases.append(encoder.timeBase)
+        return Int(stream.pointee.index)
+    }
+
+    /// Adds a stream whose packets are copied untouched from `source`; `nil` when the container can't hold it.
+    func addCopiedStream(from demuxer: Demuxer, stream index: Int) throws(ReplayError) -> Int? {
+        let source = demuxer.stream(index)
+        guard accepts(source.pointee.codecpar.pointee.codec_id) else { return nil }
+        guard let stream = avformat_new_stream(context, nil) else { throw .processing("avformat_new_stream: out of memory") }
+        do {
+            try ffmpeg("avcodec_parameters_copy", avcodec_parameters_copy(stream.pointee.codecpar, source.pointee.codecpar))
+            try ffmpeg("side data copy", fx_stream_copy_side_data(stream, source))
+        } catch { throw .processing("\(output.finalPath): \(error)") }
+        // Let the muxer pick its codec tag: the source container's tag may mean nothing here.
+        stream.pointee.codecpar.pointee.codec_tag = 0
+        stream.pointee.time_base = source.pointee.time_base
+        if let language = av_dict_get(source.pointee.metadata, "language", nil, 0) {
+            av_dict_set(&stream.pointee.metadata, "language", language.pointee.value, 0)
+        }
+        sourceTimeBases.append(source.pointee.time_base)
+        return Int(stream.pointee.index)
+    }
+
+    /// Records the time base of packets for a stream added directly with `avformat_new_stream`.
+    func registerTimeBase(_ timeBase: AVRational) {
+        sourceTimeBases.append(timeBase)
+    }
+
+    /// Opens the temporary file and writes the container header.
+    func writeHeader() throws(ReplayError) {
+        if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
+            let status = avio_open(&context.pointee.pb, output.temporaryPath, AVIO_FLAG_WRITE)
+            guard status >= 0 else { throw .processing("\(output.finalPath): cannot create output: \(ffmpegErrorText(status))") }
+        }
+        var options: OpaquePointer? = nil
+        defer { av_dict_free(&options) }
+        // Keep the input's timestamps, including a non-zero start, exactly as they are: containers
+        // that can store negative timestamps (MP4/MOV edit lists) are not shifted.
+        av_dict_set(&options, "avoid_negative_ts", "auto", 0)
+        let status = avformat_write_header(context, &options)
+        guard status >= 0 else { throw .processing("\(output.finalPath): cannot write header: \(ffmpegErrorText(status))") }
+        headerWritten = true
+    }
+
+    /// Writes a packet whose timestamps are in the time base its stream was added with.
+    func write(_ packet: Packet, stream index: Int) throws(ReplayError) {
+        lock.lock()
+        defer { lock.unlock() }
+        do {
+            let stream = context.pointee.streams[index]!
+            packet.pointer.pointee.stream_index = Int32(index)
+            packet.rescale(from: sourceTimeBases[index], to: stream.pointee.time_base)
+            packet.pointer.pointee.pos = -1
+            let status = av_interleaved_write_frame(context, packet.pointer)
+            guard status >= 0 else {
+                throw .processing("\(output.finalPath): write failed: \(ffmpegErrorText(status)) (disk full?)")
+            }
+        }
+    }
+
+    /// Writes the trailer, closes the file and moves it into place.
+    func finish() throws(ReplayError) {
+        lock.lock()
+        defer { lock.unlock() }
+        do {
+            finished = true
+            let status = av_write_trailer(context)
+            guard status >= 0 else { throw .processing("\(output.finalPath): cannot finish: \(ffmpegErrorText(status))") }
+            if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
+                let closeStatus = avio_closep(&context.pointee.pb)
+                guard closeStatus >= 0 else {
+                    throw .processing("\(output.finalPath): cannot close: \(ffmpegErrorText(closeStatus)) (disk full?)")
+                }
+            }
+        }
+        try output.commit()
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// What `fxreplay probe` tells about a recording.
+public struct ProbeResult: Sendable, Codable, Equatable {
+    /// One stream of the recording.
+    public struct Stream: Sendable, Codable, Equatable {
+        public var index: Int
+        public var kind: MediaKind
+        public var codec: String
+        public var timeBase: String
+        public var startSeconds: Double?
+        public var packets: Int
+        public var width: Int?
+        public var height: Int?
+        public var sampleRate: Int?
+        public var channels: Int?
+    }
+
+    /// Statistics of the intervals between consecutive video frames, in milliseconds.
+    public struct FrameIntervals: Sendable, Codable, Equatable {
+        public var min: Double
+        public var max: Double
+        public var mean: Double
+        public var standardDeviation: Double
+        /// Intervals vary by more than 1 ms: a variable-frame-rate recording.
+        public var variableFrameRate: Bool
+    }
+
+    public var path: String
+    public var container: String
+    public var durationSeconds: Double?
+    public var startSeconds: Double?
+    public var streams: [Stream]
+    public var videoStream: Int?
+    public var frames: Int
+    public var frameIntervals: FrameIntervals?
+    /// Display rotation in degrees clockwise.
+    public var rotation: Int
+    public var mirrored: Bool
+    /// Picture sizes in order of appearance, as `WxH` strings (more than one: the resolution changes).
+    public var resolutions: [String]
+    /// Frames carrying the pose SEI of formats.md §4.
+    public var poseSEIFrames: Int
+}
+
+/// Reads a recording's packets (decoding keyframes only, to find resolution changes) and summarises it.
+public enum MediaProbe {
+    public static func probe(_ url: String) throws(ReplayError) -> ProbeResult {
+        let demuxer = try Demuxer(url: url)
+        let video = demuxer.bestVideoStream
+        let keyframeDecoder = try video.map { (v: StreamInfo) throws(ReplayError) in
+            try Decoder(demuxer: demuxer, stream: v.index, threads: 1, keyframesOnly: true)
+        }
+        var packetCounts = [Int](repeating: 0, count: demuxer.streams.count)
+        var videoPTS: [Int64] = []
+        var resolutions: [String] = []
+        let seiFrames = 0
+        let packet = Packet()
+        let frame = Frame()
+        func noteFrames() throws(ReplayError) {
+            guard let keyframeDecoder else { return }
+            while (try? keyframeDecoder.receive(into: frame)) == .produced {
+                let size = "\(frame.width)x\(frame.height)"
+                if resolutions.last != size { resolutions.append(size) }
+            }
+        }
+        while try demuxer.read(into: packet) {
+            packetCounts[packet.streamIndex] += 1
+            if packet.streamIndex == video?.index {
+                if packet.pts != noPTS { videoPTS.append(packet.pts) }
+                if packet.isKeyframe {
+                    try? keyframeDecoder?.send(packet)
+                    try noteFrames()
+                }
+            }
+            packet.unref()
+        }
+        try? keyframeDecoder?.send(nil)
+        try noteFrames()
+
+        videoPTS.sort()
+        var intervals: ProbeResult.FrameIntervals?
+        if let video, videoPTS.count > 1 {
+            let ms = zip(videoPTS.dropFirst(), videoPTS).map { video.timeBase.seconds($0 - $1) * 1000 }
+            let mean = ms.reduce(0, +) / Double(ms.count)
+            let variance = ms.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(ms.count)
+            let lo = ms.min()!, hi = ms.max()!
+            intervals = .init(min: lo, max: hi, mean: mean, standardDeviation: variance.squareRoot(), variableFrameRate: hi - lo > 1)
+        }
+        return ProbeResult(
+            path: url, container: demuxer.formatName, durationSeconds: demuxer.durationSeconds, startSeconds: demuxer.startSeconds,
+            streams: demuxer.streams.map { s in
+                ProbeResult.Stream(index: s.index, kind: s.kind, codec: s.codecName, timeBase: s.timeBase.description,
+                                   startSeconds: s.startTime.map { s.timeBase.seconds($0) }, packets: packetCounts[s.index],
+                                   width: s.kind == .video ? s.width : nil, height: s.kind == .video ? s.height : nil,
+                                   sampleRate: s.kind == .audio ? s.sampleRate : nil, channels: s.kind == .audio ? s.channels : nil)
+            },
+            videoStream: video?.index, frames: video.map { packetCounts[$0.index] } ?? 0, frameIntervals: intervals,
+            rotation: video?.rotation ?? 0, mirrored: video?.mirrored ?? false,
+            resolutions: resolutions, poseSEIFrames: seiFrames)
+    }
+}

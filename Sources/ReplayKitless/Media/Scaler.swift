@@ -1,0 +1,75 @@
+import CFFmpeg
+
+/// Converts pictures between sizes and pixel formats with libswscale; owns its `SwsContext`,
+/// which is rebuilt only when the input or output geometry changes.
+final class Scaler: @unchecked Sendable {
+    private var context: OpaquePointer?
+    private var key: Geometry?
+
+    private struct Geometry: Equatable {
+        var sourceWidth, sourceHeight, sourceFormat: Int32
+        var destinationWidth, destinationHeight, destinationFormat: Int32
+        var colorSpace: ColorSpace?
+    }
+
+    init() {}
+
+    deinit { sws_freeContext(context) }
+
+    /// Scales/converts `source` into `destination`, whose size and format are already set and allocated.
+    /// `colorSpace` decides the Y'CbCr matrix and range when converting from or to RGB.
+    func convert(_ source: Frame, into destination: Frame, colorSpace: ColorSpace? = nil) throws(ReplayError) {
+        let s = source.pointer.pointee, d = destination.pointer.pointee
+        let newKey = Geometry(sourceWidth: s.width, sourceHeight: s.height, sourceFormat: s.format,
+                              destinationWidth: d.width, destinationHeight: d.height, destinationFormat: d.format,
+                              colorSpace: colorSpace)
+        if key != newKey {
+            sws_freeContext(context)
+            context = sws_getContext(s.width, s.height, AVPixelFormat(rawValue: s.format),
+                                     d.width, d.height, AVPixelFormat(rawValue: d.format),
+                                     SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, nil, nil, nil)
+            guard let context else {
+                key = nil
+                throw .processing("cannot convert \(s.width)x\(s.height) \(Scaler.name(s.format)) to \(d.width)x\(d.height) \(Scaler.name(d.format))")
+            }
+            if let colorSpace {
+                let table = sws_getCoefficients(colorSpace.swsMatrix)
+                let full: Int32 = colorSpace.fullRange ? 1 : 0
+                sws_setColorspaceDetails(context, table, full, table, full, 0, 1 << 16, 1 << 16)
+            }
+            key = newKey
+        }
+        let lines = withUnsafePointer(to: source.pointer.pointee.data) {
+            $0.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { sourceData in
+                withUnsafePointer(to: source.pointer.pointee.linesize) {
+                    $0.withMemoryRebound(to: Int32.self, capacity: 8) { sourceStride in
+                        withUnsafeMutablePointer(to: &destination.pointer.pointee.data) {
+                            $0.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { destinationData in
+                                withUnsafePointer(to: destination.pointer.pointee.linesize) {
+                                    $0.withMemoryRebound(to: Int32.self, capacity: 8) { destinationStride in
+                                        sws_scale(context, sourceData, sourceStride, 0, s.height, destinationData, destinationStride)
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        guard lines > 0 else { throw .processing("sws_scale failed: \(ffmpegErrorText(lines))") }
+    }
+
+    static func name(_ format: Int32) -> String {
+        av_get_pix_fmt_name(AVPixelFormat(rawValue: format)).map { String(cString: $0) } ?? "unknown"
+    }
+}
+
+extension ColorSpace {
+    var swsMatrix: Int32 {
+        switch matrix {
+        case .bt601: SWS_CS_ITU601
+        case .bt709: SWS_CS_ITU709
+        case .bt2020: SWS_CS_BT2020
+        }
+    }
+}

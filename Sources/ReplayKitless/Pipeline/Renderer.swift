@@ -1,0 +1,360 @@
+import CFFmpeg
+import Foundation
+import Synchronization
+
+/// Runs one render: demux → decode → orient/scale → effects → encode → mux, as three
+/// concurrent stages joined by bounded queues, with every frame kept at its own timestamp
+/// and every other stream copied untouched.
+public final class Renderer {
+    public let options: RenderOptions
+    private let effects: [any FrameEffect]
+
+    /// - Parameter effects: processing steps applied to each frame, in order.
+    public init(options: RenderOptions, effects: [any FrameEffect] = []) {
+        self.options = options
+        self.effects = effects
+    }
+
+    /// Renders, showing progress on stderr; returns the report. On any failure the output path is left untouched.
+    public func run(progress style: ProgressStyle = .auto) throws(ReplayError) -> RenderReport {
+        let started = Date()
+        let session = try RenderSession(options: options, effects: effects)
+        let reporter = ProgressReporter(style: style, label: "render", total: session.expectedFrames)
+        try session.run { reporter.update(done: $0) }
+        var report = try session.finish()
+        reporter.finish(done: report.framesEncoded)
+        report.wallSeconds = Date().timeIntervalSince(started)
+        report.speedFPS = report.wallSeconds > 0 ? Double(report.framesEncoded) / report.wallSeconds : 0
+        return report
+    }
+}
+
+/// The state of one running render; private to the pipeline.
+private final class RenderSession: @unchecked Sendable {
+    let options: RenderOptions
+    let effects: EffectBox
+    let demuxer: Demuxer
+    let decoder: Decoder
+    let encoder: Encoder
+    let muxer: Muxer
+    let videoIndex: Int
+    let videoOut: Int
+    /// Input stream index → output stream index, for streams copied untouched.
+    let copied: [Int: Int]
+    let timeBase: Rational
+    let quarterTurns: Int
+    let mirror: Bool
+    let outputSize: PictureSize
+    /// The size frames are scaled to before being turned upright.
+    let unturnedSize: PictureSize
+    let workingFormat = AV_PIX_FMT_YUV420P
+    let expectedFrames: Int?
+    var report: RenderReport
+
+    let decoded = BoundedQueue<Frame>(capacity: 8)
+    let processed = BoundedQueue<Frame>(capacity: 8)
+    let shells = FramePool(keepsBuffers: false)
+    let buffers = FramePool(keepsBuffers: true)
+    let failure = Mutex<ReplayError?>(nil)
+    let framesDone = Atomic<Int>(0)
+    let counters = Mutex(Counters())
+
+    struct Counters {
+        var decoded = 0
+        var decodeErrors = 0
+        var badTimestamps = 0
+        var resolutionChanges = 0
+        var lastSize: (Int, Int)?
+        var firstVideoEnd: Double = 0
+        var warnedDecodeError = false
+    }
+
+    init(options: RenderOptions, effects: [any FrameEffect]) throws(ReplayError) {
+        self.options = options
+        self.effects = EffectBox(effects)
+        demuxer = try Demuxer(url: options.input)
+        guard let video = demuxer.bestVideoStream else { throw .badInput("\(options.input): no video stream") }
+        videoIndex = video.index
+        timeBase = video.timeBase
+        decoder = try Decoder(demuxer: demuxer, stream: video.index)
+        guard video.width > 0, video.height > 0 else { throw .badInput("\(options.input): video stream has no picture size") }
+
+        quarterTurns = options.keepRotation ? 0 : video.rotation / 90
+        mirror = options.mirror != (video.mirrored && !options.keepRotation)
+        let display = quarterTurns % 2 == 1 ? PictureSize(width: video.height, height: video.width)
+                                            : PictureSize(width: video.width, height: video.height)
+        // 4:2:0 needs even dimensions.
+        let requested = options.size ?? display
+        outputSize = PictureSize(width: max(2, requested.width & ~1), height: max(2, requested.height & ~1))
+        unturnedSize = quarterTurns % 2 == 1 ? PictureSize(width: outputSize.height, height: outputSize.width) : outputSize
+
+        let output = try AtomicOutput(path: options.output, overwrite: options.overwrite, inputs: [options.input])
+        muxer = try Muxer(output: output, bitexact: options.encoder.deterministic)
+        let codec = options.encoder.codec ?? VideoCodec.defaultCodec(forOutput: options.output)
+        if !muxer.accepts(Self.codecID(codec)) {
+            throw .usage("\(options.output): a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot hold \(codec.rawValue) video")
+        }
+        let stream = demuxer.stream(video.index)
+        var frameRate = stream.pointee.avg_frame_rate
+        if frameRate.num <= 0 || frameRate.den <= 0 { frameRate = stream.pointee.r_frame_rate }
+        if frameRate.num <= 0 || frameRate.den <= 0 { frameRate = AVRational(num: 30, den: 1) }
+        encoder = try Encoder(settings: options.encoder, codec: codec, width: outputSize.width, height: outputSize.height,
+                              timeBase: stream.pointee.time_base, frameRate: frameRate,
+                              colorOf: stream.pointee.codecpar, alpha: false, globalHeader: muxer.needsGlobalHeader)
+        videoOut = try muxer.addStream(encoder: encoder, rotation: options.keepRotation ? video.rotation : nil)
+
+        var copied: [Int: Int] = [:]
+        var dropped: [String] = []
+        for info in demuxer.streams where info.index != video.index {
+            if let out = try muxer.addCopiedStream(from: demuxer, stream: info.index) {
+                copied[info.index] = out
+            } else {
+                dropped.append("stream \(info.index) (\(info.kind.rawValue), \(info.codecName))")
+            }
+        }
+        self.copied = copied
+        demuxer.keepOnly(streams: Set(copied.keys).union([video.index]))
+        try muxer.writeHeader()
+
+        if video.declaredFrames > 0 {
+            expectedFrames = Int(video.declaredFrames)
+        } else if let seconds = demuxer.durationSeconds, frameRate.num > 0 {
+            expectedFrames = Int(seconds * Double(frameRate.num) / Double(frameRate.den))
+        } else {
+            expectedFrames = nil
+        }
+        report = RenderReport(input: options.input, output: .init(
+            path: options.output, container: muxer.formatName, codec: codec.encoderName,
+            width: outputSize.width, height: outputSize.height,
+            pixelFormat: String(cString: av_get_pix_fmt_name(encoder.pixelFormat)), bytes: 0, copiedStreams: copied.count))
+        report.droppedStreams = dropped
+        for stream in dropped {
+            report.warnings.append("\(stream) dropped: the output container cannot hold it")
+            FileHandle.standardError.write(Data("fxreplay: warning: \(stream) dropped: \(URL(fileURLWithPath: options.output).pathExtension) cannot hold it\n".utf8))
+        }
+    }
+
+    static func codecID(_ codec: VideoCodec) -> AVCodecID {
+        avcodec_find_encoder_by_name(codec.encoderName)?.pointee.id ?? AV_CODEC_ID_NONE
+    }
+
+    /// Runs the three stages to completion, calling `progress` with the frames written so far.
+    func run(progress: (Int) -> Void) throws(ReplayError) {
+        let group = DispatchGroup()
+        for stage in [decodeStage, processStage, encodeStage] {
+            group.enter()
+            Thread { [self] in
+                do throws(ReplayError) { try stage() } catch { fail(error) }
+                group.leave()
+            }.start()
+        }
+        while group.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+            progress(framesDone.load(ordering: .relaxed))
+        }
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
+
+    private func fail(_ error: ReplayError) {
+        failure.withLock { if $0 == nil { $0 = error } }
+        decoded.cancel()
+        processed.cancel()
+    }
+
+    private var failed: Bool { failure.withLock { $0 != nil } }
+
+    // MARK: Stage 1: demux and decode
+
+    private func decodeStage() throws(ReplayError) {
+        let packet = Packet()
+        var pending: Frame?
+        defer { decoded.close() }
+        func emit(_ frame: Frame) -> Bool { decoded.put(frame) }
+        func receiveAll() throws(ReplayError) -> Bool {
+            while true {
+                let frame = shells.takeShell()
+                let result: CodecOutput
+                do { result = try decoder.receive(into: frame) } catch {
+                    frame.recycle()
+                    noteDecodeError(error)
+                    continue
+                }
+                guard result == .produced else {
+                    frame.recycle()
+                    return true
+                }
+                noteSize(frame)
+                if frame.pts == noPTS, let pending { frame.pts = pending.pts + max(1, pending.duration) }
+                if let previous = pending {
+                    guard frame.pts > previous.pts else {
+                        counters.withLock { $0.badTimestamps += 1 }
+                        frame.recycle()
+                        continue
+                    }
+                    previous.duration = frame.pts - previous.pts
+                    guard emit(previous) else { return false }
+                }
+                pending = frame
+            }
+        }
+        while !failed {
+            guard try demuxer.read(into: packet) else { break }
+            if packet.streamIndex == videoIndex {
+                do { try decoder.send(packet) } catch { noteDecodeError(error) }
+                packet.unref()
+                guard try receiveAll() else { return }
+            } else if let out = copied[packet.streamIndex] {
+                try muxer.write(packet, stream: out)
+            } else {
+                packet.unref()
+            }
+        }
+        try decoder.send(nil)
+        guard try receiveAll() else { return }
+        if let last = pending {
+            if last.duration <= 0 { last.duration = 1 }
+            _ = emit(last)
+        }
+    }
+
+    private func noteDecodeError(_ error: ReplayError) {
+        let first = counters.withLock { counters in
+            counters.decodeErrors += 1
+            defer { counters.warnedDecodeError = true }
+            return !counters.warnedDecodeError
+        }
+        if first { FileHandle.standardError.write(Data("fxreplay: warning: \(error.message) (continuing)\n".utf8)) }
+    }
+
+    private func noteSize(_ frame: Frame) {
+        counters.withLock { counters in
+            counters.decoded += 1
+            let size = (frame.width, frame.height)
+            if let last = counters.lastSize, last != size { counters.resolutionChanges += 1 }
+            counters.lastSize = size
+        }
+    }
+
+    // MARK: Stage 2: orient, scale, apply effects
+
+    private func processStage() throws(ReplayError) {
+        defer { processed.close() }
+        let scaler = Scaler()
+        let encoderScaler = Scaler()
+        var index = 0
+        var firstPTS: Int64?
+        while let frame = decoded.take() {
+            let first = firstPTS ?? frame.pts
+            firstPTS = first
+            let time = FrameTime(index: index, pts: frame.pts, seconds: timeBase.seconds(frame.pts - first),
+                                 streamSeconds: timeBase.seconds(frame.pts), duration: timeBase.seconds(frame.duration))
+            index += 1
+            let output = try prepare(frame, scaler: scaler, encoderScaler: encoderScaler, time: time)
+            output.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
+            guard processed.put(output) else {
+                output.recycle()
+                return
+            }
+        }
+    }
+
+    /// Turns a decoded frame into the frame the encoder gets: upright, at the output size,
+    /// with effects applied, in the encoder's pixel format. Reuses pooled buffers throughout.
+    private func prepare(_ decodedFrame: Frame, scaler: Scaler, encoderScaler: Scaler, time: FrameTime) throws(ReplayError) -> Frame {
+        var current = decodedFrame
+        func replace(with next: Frame) {
+            next.copyProperties(from: current)
+            next.duration = current.duration
+            next.pts = current.pts
+            current.recycle()
+            current = next
+        }
+        do {
+            if current.width != unturnedSize.width || current.height != unturnedSize.height || current.pixelFormat != workingFormat {
+                let scaled = try buffers.take(width: unturnedSize.width, height: unturnedSize.height, format: workingFormat)
+                try scaler.convert(current, into: scaled)
+                replace(with: scaled)
+            }
+            if quarterTurns != 0 || mirror {
+                let turned = try buffers.take(width: outputSize.width, height: outputSize.height, format: workingFormat)
+                reorient(current.yuvImage!, into: turned.yuvImage!, quarterTurns: quarterTurns, mirror: mirror)
+                replace(with: turned)
+            }
+            if !effects.list.isEmpty {
+                if current === decodedFrame {
+                    // The decoder may still read this picture as a reference: work on a copy.
+                    let copy = try buffers.take(width: outputSize.width, height: outputSize.height, format: workingFormat)
+                    try ffmpeg("av_frame_copy", av_frame_copy(copy.pointer, current.pointer))
+                    replace(with: copy)
+                }
+                guard let image = current.yuvImage else { throw ReplayError.processing("unexpected pixel format in the pipeline") }
+                for effect in effects.list { try effect.apply(to: image, at: time) }
+            }
+            if encoder.pixelFormat != workingFormat {
+                let converted = try buffers.take(width: outputSize.width, height: outputSize.height, format: encoder.pixelFormat)
+                try encoderScaler.convert(current, into: converted)
+                replace(with: converted)
+            }
+        } catch let error as ReplayError {
+            current.recycle()
+            throw error
+        } catch {
+            current.recycle()
+            throw .processing("\(options.input): frame \(time.index): \(error)")
+        }
+        return current
+    }
+
+    // MARK: Stage 3: encode and mux
+
+    private func encodeStage() throws(ReplayError) {
+        let packet = Packet()
+        var durations: [Int64: Int64] = [:]
+        durations.reserveCapacity(64)
+        func drain() throws(ReplayError) {
+            while try encoder.receive(into: packet) == .produced {
+                if let duration = durations.removeValue(forKey: packet.pts), packet.duration <= 0 {
+                    packet.pointer.pointee.duration = duration
+                }
+                try muxer.write(packet, stream: videoOut)
+                framesDone.add(1, ordering: .relaxed)
+            }
+        }
+        while let frame = processed.take() {
+            durations[frame.pts] = frame.duration
+            do {
+                try encoder.send(frame)
+            } catch {
+                frame.recycle()
+                throw error
+            }
+            frame.recycle()
+            try drain()
+        }
+        guard !failed else { return }
+        try encoder.send(nil)
+        try drain()
+    }
+
+    // MARK: Finishing
+
+    func finish() throws(ReplayError) -> RenderReport {
+        try muxer.finish()
+        let counts = counters.withLock { $0 }
+        report.framesDecoded = counts.decoded
+        report.framesEncoded = framesDone.load(ordering: .relaxed)
+        report.decodeErrors = counts.decodeErrors
+        report.framesWithBadTimestamps = counts.badTimestamps
+        report.resolutionChanges = counts.resolutionChanges
+        report.output.bytes = (try? FileManager.default.attributesOfItem(atPath: options.output)[.size] as? Int64) ?? 0
+        for effect in effects.list { report.effects[effect.name] = effect.reportLines() }
+        if counts.decodeErrors > 0 { report.warnings.append("\(counts.decodeErrors) decode errors skipped") }
+        if counts.badTimestamps > 0 { report.warnings.append("\(counts.badTimestamps) frames with non-increasing timestamps dropped") }
+        return report
+    }
+}
+
+/// The effects list, handed to the processing thread (the only thread that touches them).
+private final class EffectBox: @unchecked Sendable {
+    let list: [any FrameEffect]
+    init(_ list: [any FrameEffect]) { self.list = list }
+}

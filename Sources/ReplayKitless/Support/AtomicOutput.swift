@@ -1,0 +1,105 @@
+import Foundation
+
+/// An output file that is either complete or absent (formats.md §8): everything is written to a
+/// hidden temporary file next to the final path and renamed into place only on success.
+/// On failure, deinit or SIGINT/SIGTERM the temporary file is removed.
+public final class AtomicOutput: @unchecked Sendable {
+    /// The path the user asked for.
+    public let finalPath: String
+    /// Where the bytes go until ``commit()``.
+    public let temporaryPath: String
+    private var done = false
+
+    /// Checks the destination and reserves a temporary path next to it.
+    /// - Parameters:
+    ///   - overwrite: replace an existing file instead of refusing.
+    ///   - inputs: files that must never be written over.
+    public init(path: String, overwrite: Bool, inputs: [String] = []) throws(ReplayError) {
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw .processing("\(path): output directory \(directory) does not exist")
+        }
+        let resolved = url.resolvingSymlinksInPath().standardizedFileURL.path
+        for input in inputs where !input.contains("://") {
+            if URL(fileURLWithPath: input).resolvingSymlinksInPath().standardizedFileURL.path == resolved {
+                throw .usage("\(path): refusing to write over the input file")
+            }
+        }
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { throw .usage("\(path): is a directory") }
+            if !overwrite { throw .usage("\(path): already exists (pass --overwrite to replace it)") }
+        }
+        guard access(directory, W_OK) == 0 else {
+            throw .processing("\(path): cannot write to directory \(directory) (permission denied)")
+        }
+        finalPath = path
+        temporaryPath = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).fxreplay-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).part").path
+        InterruptCleanup.shared.register(temporaryPath)
+    }
+
+    deinit { if !done { abort() } }
+
+    /// Moves the finished temporary file into place.
+    public func commit() throws(ReplayError) {
+        guard !done else { return }
+        done = true
+        InterruptCleanup.shared.unregister(temporaryPath)
+        if rename(temporaryPath, finalPath) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(temporaryPath)
+            throw .processing("\(finalPath): cannot move the finished output into place: \(reason)")
+        }
+    }
+
+    /// Removes the temporary file; the final path is left untouched.
+    public func abort() {
+        done = true
+        unlink(temporaryPath)
+        InterruptCleanup.shared.unregister(temporaryPath)
+    }
+
+    /// Writes `data` atomically to `path` (reports, tracks, CSV files).
+    public static func write(_ data: Data, to path: String, overwrite: Bool = true, inputs: [String] = []) throws(ReplayError) {
+        let output = try AtomicOutput(path: path, overwrite: overwrite, inputs: inputs)
+        guard FileManager.default.createFile(atPath: output.temporaryPath, contents: data) else {
+            throw .processing("\(path): cannot write (disk full or permission denied)")
+        }
+        try output.commit()
+    }
+}
+
+/// Removes registered temporary files when the process is interrupted, then exits with
+/// 128 + the signal number (130 for SIGINT, 143 for SIGTERM).
+public final class InterruptCleanup: @unchecked Sendable {
+    public static let shared = InterruptCleanup()
+    private let lock = NSLock()
+    private var paths: Set<String> = []
+    private var sources: [DispatchSourceSignal] = []
+
+    /// Installs the SIGINT/SIGTERM handlers (once per process).
+    public func install() {
+        lock.withLock {
+            guard sources.isEmpty else { return }
+            for signalNumber in [SIGINT, SIGTERM] {
+                signal(signalNumber, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+                source.setEventHandler { [unowned self] in self.interrupted(by: signalNumber) }
+                source.resume()
+                sources.append(source)
+            }
+        }
+    }
+
+    func register(_ path: String) { lock.withLock { _ = paths.insert(path) } }
+    func unregister(_ path: String) { lock.withLock { _ = paths.remove(path) } }
+
+    private func interrupted(by signalNumber: Int32) {
+        let pending = lock.withLock { paths }
+        for path in pending { unlink(path) }
+        FileHandle.standardError.write(Data("\nfxreplay: interrupted, no output written\n".utf8))
+        _exit(128 + signalNumber)
+    }
+}

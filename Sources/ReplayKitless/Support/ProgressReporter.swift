@@ -1,0 +1,82 @@
+import Foundation
+
+/// Shows how far a long job is on stderr: a live bar on a terminal, plain periodic lines
+/// otherwise, or JSON lines for machines. Call ``update(done:)`` as often as convenient;
+/// it prints only at its own pace.
+public final class ProgressReporter: @unchecked Sendable {
+    private let style: ProgressStyle
+    private let label: String
+    private let total: Int?
+    private let start = Date()
+    private var lastPrint = Date.distantPast
+    private let interval: TimeInterval
+    private let isTerminal: Bool
+    private let unit: String
+
+    public init(style: ProgressStyle, label: String, total: Int?, unit: String = "frames") {
+        let terminal = isatty(STDERR_FILENO) != 0
+        self.style = style == .auto ? (terminal ? .auto : .plain) : style
+        self.label = label
+        self.total = total.flatMap { $0 > 0 ? $0 : nil }
+        self.isTerminal = terminal
+        self.unit = unit
+        interval = self.style == .auto ? 0.25 : 2
+    }
+
+    /// Reports that `done` units are finished.
+    public func update(done: Int) {
+        let now = Date()
+        guard now.timeIntervalSince(lastPrint) >= interval else { return }
+        lastPrint = now
+        emit(done: done, final: false)
+    }
+
+    /// Prints the final state.
+    public func finish(done: Int) {
+        emit(done: done, final: true)
+    }
+
+    private func emit(done: Int, final: Bool) {
+        let elapsed = Date().timeIntervalSince(start)
+        let rate = elapsed > 0 ? Double(done) / elapsed : 0
+        let eta = total.map { rate > 0 ? Double(max(0, $0 - done)) / rate : nil } ?? nil
+        switch style {
+        case .none:
+            return
+        case .json:
+            var object: [String: Any] = ["event": final ? "done" : "progress", "label": label, unit: done,
+                                         "elapsed": (elapsed * 1000).rounded() / 1000, "rate": (rate * 10).rounded() / 10]
+            if let total { object["total"] = total }
+            if let eta, !final { object["eta"] = (eta * 10).rounded() / 10 }
+            if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) {
+                FileHandle.standardError.write(data + Data("\n".utf8))
+            }
+        case .plain:
+            FileHandle.standardError.write(Data((line(done: done, rate: rate, eta: eta, final: final) + "\n").utf8))
+        case .auto:
+            let text = bar(done: done) + " " + line(done: done, rate: rate, eta: eta, final: final)
+            FileHandle.standardError.write(Data("\r\u{1B}[K\(text)\(final ? "\n" : "")".utf8))
+        }
+    }
+
+    private func line(done: Int, rate: Double, eta: Double?, final: Bool) -> String {
+        var text = "\(label): \(done)"
+        if let total { text += "/\(total)" }
+        text += " \(unit), " + String(format: "%.1f", rate) + " \(unit)/s"
+        if final { text += ", done in " + Self.clock(Date().timeIntervalSince(start)) }
+        else if let eta { text += ", ETA " + Self.clock(eta) }
+        return text
+    }
+
+    private func bar(done: Int) -> String {
+        let width = 30
+        guard let total else { return "[" + String(repeating: "·", count: width) + "]" }
+        let filled = min(width, done * width / total)
+        return "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "]"
+    }
+
+    static func clock(_ seconds: Double) -> String {
+        let s = Int(seconds.rounded())
+        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
+    }
+}

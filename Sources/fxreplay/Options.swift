@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import ReplayKitless
+
+extension ProgressStyle: ExpressibleByArgument {}
+extension VideoCodec: ExpressibleByArgument {}
+
+/// How long work reports progress: shared by every command that processes video.
+struct ProgressOptions: ParsableArguments {
+    @Option(help: "Progress on stderr: auto (a bar on a terminal, lines otherwise), plain, json or none.")
+    var progress: ProgressStyle = .auto
+
+    @Flag(help: "Let FFmpeg's libraries print their own messages too.")
+    var verbose = false
+}
+
+/// Encoder settings: shared by every command that writes video.
+struct EncoderOptions: ParsableArguments {
+    @Option(help: "Video codec: \(VideoCodec.allCases.map(\.rawValue).joined(separator: ", ")) (default: vp9 for .webm, else h264).")
+    var codec: VideoCodec?
+
+    @Option(help: "Constant rate factor (lower is better quality; x264 default 23).")
+    var crf: Int?
+
+    @Option(help: "Encoder speed preset (x264/x265 names: ultrafast … veryslow; ProRes: proxy, lt, standard, hq, 4444).")
+    var preset: String?
+
+    @Option(help: "Target bitrate, e.g. 2500k or 4M (instead of --crf).")
+    var bitrate: String?
+
+    @Option(help: "Encoder threads (0: the encoder decides).")
+    var threads: Int = 0
+
+    @Flag(help: "Byte-identical output across runs: fixed thread count, bit-exact container and encoder flags.")
+    var deterministic = false
+
+    func validate() throws {
+        if let crf, !(0...63).contains(crf) { throw ValidationError("--crf must be between 0 and 63") }
+        if let bitrate, Self.parseBitrate(bitrate) == nil { throw ValidationError("--bitrate: '\(bitrate)' is not a bitrate like 2500k or 4M") }
+        if threads < 0 { throw ValidationError("--threads must be 0 or more") }
+        if crf != nil && bitrate != nil { throw ValidationError("--crf and --bitrate exclude each other") }
+    }
+
+    var settings: EncoderSettings {
+        var settings = EncoderSettings()
+        settings.codec = codec
+        settings.crf = crf
+        settings.preset = preset
+        settings.bitrate = bitrate.flatMap(Self.parseBitrate)
+        settings.threads = threads
+        settings.deterministic = deterministic
+        return settings
+    }
+
+    static func parseBitrate(_ text: String) -> Int? {
+        let lower = text.lowercased()
+        let multiplier: Double = lower.hasSuffix("k") ? 1e3 : lower.hasSuffix("m") ? 1e6 : 1
+        let digits = multiplier == 1 ? lower : String(lower.dropLast())
+        guard let value = Double(digits), value > 0 else { return nil }
+        return Int(value * multiplier)
+    }
+}
+
+extension PictureSize: ExpressibleByArgument {
+    public init?(argument: String) { self.init(parsing: argument) }
+}
+
+/// Writes `text` to stderr.
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+/// Encodes a value as pretty, key-sorted JSON.
+func prettyJSON<T: Encodable>(_ value: T) throws -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    return try encoder.encode(value) + Data("\n".utf8)
+}

@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import ReplayKitless
+
+struct Probe: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Describe a recording: streams, timing (VFR), rotation, resolution changes, pose SEI.")
+
+    @Argument(help: "The recording to describe.")
+    var input: String
+
+    @Flag(help: "Print JSON instead of text.")
+    var json = false
+
+    func run() throws {
+        FFmpegLogging.configure(verbose: false)
+        let result = try MediaProbe.probe(input)
+        if json {
+            FileHandle.standardOutput.write(try prettyJSON(result))
+            return
+        }
+        print("\(result.path): \(result.container)", terminator: "")
+        if let duration = result.durationSeconds { print(String(format: ", %.3f s", duration), terminator: "") }
+        if let start = result.startSeconds { print(String(format: ", starts at %.3f s", start), terminator: "") }
+        print()
+        for stream in result.streams {
+            var line = "  #\(stream.index) \(stream.kind.rawValue) \(stream.codec), \(stream.packets) packets, time base \(stream.timeBase)"
+            if let w = stream.width, let h = stream.height { line += ", \(w)x\(h)" }
+            if let rate = stream.sampleRate, let channels = stream.channels { line += ", \(rate) Hz, \(channels) ch" }
+            if let start = stream.startSeconds { line += String(format: ", start %.6f s", start) }
+            print(line)
+        }
+        print("  video frames: \(result.frames)")
+        if let i = result.frameIntervals {
+            print(String(format: "  frame interval: min %.2f ms, mean %.2f ms, max %.2f ms, sd %.2f ms (%@)",
+                         i.min, i.mean, i.max, i.standardDeviation, i.variableFrameRate ? "variable frame rate" : "constant frame rate"))
+        }
+        print("  rotation: \(result.rotation)° clockwise\(result.mirrored ? ", mirrored" : "")")
+        print("  resolutions: \(result.resolutions.joined(separator: " → "))")
+        print("  pose SEI: \(result.poseSEIFrames > 0 ? "\(result.poseSEIFrames) frames" : "none")")
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import ReplayKitless
+import Testing
+
+@Suite struct RenderTests {
+    @Test func keepsEveryTimestampAudioAndContent() throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("in.mp4").path
+        let output = dir.appendingPathComponent("out.mp4").path
+        // 40 frames from 1.5 s with jitter, three dropped; audio starts 0.25 s after the video.
+        let pts = jitteredTimestamps(count: 40, start: 1.5, dropping: [7, 8, 21])
+        try writeRecording(to: input, pts: pts, audioStart: 1.75)
+        let run = try runFxreplay(["render", input, "-o", output, "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+
+        let source = try decodeFrames(input, measure: false)
+        let rendered = try decodeFrames(output)
+        #expect(source.count == pts.count)
+        #expect(rendered.count == source.count)
+        // Every presentation time kept exactly (compared as rationals: time bases may differ).
+        for (a, b) in zip(source, rendered) {
+            #expect(Int64(a.pts) * Int64(a.timeBase.numerator) * Int64(b.timeBase.denominator)
+                    == Int64(b.pts) * Int64(b.timeBase.numerator) * Int64(a.timeBase.denominator))
+        }
+        #expect(abs((rendered.first?.seconds ?? 0) - 1.5) < 0.01)
+        // Content preserved: each output frame matches the pattern of its own index.
+        #expect(rendered.allSatisfy { $0.psnr > 30 }, "min PSNR \(rendered.map(\.psnr).min() ?? 0)")
+        // Audio packets byte-identical with the same timestamps.
+        let audioIn = try readPackets(input, kind: .audio)
+        let audioOut = try readPackets(output, kind: .audio)
+        #expect(!audioIn.isEmpty && audioIn.count == audioOut.count)
+        for (a, b) in zip(audioIn, audioOut) {
+            #expect(a.bytes == b.bytes)
+            #expect(abs(a.pts - b.pts) < 1e-9)
+        }
+    }
+
+    @Test func resolutionChangeMidStreamIsScaledToTheFirstSize() throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("in.webm").path
+        let output = dir.appendingPathComponent("out.mp4").path
+        let pts = (0..<20).map { Int64($0) * 3000 }
+        try writeRecording(to: input, pts: pts, sizes: [10: PictureSize(width: 320, height: 192)], codec: .vp8)
+        let source = try decodeFrames(input, measure: false)
+        #expect(source[9].width == 160 && source[10].width == 320, "fixture must change size")
+
+        let reportPath = dir.appendingPathComponent("report.json").path
+        let run = try runFxreplay(["render", input, "-o", output, "--progress", "none", "--report", reportPath])
+        #expect(run.status == 0, "\(run.stderr)")
+        let rendered = try decodeFrames(output)
+        #expect(rendered.count == 20)
+        #expect(rendered.allSatisfy { $0.width == 160 && $0.height == 96 })
+        #expect(rendered.prefix(10).allSatisfy { $0.psnr > 30 })
+        // After the change the picture was scaled down 2:1, so allow for resampling.
+        #expect(rendered.suffix(10).allSatisfy { $0.psnr > 20 }, "\(rendered.map(\.psnr))")
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: reportPath))) as? [String: Any]
+        #expect(report?["resolutionChanges"] as? Int == 1)
+        #expect(report?["framesEncoded"] as? Int == 20)
+    }
+
+    /// A stored picture with a white block in its top-left corner, shown rotated 90° clockwise.
+    @Test func rotationIsAppliedToPixelsLikeFFmpegAutorotate() throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("rotated.mp4").path
+        try writeBlockRecording(to: input, rotation: 90)
+        let output = dir.appendingPathComponent("upright.mp4").path
+        let run = try runFxreplay(["render", input, "-o", output, "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+        // Clockwise quarter turn: the stored top-left corner is shown top-right.
+        let corner = try brightCorner(output)
+        #expect(corner.size == PictureSize(width: 48, height: 64))
+        #expect(corner.name == "top-right")
+        // The ffmpeg CLI's own autorotation agrees.
+        let reference = dir.appendingPathComponent("reference.mp4").path
+        let ffmpeg = Process()
+        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        ffmpeg.arguments = ["-v", "error", "-i", input, "-c:v", "libx264", "-preset", "ultrafast", reference]
+        try ffmpeg.run()
+        ffmpeg.waitUntilExit()
+        #expect(try brightCorner(reference).name == corner.name)
+
+        let kept = dir.appendingPathComponent("kept.mp4").path
+        #expect(try runFxreplay(["render", input, "-o", kept, "--keep-rotation", "--progress", "none"]).status == 0)
+        let keptDemuxer = try Demuxer(url: kept)
+        #expect(keptDemuxer.bestVideoStream?.rotation == 90)
+        #expect(try brightCorner(kept).name == "top-left")
+
+        let mirrored = dir.appendingPathComponent("mirrored.mp4").path
+        #expect(try runFxreplay(["render", input, "-o", mirrored, "--mirror", "--progress", "none"]).status == 0)
+        #expect(try brightCorner(mirrored).name == "top-left")
+    }
+
+    @Test func deterministicRunsProduceIdenticalBytes() throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("in.mp4").path
+        try writeRecording(to: input, pts: jitteredTimestamps(count: 30, start: 0), audioStart: 0)
+        var outputs: [Data] = []
+        for name in ["a.mp4", "b.mp4"] {
+            let output = dir.appendingPathComponent(name).path
+            let run = try runFxreplay(["render", input, "-o", output, "--deterministic", "--progress", "none"])
+            #expect(run.status == 0, "\(run.stderr)")
+            outputs.append(try Data(contentsOf: URL(fileURLWithPath: output)))
+        }
+        #expect(outputs[0] == outputs[1] && !outputs[0].isEmpty)
+    }
+
+    @Test(arguments: ["mkv", "mov", "webm"])
+    func otherContainersKeepFrameCount(_ container: String) throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("in.mp4").path
+        try writeRecording(to: input, pts: jitteredTimestamps(count: 15, start: 0.5), audioStart: 0.5)
+        let output = dir.appendingPathComponent("out.\(container)").path
+        let run = try runFxreplay(["render", input, "-o", output, "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let frames = try decodeFrames(output)
+        #expect(frames.count == 15)
+        #expect(frames.allSatisfy { $0.psnr > 28 })
+        if container == "webm" {
+            // WebM cannot carry AAC: dropped with a warning.
+            #expect(run.stderr.contains("warning") && run.stderr.contains("aac"))
+        } else {
+            #expect(try readPackets(output, kind: .audio).count == (try readPackets(input, kind: .audio)).count)
+        }
+    }
+}
+
+/// Writes a short recording whose stored picture is black with a white 16×16 block top-left.
+func writeBlockRecording(to path: String, rotation: Int) throws {
+    var settings = EncoderSettings()
+    settings.preset = "ultrafast"
+    let writer = try MediaWriter(path: path, video: .init(size: PictureSize(width: 64, height: 48), timeBase: Rational(1, 30),
+                                                          encoder: settings, rotation: rotation))
+    for index in 0..<3 {
+        try writer.addVideoFrame(pts: Int64(index), duration: 1) { image in
+            image.fill(YUVColor(y: 16, cb: 128, cr: 128))
+            for y in 0..<16 { for x in 0..<16 { image.luma[x, y] = 235 } }
+        }
+    }
+    try writer.finish()
+}
+
+/// Which corner of the first decoded frame is bright, and the frame's size.
+func brightCorner(_ path: String) throws -> (name: String, size: PictureSize) {
+    let reader = try VideoFrameReader(url: path)
+    guard let frame = try reader.next(), let image = frame.yuvImage else { return ("none", PictureSize(width: 0, height: 0)) }
+    let w = image.width, h = image.height
+    let corners = [("top-left", 4, 4), ("top-right", w - 5, 4), ("bottom-left", 4, h - 5), ("bottom-right", w - 5, h - 5)]
+    let bright = corners.filter { image.luma[$0.1, $0.2] > 128 }.map(\.0)
+    return (bright.count == 1 ? bright[0] : "ambiguous \(bright)", PictureSize(width: w, height: h))
+}

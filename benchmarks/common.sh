@@ -1,0 +1,44 @@
+# Shared by the benchmark scripts: build, a 720p test clip, timing with peak RSS, and the ratio table.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BENCH_DIR="${BENCH_DIR:-$ROOT/bench-out}"
+ROUNDS="${ROUNDS:-3}"
+FX="$ROOT/.build/release/fxreplay"
+mkdir -p "$BENCH_DIR"
+
+build_release() {
+  bash "$ROOT/scripts/install-deps.sh"
+  (cd "$ROOT" && swift build -c release --product fxreplay >&2)
+}
+
+# make_clip PATH SECONDS: 720p H.264 + AAC with moving content, made once and reused.
+make_clip() {
+  local path="$1" seconds="$2"
+  [ -f "$path" ] && return
+  ffmpeg -v error -y -f lavfi -i "testsrc2=size=1280x720:rate=30" -f lavfi -i "sine=frequency=440:sample_rate=48000" \
+    -t "$seconds" -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p -c:a aac -b:a 96k -shortest "$path"
+}
+
+# measure NAME COMMAND...: runs it once, appends "NAME seconds peak_kib" to $BENCH_DIR/times.txt.
+measure() {
+  local name="$1"; shift
+  /usr/bin/time -f "%e %M" -o "$BENCH_DIR/.last" "$@" >/dev/null 2>&1 || { echo "benchmark command failed: $*" >&2; exit 1; }
+  echo "$name $(cat "$BENCH_DIR/.last")" >> "$BENCH_DIR/times.txt"
+}
+
+# summarize A B: median wall time and peak RSS of each, and the ratios A/B.
+summarize() {
+  python3 - "$BENCH_DIR/times.txt" "$1" "$2" <<'PY'
+import sys, statistics
+path, a, b = sys.argv[1:4]
+rows = {}
+for line in open(path):
+    name, secs, kib = line.split()
+    rows.setdefault(name, []).append((float(secs), int(kib)))
+def med(name): return statistics.median(s for s, _ in rows[name])
+def peak(name): return max(k for _, k in rows[name])
+print(f"{a}: median {med(a):.2f} s over {len(rows[a])} rounds, peak RSS {peak(a)/1024:.0f} MiB")
+print(f"{b}: median {med(b):.2f} s over {len(rows[b])} rounds, peak RSS {peak(b)/1024:.0f} MiB")
+print(f"ratio {a}/{b}: wall time {med(a)/med(b):.2f}x, peak RSS {peak(a)/peak(b):.2f}x")
+PY
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the Debian packages fxreplay builds and runs with, when any is missing.
+set -euo pipefail
+packages=(pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libfreetype-dev fonts-dejavu-core ffmpeg time)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}" >&2
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
