@@ -86,3 +86,27 @@ import Testing
         }
     }
 }
+
+@Suite struct MetricThresholdTests {
+    @Test func identicalStreamsPassEveryThreshold() throws {
+        var random = FixtureRandom(seed: 21)
+        let a = makePicture(width: 40, height: 30) { _, _, _ in random.next() }
+        let comparison = QualityComparison()
+        for _ in 0..<3 { try comparison.add(a.image, a.image) }
+        let summary = try #require(comparison.summary)
+        #expect(summary.psnr.average == .infinity && summary.psnr.frames == 3 && summary.ssim.frames == 3)
+        #expect(summary.failures(minPSNR: 1000, minSSIM: 1).isEmpty)
+    }
+
+    @Test func thresholdsFailWithReasons() throws {
+        let a = makePicture(width: 32, height: 32) { _, x, y in UInt8((x * 5 + y * 3) & 0xFF) }
+        let b = makePicture(width: 32, height: 32) { _, x, y in UInt8((x * 5 + y * 3) & 0xFF) ^ UInt8((x + y) % 4) }
+        let comparison = QualityComparison()
+        try comparison.add(a.image, b.image)
+        let summary = try #require(comparison.summary)
+        #expect(summary.failures(minPSNR: nil, minSSIM: nil).isEmpty)
+        #expect(summary.failures(minPSNR: summary.psnr.average, minSSIM: summary.ssim.all).isEmpty)
+        let reasons = summary.failures(minPSNR: summary.psnr.average + 0.01, minSSIM: summary.ssim.all + 0.001)
+        #expect(reasons.count == 2 && reasons[0].contains("PSNR") && reasons[1].contains("SSIM"))
+    }
+}

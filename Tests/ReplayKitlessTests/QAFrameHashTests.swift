@@ -120,4 +120,53 @@ import Testing
         }
         #expect(throws: ReplayError.self) { try FrameHashGolden.load(path: "/nonexistent/golden") }
     }
+
+    /// Recordings made by ffmpeg: each recipe is one or more ffmpeg argument lists, the last output `clip.<ext>`.
+    static let recipes: [(name: String, steps: [[String]])] = {
+        let source = { (rate: Int, frames: Int, size: String) in
+            ["-f", "lavfi", "-i", "testsrc=size=\(size):rate=\(rate)", "-frames:v", "\(frames)"]
+        }
+        let x264 = ["-c:v", "libx264", "-preset", "ultrafast"]
+        return [
+            ("b-frames.mp4", [source(30, 12, "64x48") + ["-pix_fmt", "yuv420p", "-c:v", "libx264", "-bf", "2"]]),
+            ("vfr.mp4", [source(30, 10, "64x48") + ["-vf", "setpts=N*N*50", "-fps_mode", "passthrough", "-pix_fmt", "yuv420p"] + x264]),
+            ("vp9.webm", [source(24, 6, "64x48") + ["-pix_fmt", "yuv420p", "-c:v", "libvpx-vp9", "-deadline", "realtime"]]),
+            ("start-offset.mp4", [source(30, 6, "64x48") + ["-pix_fmt", "yuv420p", "-output_ts_offset", "1.5"] + x264]),
+            ("odd-size.mkv", [source(25, 5, "33x17") + ["-pix_fmt", "yuv420p", "-c:v", "ffv1"]]),
+            ("yuv444.mp4", [source(25, 4, "48x32") + ["-pix_fmt", "yuv444p"] + x264]),
+            ("nv12.nut", [source(25, 4, "32x24") + ["-pix_fmt", "nv12", "-c:v", "rawvideo"]]),
+            // MPEG-TS: the file starts with the audio, before the first video frame.
+            ("with-audio.ts", [["-f", "lavfi", "-i", "testsrc=size=64x48:rate=25:duration=0.32", "-f", "lavfi", "-i", "sine=duration=0.4",
+                                "-pix_fmt", "yuv420p", "-c:a", "aac"] + x264]),
+        ] + [90, 180, 270].map { degrees in
+            ("rotate-\(degrees).mp4", [source(15, 4, "34x20") + ["-pix_fmt", "yuv420p"] + x264,
+                                       ["-i", "STEP0", "-c", "copy", "-metadata:s:v:0", "rotate=\(degrees)"]])
+        }
+    }()
+
+    @Test(arguments: recipes.map(\.name))
+    func videoListingMatchesFFmpeg(name: String) throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ext = URL(fileURLWithPath: name).pathExtension
+        var previous = ""
+        for (index, step) in try #require(Self.recipes.first { $0.name == name }).steps.enumerated() {
+            let output = directory.appendingPathComponent("step\(index).\(ext)").path
+            let result = try runFFmpeg(step.map { $0 == "STEP0" ? previous : $0 } + [output])
+            #expect(result.status == 0, "\(result.log)")
+            previous = output
+        }
+        let golden = directory.appendingPathComponent("golden.framemd5").path
+        let run = try runFFmpeg(["-i", previous, "-map", "0:v:0", "-fps_mode", "passthrough", "-enc_time_base", "-1",
+                                 "-fflags", "+bitexact", "-f", "framemd5", golden])
+        #expect(run.status == 0, "\(run.log)")
+        let expected = try String(contentsOfFile: golden, encoding: .utf8).split(separator: "\n").map(String.init)
+
+        let hasher = try VideoFrameHasher(url: previous)
+        var lines = hasher.headerLines
+        while let line = try hasher.nextLine() { lines.append(line) }
+        #expect(lines.filter { !$0.hasPrefix("#") } == expected.filter { !$0.hasPrefix("#") })
+        #expect(lines.filter { $0.hasPrefix("#") } == expected.filter { $0.hasPrefix("#") })
+        #expect(hasher.frames > 0)
+    }
 }

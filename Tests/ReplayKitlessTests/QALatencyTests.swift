@@ -26,7 +26,7 @@ import Testing
     @Test func slidingCameraGivesConstantError() throws {
         let qa = try Self.sliding(speed: 2)
         let result = qa.evaluate(Self.centreTap(t: 1.0), delay: 0.2)
-        #expect(result.tapFrame == FrameTime(frame: 30, t: 1.0))
+        #expect(result.tapFrame == FrameReference(frame: 30, t: 1.0))
         #expect(result.lateFrame.frame == 36)
         // Late anchor 2 m/s · 0.2 s = 0.4 m to the right at the same depth 2 m: focal · 0.4 / 2 px on every frame.
         let expected = Self.focal * 0.4 / 2

@@ -134,7 +134,7 @@ final class XMLCollector: NSObject, XMLParserDelegate {
         let strict = TrackComparisonReport(comparing: a, with: b)
         let tap = try #require(strict.annotations.first)
         #expect(tap.visibilityMismatches == 3 && tap.compared == 7 && tap.matched == 10)
-        #expect(tap.firstVisibilityMismatch == FrameTime(frame: 2, t: 2.0 / 30))
+        #expect(tap.firstVisibilityMismatch == FrameReference(frame: 2, t: 2.0 / 30))
         #expect(strict.failingIDs == ["tap-1"])
         #expect(TrackComparisonReport(comparing: a, with: b, options: TrackComparisonOptions(maxVisibilityMismatches: 3)).passed)
     }
@@ -260,7 +260,7 @@ final class XMLCollector: NSObject, XMLParserDelegate {
                                             QAThumbnail(label: "local", path: local.path)],
                                directory: reportDirectory.path)
         let htmlFile = reportDirectory.appendingPathComponent("report.html")
-        try QAOutput.write(html, to: htmlFile.path)
+        try AtomicOutput.write(Data(html.utf8), to: htmlFile.path)
 
         let page = try String(contentsOf: htmlFile, encoding: .utf8)
         let sources = page.components(separatedBy: "src=\"").dropFirst().compactMap { $0.split(separator: "\"").first.map(String.init) }

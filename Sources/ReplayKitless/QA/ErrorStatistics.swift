@@ -12,7 +12,7 @@ public struct ErrorSample: Sendable, Equatable, Codable {
 }
 
 /// A frame of a track or video, by number and time in seconds.
-public struct FrameTime: Sendable, Equatable, Codable {
+public struct FrameReference: Sendable, Equatable, Codable {
     public var frame: Int
     public var t: Double
 

@@ -25,9 +25,9 @@ public struct LatencyResult: Sendable, Equatable, Codable {
     /// Seconds.
     public var delay: Double
     /// The frame nearest the tap time: its pose gives the true anchor.
-    public var tapFrame: FrameTime
+    public var tapFrame: FrameReference
     /// The frame nearest tap time + delay: its pose gives the late anchor.
-    public var lateFrame: FrameTime
+    public var lateFrame: FrameReference
     /// Frames from the tap frame on (up to `until`) where both anchors are on screen.
     public var compared: Int
     /// Pixel distance between the two anchors' projections; `nil` when never both on screen.
@@ -92,8 +92,8 @@ public struct LatencyQA: Sendable {
         }
         let error = ErrorStatistics(samples)
         let passed = tolerance.map { limit in error.map { $0.p95 <= limit } ?? true } ?? true
-        return LatencyResult(id: tap.id, delay: delay, tapFrame: FrameTime(frame: tapIndex, t: times[tapIndex]),
-                             lateFrame: FrameTime(frame: lateIndex, t: times[lateIndex]), compared: samples.count,
+        return LatencyResult(id: tap.id, delay: delay, tapFrame: FrameReference(frame: tapIndex, t: times[tapIndex]),
+                             lateFrame: FrameReference(frame: lateIndex, t: times[lateIndex]), compared: samples.count,
                              error: error, passed: passed, samples: samples)
     }
 

@@ -12,13 +12,15 @@ public struct QualitySummary: Sendable, Equatable, Codable {
     public var ssim: SSIMSummary
 
     /// Why the comparison fails the thresholds, empty when it passes: the average PSNR must be at least
-    /// `minPSNR` dB and the `All` SSIM at least `minSSIM`. Infinite PSNR (identical streams) passes any bound.
+    /// `minPSNR` dB and the `All` SSIM at least `minSSIM`, give or take 1e-9 (the plane weights of `All`
+    /// need not sum to exactly 1, so identical streams can score 0.9999999999999999; FFmpeg treats SSIM
+    /// within 1e-9 of 1 as perfect too). Infinite PSNR (identical streams) passes any bound.
     public func failures(minPSNR: Double?, minSSIM: Double?) -> [String] {
         var reasons: [String] = []
         if let minPSNR, !(psnr.average >= minPSNR) {
             reasons.append("average PSNR \(cFormat(psnr.average)) dB is below the minimum \(cFormat(minPSNR)) dB")
         }
-        if let minSSIM, !(ssim.all >= minSSIM) {
+        if let minSSIM, !(ssim.all >= minSSIM - 1e-9) {
             reasons.append("SSIM All \(cFormat(ssim.all)) is below the minimum \(cFormat(minSSIM))")
         }
         return reasons

@@ -44,7 +44,7 @@ public struct QAThumbnail: Sendable, Equatable {
     }
 }
 
-/// Writing QA outputs: JSON encoding and complete-or-absent files (formats.md §8).
+/// JSON as the QA reports write it.
 public enum QAOutput {
     /// JSON as fxreplay writes it: pretty, keys sorted, infinities as the strings `"inf"`/`"-inf"`.
     public static func json<T: Encodable>(_ value: T) throws(ReplayError) -> Data {
@@ -64,19 +64,6 @@ public enum QAOutput {
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return try decoder.decode(type, from: data)
     }
-
-    /// Writes `data` to `path` through a temporary file and a rename, so the file is complete or absent.
-    public static func write(_ data: Data, to path: String) throws(ReplayError) {
-        do {
-            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw .processing("cannot write \(path): \(error.localizedDescription)")
-        }
-    }
-
-    public static func write(_ text: String, to path: String) throws(ReplayError) {
-        try write(Data(text.utf8), to: path)
-    }
 }
 
 /// A QA report that can be written as JSON, an SVG plot and an HTML page.
@@ -87,14 +74,15 @@ public protocol QAReportFiles {
 }
 
 extension QAReportFiles {
-    /// Writes the requested report files, each complete or absent; the HTML references `thumbnails`
-    /// relative to its own folder.
-    public func write(json: String? = nil, svg: String? = nil, html: String? = nil, thumbnails: [QAThumbnail] = []) throws(ReplayError) {
-        if let json { try QAOutput.write(try self.json(), to: json) }
-        if let svg { try QAOutput.write(plot.svg(), to: svg) }
+    /// Writes the requested report files, each complete or absent (``AtomicOutput``), never over one of
+    /// `inputs`; the HTML references `thumbnails` relative to its own folder.
+    public func write(json: String? = nil, svg: String? = nil, html: String? = nil, thumbnails: [QAThumbnail] = [],
+                      inputs: [String] = []) throws(ReplayError) {
+        if let json { try AtomicOutput.write(try self.json(), to: json, inputs: inputs) }
+        if let svg { try AtomicOutput.write(Data(plot.svg().utf8), to: svg, inputs: inputs) }
         if let html {
             let directory = URL(fileURLWithPath: html).deletingLastPathComponent().path
-            try QAOutput.write(self.html(thumbnails: thumbnails, directory: directory), to: html)
+            try AtomicOutput.write(Data(self.html(thumbnails: thumbnails, directory: directory).utf8), to: html, inputs: inputs)
         }
     }
 }

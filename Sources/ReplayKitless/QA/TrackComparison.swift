@@ -41,7 +41,7 @@ public struct AnnotationTrackComparison: Sendable, Equatable, Codable {
     /// Pairs where exactly one row is visible.
     public var visibilityMismatches: Int
     /// The first such pair, as frame and time of track A.
-    public var firstVisibilityMismatch: FrameTime?
+    public var firstVisibilityMismatch: FrameReference?
     /// Pixel error statistics over the compared frames; `nil` when there are none.
     public var error: ErrorStatistics?
     /// Why the annotation fails; empty when it passes.
@@ -55,7 +55,7 @@ public struct AnnotationTrackComparison: Sendable, Equatable, Codable {
     }
 
     init(id: String, rowsA: Int, rowsB: Int, matched: Int, unmatched: Int, visibilityMismatches: Int,
-         firstVisibilityMismatch: FrameTime?, samples: [ErrorSample], failures: [String]) {
+         firstVisibilityMismatch: FrameReference?, samples: [ErrorSample], failures: [String]) {
         self.id = id
         self.rowsA = rowsA
         self.rowsB = rowsB
@@ -134,14 +134,14 @@ public struct TrackComparisonReport: Sendable, Equatable, Codable {
         let partners = partners(rowsA, rowsB, matching: options.matching)
         var samples: [ErrorSample] = []
         var mismatches = 0
-        var firstMismatch: FrameTime?
+        var firstMismatch: FrameReference?
         var matched = 0
         for (row, partner) in zip(rowsA, partners) {
             guard let partner else { continue }
             matched += 1
             if row.visible != partner.visible {
                 mismatches += 1
-                if firstMismatch == nil { firstMismatch = FrameTime(frame: row.frame, t: row.t) }
+                if firstMismatch == nil { firstMismatch = FrameReference(frame: row.frame, t: row.t) }
             } else if row.visible, let xa = row.x, let ya = row.y, let xb = partner.x, let yb = partner.y {
                 samples.append(ErrorSample(frame: row.frame, t: row.t, error: ((xa - xb) * (xa - xb) + (ya - yb) * (ya - yb)).squareRoot()))
             }
