@@ -16,8 +16,8 @@ extension PlacementTrack {
 
     /// Parses CSV text. Every problem is reported with the file, line and field.
     ///
-    /// Rules: the header must be exactly §7's; `frame` a non-negative integer; `t` and (when present) `depth`,
-    /// (when present) `x`, `y` finite numbers; `visible` 0 or 1; `x` and `y` both empty or both set,
+    /// Rules: the header must be exactly §7's; `frame` a non-negative integer; `t` a finite number; `depth`,
+    /// `x` and `y` finite numbers or empty; `visible` 0 or 1; `x` and `y` both empty or both set,
     /// and set when visible; one row per (`id`, `frame`). Fields may be quoted as in RFC 4180.
     public static func parse(_ text: String, file: String) throws(ReplayError) -> PlacementTrack {
         var rows: [PlacementRow] = []
