@@ -8,7 +8,7 @@ import Testing
         for y in 0..<height {
             for x in 0..<width { layer.texels[y * width + x] = [200, 60, 200, coverage(x, y)] }
         }
-        layer.touched = PixelRect(minX: 0, minY: 0, maxX: width, maxY: height)
+        layer.touched = PixelBounds(minX: 0, minY: 0, maxX: width, maxY: height)
         return layer
     }
 
@@ -59,7 +59,7 @@ import Testing
 
     @Test func clearingEmptiesOnlyWhatWasTouched() {
         let source = layer(width: 4, height: 4) { _, _ in 1 }
-        source.touched = PixelRect(minX: 1, minY: 1, maxX: 3, maxY: 2)
+        source.touched = PixelBounds(minX: 1, minY: 1, maxX: 3, maxY: 2)
         source.clear()
         #expect(source.texels[1 * 4 + 1] == .zero && source.texels[1 * 4 + 2] == .zero)
         #expect(source.texels[0].w == 1 && source.texels[2 * 4 + 1].w == 1, "outside the touched rectangle: kept")

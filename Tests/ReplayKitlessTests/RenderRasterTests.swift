@@ -84,8 +84,8 @@ func render(_ annotations: [PlacedAnnotation], _ camera: HandCamera, into frame:
 
 func placed(_ shape: AnnotationShape, size: Double, at anchor: SIMD3<Double>, color: String = "#FFFFFF",
             label: String? = nil, orientation: SIMD3<Double> = .zero) -> PlacedAnnotation {
-    PlacedAnnotation(Annotation(id: "a", anchor: .world(anchor), shape: shape, size: size,
-                                color: RGBAColor(hex: color)!, label: label, orientation: orientation), anchor: anchor)
+    PlacedAnnotation(annotation: Annotation(id: "a", anchor: .world(anchor), shape: shape, size: size,
+                                color: RGBAColor(hex: color)!, label: label, orientation: orientation), world: anchor)
 }
 
 @Suite struct RenderRasterTests {

@@ -1,16 +1,3 @@
-/// An annotation ready to draw on one frame: the scene entry and its anchor as a world point
-/// (tap anchors are resolved to world points by the poses layer before rendering).
-public struct PlacedAnnotation: Sendable, Equatable {
-    public var annotation: Annotation
-    /// The anchor in world space, metres.
-    public var anchor: SIMD3<Double>
-
-    public init(_ annotation: Annotation, anchor: SIMD3<Double>) {
-        self.annotation = annotation
-        self.anchor = anchor
-    }
-}
-
 /// Draws 3D annotations straight into video frames, as seen from each frame's camera pose
 /// (formats.md §2: continuous pixel coordinates, coverage sampled around pixel centres).
 ///
@@ -101,10 +88,10 @@ public final class AnnotationRenderer: @unchecked Sendable {
         for (_, index) in order {
             let placed = annotations[index]
             let annotation = placed.annotation
-            let shape = AnnotationPlacement.shape(annotation, anchor: placed.anchor, camera: camera, time: time)
+            let shape = AnnotationPlacement.shape(annotation, anchor: placed.world, camera: camera, time: time)
             let material = SurfaceMaterial(annotation.color, colorSpace: image.colorSpace, shaded: annotation.shape != .ring)
             rasterizer.add(try mesh(for: annotation.shape), transform: shape, camera: camera, material: material)
-            if annotation.stem, let stem = AnnotationPlacement.stem(anchor: placed.anchor, size: annotation.size) {
+            if annotation.stem, let stem = AnnotationPlacement.stem(anchor: placed.world, size: annotation.size) {
                 let grey = SurfaceMaterial(Self.stemColor, colorSpace: image.colorSpace, shaded: false)
                 rasterizer.add(stemMesh, transform: stem, camera: camera, material: grey)
             }
@@ -114,7 +101,7 @@ public final class AnnotationRenderer: @unchecked Sendable {
         for (_, index) in order {
             let placed = annotations[index]
             guard let label = placed.annotation.label, !label.isEmpty else { continue }
-            let anchor = camera.project(placed.anchor)
+            let anchor = camera.project(placed.world)
             guard anchor.depth > camera.clippingNear else { continue }
             // Clear of the shape: most of its projected radius, plus a little air.
             let radius = camera.focal.fy * placed.annotation.size / 2 / anchor.depth
@@ -137,8 +124,8 @@ public final class AnnotationRenderer: @unchecked Sendable {
         for (index, placed) in annotations.enumerated() {
             let size = placed.annotation.size
             guard size.isFinite, size > 0, placed.annotation.color.alpha > 0,
-                  placed.anchor.x.isFinite, placed.anchor.y.isFinite, placed.anchor.z.isFinite else { continue }
-            let depth = -camera.cameraSpace(placed.anchor).z
+                  placed.world.x.isFinite, placed.world.y.isFinite, placed.world.z.isFinite else { continue }
+            let depth = -camera.cameraSpace(placed.world).z
             order.append((depth, index))
             var i = order.count - 1
             while i > 0, order[i - 1].depth < depth {

@@ -48,7 +48,7 @@ struct LabelRenderer {
     /// Fills a rounded rectangle with the plate colour, its edge antialiased by the distance
     /// from each pixel centre to the outline.
     private func fillPlate(left: Double, top: Double, width: Double, height: Double, radius: Double, into layer: RenderLayer) {
-        let rect = PixelRect.covering(x0: left, y0: top, x1: left + width, y1: top + height,
+        let rect = PixelBounds.covering(x0: left, y0: top, x1: left + width, y1: top + height,
                                       width: layer.width, height: layer.height)
         guard !rect.isEmpty else { return }
         layer.touched = layer.touched.union(rect)
@@ -67,7 +67,7 @@ struct LabelRenderer {
 
     /// Lays a glyph bitmap, top-left at pixel (`x`, `y`), over what the layer holds.
     private func stamp(_ glyph: Glyph, x: Int, y: Int, into layer: RenderLayer) {
-        let rect = PixelRect(minX: max(x, 0), minY: max(y, 0),
+        let rect = PixelBounds(minX: max(x, 0), minY: max(y, 0),
                              maxX: min(x + glyph.width, layer.width), maxY: min(y + glyph.rows, layer.height))
         guard !rect.isEmpty else { return }
         layer.touched = layer.touched.union(rect)

@@ -63,7 +63,7 @@ final class MeshRasterizer {
     /// A projected triangle: its barycentric coordinates and inverse depth as linear functions of
     /// the pixel position, its vertex normals (facing the viewer) and its material.
     private struct ScreenTriangle {
-        var rect: PixelRect
+        var rect: PixelBounds
         var e0: Linear, e1: Linear, e2: Linear
         var inverseDepth: Linear
         var inverseDepths: SIMD3<Double>
@@ -78,7 +78,7 @@ final class MeshRasterizer {
     let lighting: Lighting
     private var vertices: [ViewVertex] = []
     private var triangles: [ScreenTriangle] = []
-    private var bounds = PixelRect.empty
+    private var bounds = PixelBounds.empty
     /// Per sample (16 per pixel) of the current tile: 1/depth of the nearest surface (0 = empty)
     /// and the index of its triangle.
     private let sampleDepth: UnsafeMutablePointer<Float>
@@ -142,13 +142,13 @@ final class MeshRasterizer {
             triangles.removeAll(keepingCapacity: true)
             bounds = .empty
         }
-        let area = bounds.intersection(PixelRect(minX: 0, minY: 0, maxX: layer.width, maxY: layer.height))
+        let area = bounds.intersection(PixelBounds(minX: 0, minY: 0, maxX: layer.width, maxY: layer.height))
         guard !area.isEmpty else { return }
         layer.touched = layer.touched.union(area)
         triangles.withUnsafeBufferPointer { triangles in
             for top in stride(from: area.minY, to: area.maxY, by: Self.tileSize) {
                 for left in stride(from: area.minX, to: area.maxX, by: Self.tileSize) {
-                    let tile = PixelRect(minX: left, minY: top, maxX: min(left + Self.tileSize, area.maxX),
+                    let tile = PixelBounds(minX: left, minY: top, maxX: min(left + Self.tileSize, area.maxX),
                                          maxY: min(top + Self.tileSize, area.maxY))
                     for index in triangles.indices {
                         let part = triangles[index].rect.intersection(tile)
@@ -161,12 +161,12 @@ final class MeshRasterizer {
     }
 
     /// Where pixel (`x`, `y`)'s 16 samples start in the tile's sample buffers.
-    @inline(__always) private func samples(_ x: Int, _ y: Int, in tile: PixelRect) -> Int {
+    @inline(__always) private func samples(_ x: Int, _ y: Int, in tile: PixelBounds) -> Int {
         ((y - tile.minY) * Self.tileSize + (x - tile.minX)) * 16
     }
 
     /// Takes the samples of `part` (inside `tile`) that the triangle covers and is nearest at.
-    private func rasterize(_ t: ScreenTriangle, owner: UInt32, _ part: PixelRect, tile: PixelRect) {
+    private func rasterize(_ t: ScreenTriangle, owner: UInt32, _ part: PixelBounds, tile: PixelBounds) {
         let e0 = t.e0, e1 = t.e1, e2 = t.e2
         for k in 0..<16 {
             let ox = Self.offsetX(k), oy = Self.offsetY(k)
@@ -225,7 +225,7 @@ final class MeshRasterizer {
     /// The pixels of row `y` (a pixel centre) in `part` whose sample squares may meet the
     /// triangle: where all three barycentric coordinates can reach 0, widened by a pixel against
     /// rounding. Keeps long thin triangles from costing their whole bounding box.
-    @inline(__always) private static func span(of t: ScreenTriangle, row y: Double, within part: PixelRect) -> ClosedRange<Int>? {
+    @inline(__always) private static func span(of t: ScreenTriangle, row y: Double, within part: PixelBounds) -> ClosedRange<Int>? {
         var low = Double(part.minX), high = Double(part.maxX - 1)
         func narrow(by e: Linear) -> Bool {
             // a·x + b·y + c + reach ≥ 0 at the centre x = px + 0.5
@@ -245,7 +245,7 @@ final class MeshRasterizer {
 
     /// Shades each pixel of the tile once per triangle owning some of its samples, writes the
     /// average colour and the covered fraction to the layer, and empties the samples.
-    private func shadeSamples(of tile: PixelRect, triangles: UnsafeBufferPointer<ScreenTriangle>, into layer: RenderLayer) {
+    private func shadeSamples(of tile: PixelBounds, triangles: UnsafeBufferPointer<ScreenTriangle>, into layer: RenderLayer) {
         for py in tile.minY..<tile.maxY {
             var columns = touchedColumns[py - tile.minY]
             touchedColumns[py - tile.minY] = 0
@@ -351,7 +351,7 @@ final class MeshRasterizer {
             let area = (v1.x - v0.x) * (v2.y - v0.y) - (v1.y - v0.y) * (v2.x - v0.x)
             guard area.isFinite, abs(area) > 1e-9 else { return nil }
             // (Nested two-argument min/max: the variadic forms allocate an array.)
-            let rect = PixelRect.covering(x0: min(min(v0.x, v1.x), v2.x), y0: min(min(v0.y, v1.y), v2.y),
+            let rect = PixelBounds.covering(x0: min(min(v0.x, v1.x), v2.x), y0: min(min(v0.y, v1.y), v2.y),
                                           x1: max(max(v0.x, v1.x), v2.x), y1: max(max(v0.y, v1.y), v2.y),
                                           width: width, height: height)
             guard !rect.isEmpty else { return nil }

@@ -1,30 +1,30 @@
 /// A half-open rectangle of pixels, `minX..<maxX` × `minY..<maxY`.
-struct PixelRect: Equatable {
+struct PixelBounds: Equatable {
     var minX: Int, minY: Int, maxX: Int, maxY: Int
 
-    static let empty = PixelRect(minX: 0, minY: 0, maxX: 0, maxY: 0)
+    static let empty = PixelBounds(minX: 0, minY: 0, maxX: 0, maxY: 0)
 
     var isEmpty: Bool { minX >= maxX || minY >= maxY }
 
     /// The pixels in both.
-    func intersection(_ other: PixelRect) -> PixelRect {
-        PixelRect(minX: max(minX, other.minX), minY: max(minY, other.minY),
+    func intersection(_ other: PixelBounds) -> PixelBounds {
+        PixelBounds(minX: max(minX, other.minX), minY: max(minY, other.minY),
                   maxX: min(maxX, other.maxX), maxY: min(maxY, other.maxY))
     }
 
     /// The smallest rectangle holding both.
-    func union(_ other: PixelRect) -> PixelRect {
+    func union(_ other: PixelBounds) -> PixelBounds {
         if isEmpty { return other }
         if other.isEmpty { return self }
-        return PixelRect(minX: min(minX, other.minX), minY: min(minY, other.minY),
+        return PixelBounds(minX: min(minX, other.minX), minY: min(minY, other.minY),
                          maxX: max(maxX, other.maxX), maxY: max(maxY, other.maxY))
     }
 
     /// The pixels whose areas meet the continuous box `x0…x1` × `y0…y1`, clipped to a frame.
-    static func covering(x0: Double, y0: Double, x1: Double, y1: Double, width: Int, height: Int) -> PixelRect {
+    static func covering(x0: Double, y0: Double, x1: Double, y1: Double, width: Int, height: Int) -> PixelBounds {
         func clamp(_ v: Double, _ limit: Int) -> Int { Int(max(0, min(Double(limit), v))) }
         guard x0 <= x1, y0 <= y1 else { return .empty }   // also false for NaN
-        return PixelRect(minX: clamp(x0.rounded(.down), width), minY: clamp(y0.rounded(.down), height),
+        return PixelBounds(minX: clamp(x0.rounded(.down), width), minY: clamp(y0.rounded(.down), height),
                          maxX: clamp(x1.rounded(.up), width), maxY: clamp(y1.rounded(.up), height))
     }
 }
@@ -38,7 +38,7 @@ final class RenderLayer {
     /// (Y', Cb, Cr, coverage 0…1) per pixel, row-major.
     let texels: UnsafeMutablePointer<SIMD4<Float>>
     /// The pixels written since the last `clear()`.
-    var touched = PixelRect.empty
+    var touched = PixelBounds.empty
 
     init(width: Int, height: Int) {
         self.width = width
