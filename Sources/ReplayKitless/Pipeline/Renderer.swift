@@ -356,19 +356,13 @@ private final class RenderSession: @unchecked Sendable {
 
     private func encodeStage() throws(ReplayError) {
         let packet = Packet()
-        var durations: [Int64: Int64] = [:]
-        durations.reserveCapacity(64)
         func drain() throws(ReplayError) {
             while try encoder.receive(into: packet) == .produced {
-                if let duration = durations.removeValue(forKey: packet.pts), packet.duration <= 0 {
-                    packet.pointer.pointee.duration = duration
-                }
                 try muxer.write(packet, stream: videoOut)
                 framesDone.add(1, ordering: .relaxed)
             }
         }
         while let frame = processed.take() {
-            durations[frame.pts] = frame.duration
             do {
                 try encoder.send(frame)
             } catch {
