@@ -39,44 +39,28 @@ struct PoseOptions: ParsableArguments {
     var intrinsics: String?
 
     func validate() throws {
-        if (poses == nil) == !posesFromSei { throw ValidationError("give exactly one of --poses FILE and --poses-from-sei") }
+        if poses != nil && posesFromSei { throw ValidationError("give only one of --poses FILE and --poses-from-sei") }
         if !poseOffset.isFinite { throw ValidationError("--pose-offset must be a number of seconds") }
     }
 
-    /// The SEI reader, when poses come from the stream.
-    func sei() throws -> PoseSEI? {
-        guard posesFromSei else { return nil }
-        return try seiUUID.map(PoseSEI.init(uuid:)) ?? PoseSEI()
+    /// Whether a pose source was given.
+    var isGiven: Bool { poses != nil || posesFromSei }
+
+    /// Commands that cannot work without poses call this from their `validate()`.
+    func requireSource() throws {
+        if !isGiven { throw ValidationError("give --poses FILE or --poses-from-sei") }
     }
 
-    /// Matches the poses to the scanned frames. SEI samples are keyed by their own frame's time,
-    /// so they are always relative, whatever `--pose-time` says about sidecars and scenes.
-    func timeline(for scan: VideoPacketScan, input: String) throws -> PoseTimeline {
-        let overrides = try PoseOverrides(fovY: fov, zNear: znear, intrinsics: intrinsics.map(PoseOverrides.parseIntrinsics))
-        var options = PoseMatchOptions(offset: poseOffset, policy: missingPose, overrides: overrides)
-        let samples: [PoseSample]
-        let source: String
-        if let poses {
-            samples = try PoseSidecar.read(path: poses)
-            source = poses
-            if poseTime == .absolute { options.timeBase = .absolute(firstFrameTime: scan.firstFrameTime) }
-        } else {
-            samples = scan.seiSamples
-            source = input
-            guard !samples.isEmpty else { throw ReplayError.badInput("\(input): no pose SEI found in the video") }
-        }
-        return try PoseTimeline(samples: samples, frames: scan.frames, options: options, source: source)
-    }
-
-    /// Scene times follow `--pose-time`: with absolute times, frame times shift by the first frame's.
-    func sceneTimeOrigin(for scan: VideoPacketScan) -> Double {
-        poseTime == .absolute ? scan.firstFrameTime : 0
-    }
-
-    /// A one-line account of what matching did, for stderr.
-    static func summary(_ report: PoseMatchReport) -> String {
-        "poses: \(report.matched) frames matched, \(report.interpolated) interpolated, \(report.held) held, "
-            + "\(report.hidden) hidden, \(report.unusedSamples) samples unused"
+    /// The library form of these options.
+    func settings() throws -> PoseSettings {
+        var settings = PoseSettings(source: poses.map { .sidecar(path: $0) } ?? .sei(uuid: seiUUID))
+        settings.absoluteTime = poseTime == .absolute
+        settings.offset = poseOffset
+        settings.missingPose = missingPose
+        settings.fovY = fov
+        settings.zNear = znear
+        settings.intrinsics = try intrinsics.map(PoseOverrides.parseIntrinsics)
+        return settings
     }
 }
 
@@ -84,7 +68,7 @@ struct PoseOptions: ParsableArguments {
 struct Poses: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Extract or convert per-frame camera poses.",
-        subcommands: [PosesExtract.self])
+        subcommands: [PosesExtract.self, PosesEmbed.self])
 }
 
 /// `fxreplay poses extract INPUT -o poses.jsonl`: the pose SEI of every frame, as a sidecar.
@@ -117,5 +101,58 @@ struct PosesExtract: ParsableCommand {
         let bytes = try PoseSidecar.encode(samples, format: format)
         try AtomicOutput.write(Data(bytes), to: output, inputs: [input])
         printError("fxreplay: wrote \(output): \(samples.count) poses from \(scan.frames.count) frames")
+    }
+}
+
+/// `fxreplay poses embed INPUT --poses FILE -o OUTPUT`: the poses as SEI on every frame, by
+/// re-encoding (any input) or, with `--copy`, by inserting SEI into the existing H.264/HEVC packets.
+struct PosesEmbed: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "embed",
+        abstract: "Write per-frame poses into an H.264/HEVC video as SEI (re-encoding, or --copy without it).")
+
+    @Argument(help: "The recording.")
+    var input: String
+
+    @OptionGroup var poseOptions: PoseOptions
+
+    @Option(name: .shortAndLong, help: "Output file.")
+    var output: String
+
+    @Flag(help: "Insert SEI into the existing packets instead of re-encoding (H.264/HEVC input only).")
+    var copy = false
+
+    @OptionGroup var encoder: EncoderOptions
+
+    @Flag(help: "Replace OUTPUT if it exists.")
+    var overwrite = false
+
+    @OptionGroup var progress: ProgressOptions
+
+    func validate() throws {
+        try poseOptions.requireSource()
+        if let codec = encoder.codec, !codec.carriesSEI { throw ValidationError("--codec must be h264 or hevc to carry SEI") }
+    }
+
+    func run() throws {
+        InterruptCleanup.shared.install()
+        FFmpegLogging.configure(verbose: progress.verbose)
+        let settings = try poseOptions.settings()
+        if copy {
+            let result = try PoseEmbedder.embedByCopy(input: input, output: output, poses: settings, overwrite: overwrite)
+            printError("fxreplay: wrote \(output): pose SEI in \(result.embedded) of \(result.frames) frames (no re-encode); "
+                       + result.match.summary)
+            return
+        }
+        var options = RenderOptions(input: input, output: output)
+        options.encoder = encoder.settings
+        if options.encoder.codec == nil { options.encoder.codec = .h264 }
+        options.keepRotation = true
+        options.overwrite = overwrite
+        options.poses = settings
+        options.embedPoses = true
+        let report = try Renderer(options: options).run(progress: progress.progress)
+        printError("fxreplay: wrote \(output): \(report.framesEncoded) frames with pose SEI; "
+                   + "poses: \(report.effects["poses"].map { $0.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") } ?? "")")
     }
 }

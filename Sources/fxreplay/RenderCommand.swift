@@ -35,12 +35,31 @@ struct Render: ParsableCommand {
     @Option(help: "Write a JSON report (frame counts, decode errors, timing, output properties) to this file.")
     var report: String?
 
+    @OptionGroup var poseOptions: PoseOptions
+
+    @Flag(help: "Write each frame's pose as SEI into the H.264/HEVC output (formats.md §4).")
+    var embedPoses = false
+
+    @Option(help: "Annotation scene (annotations.json) to draw from each frame's pose; needs --poses or --poses-from-sei.")
+    var annotations: String?
+
+    @Option(help: "Font file for annotation labels (default: DejaVu Sans).")
+    var font: String?
+
+    @Flag(help: "Draw the person (mask foreground) over the annotations.")
+    var occludeWithMask = false
+
     @OptionGroup var progress: ProgressOptions
 
     @OptionGroup(title: "Background replacement") var backgroundReplacement: BackgroundOptions
 
     func validate() throws {
         if let maxDecodeErrors, maxDecodeErrors < 0 { throw ValidationError("--max-decode-errors must be 0 or more") }
+        if annotations != nil && !poseOptions.isGiven {
+            throw ValidationError("--annotations needs camera poses: --poses FILE or --poses-from-sei")
+        }
+        if (font != nil || occludeWithMask) && annotations == nil { throw ValidationError("--font and --occlude-with-mask go with --annotations") }
+        if embedPoses && !poseOptions.isGiven { throw ValidationError("--embed-poses needs --poses FILE or --poses-from-sei") }
     }
 
     func run() throws {
@@ -53,10 +72,18 @@ struct Render: ParsableCommand {
         options.mirror = mirror
         options.overwrite = overwrite
         options.maxDecodeErrors = strict ? 0 : maxDecodeErrors
+        options.poses = poseOptions.isGiven ? try poseOptions.settings() : nil
+        options.embedPoses = embedPoses
+        if let annotations {
+            var settings = AnnotationSettings(scene: annotations)
+            settings.font = font
+            settings.occludeWithMask = occludeWithMask
+            options.annotations = settings
+        }
         options.background = backgroundReplacement.settings
         let result = try Renderer(options: options).run(progress: progress.progress)
         if let report {
-            try AtomicOutput.write(try prettyJSON(result), to: report, inputs: [input])
+            try AtomicOutput.write(try prettyJSON(result), to: report, inputs: options.inputFiles)
         }
         printError("fxreplay: wrote \(output): \(result.framesEncoded) frames, \(result.output.width)x\(result.output.height) \(result.output.codec), "
                    + String(format: "%.1f fps", result.speedFPS)

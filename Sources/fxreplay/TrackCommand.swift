@@ -24,21 +24,26 @@ struct Track: ParsableCommand {
     @Option(help: "csv or jsonl (default: jsonl for a .jsonl output, else csv).")
     var format: PlacementTrack.Format?
 
+    func validate() throws {
+        try poseOptions.requireSource()
+    }
+
     func run() throws {
         FFmpegLogging.configure(verbose: false)
         let scene = try AnnotationScene.load(path: annotations)
-        let scan = try VideoPacketScan(path: input, sei: try poseOptions.sei())
-        let timeline = try poseOptions.timeline(for: scan, input: input)
+        let settings = try poseOptions.settings()
+        let scan = try settings.scan(input)
+        let timeline = try settings.timeline(for: scan, input: input)
         let frames = zip(scan.frames, timeline.poses).map { timing, pose in
             TrackFrame(time: timing.time, width: scan.width, height: scan.height, pose: pose)
         }
         let rows = try PlacementTrack.rows(frames: frames, scene: scene, sceneFile: annotations,
-                                           sceneTimeOrigin: poseOptions.sceneTimeOrigin(for: scan))
+                                           sceneTimeOrigin: settings.sceneTimeOrigin(for: scan))
         let chosen = format ?? (URL(fileURLWithPath: output).pathExtension.lowercased() == "jsonl" ? .jsonl : .csv)
         let text = PlacementTrack.text(rows, format: chosen)
         try AtomicOutput.write(Data(text.utf8), to: output,
                                inputs: [input, annotations] + (poseOptions.poses.map { [$0] } ?? []))
         printError("fxreplay: wrote \(output): \(frames.count) frames × \(scene.annotations.count) annotations; "
-                   + PoseOptions.summary(timeline.report))
+                   + timeline.report.summary)
     }
 }

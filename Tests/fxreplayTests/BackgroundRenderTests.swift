@@ -147,6 +147,37 @@ import Testing
         #expect(smoothed[0][0] == 200 && abs(smoothed[1][0] - 108) <= 1 && abs(smoothed[2][0] - 108) <= 1)
         #expect(smoothed.allSatisfy { $0[63] == 16 })
     }
+
+    @Test func annotationsCanHideBehindThePersonInTheMask() throws {
+        let dir = try makeScratchDirectory()
+        let video = dir.appendingPathComponent("flat.mp4").path
+        let poses = dir.appendingPathComponent("poses.jsonl").path
+        let scene = dir.appendingPathComponent("annotations.json").path
+        let mask = dir.appendingPathComponent("left.png").path
+        var settings = EncoderSettings()
+        settings.preset = "ultrafast"
+        let writer = try MediaWriter(path: video, video: .init(size: PictureSize(width: 320, height: 240), timeBase: Rational(1, 30), encoder: settings))
+        for index in 0..<2 { try writer.addVideoFrame(pts: Int64(index), duration: 1) { $0.fill(YUVColor(y: 16, cb: 128, cr: 128)) } }
+        try writer.finish()
+        try (0..<2).map { #"{"frame": \#($0), "position": [0, 0, 0], "euler": [0, 0, 0], "zNear": 0.01, "fovY": 60}"# }
+            .joined(separator: "\n").write(toFile: poses, atomically: true, encoding: .utf8)
+        // A white sphere straight ahead, centred on the frame; the person (mask 255) fills the left half.
+        try ##"{"version": 1, "annotations": [{"id": "ball", "anchor": {"world": [0, 0, -3]}, "shape": "sphere", "size": 0.4, "color": "#FFFFFF"}]}"##
+            .write(toFile: scene, atomically: true, encoding: .utf8)
+        try writeRawImage(mask, width: 320, height: 240, pixelFormat: "gray", bytes: (0..<(320 * 240)).map { $0 % 320 < 160 ? 255 : 0 })
+        func drawn(_ flags: [String]) throws -> (left: Int, right: Int) {
+            let output = dir.appendingPathComponent("out-\(flags.count).mkv").path
+            let run = try runFxreplay(["render", video, "-o", output, "--codec", "ffv1", "--poses", poses, "--annotations", scene,
+                                       "--mask", mask, "--background", "color:#000000", "--progress", "none"] + flags)
+            #expect(run.status == 0, "\(run.stderr)")
+            let picture = try decodePictures(output)[0]
+            let bright = picture.y.enumerated().filter { $0.element > 40 }.map { $0.offset % 320 }
+            return (bright.filter { $0 < 158 }.count, bright.filter { $0 >= 162 }.count)
+        }
+        let plain = try drawn([]), occluded = try drawn(["--occlude-with-mask"])
+        #expect(plain.left > 100 && abs(plain.left - plain.right) < plain.left / 10, "\(plain)")
+        #expect(occluded.left == 0 && occluded.right == plain.right, "\(occluded)")
+    }
 }
 
 // MARK: - Fixtures and checks shared by the Background suites

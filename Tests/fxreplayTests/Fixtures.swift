@@ -1,8 +1,9 @@
 import Foundation
 import ReplayKitless
 
-/// A fresh scratch directory per test.
+/// A fresh scratch directory per test (and FFmpeg's own messages off, as the CLI has them).
 func makeScratchDirectory() throws -> URL {
+    FFmpegLogging.configure(verbose: false)
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("fxreplay-tests-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url

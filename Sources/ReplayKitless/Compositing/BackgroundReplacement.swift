@@ -2,8 +2,9 @@ import CFFmpeg
 
 /// Background replacement (formats.md §5) as a pipeline step: each frame's mask is read and
 /// shaped, then the frame is blended with its background in planar Y'CbCr, or the mask becomes the
-/// frame's alpha (`transparent`). Frames keep their timing; only pixels change.
-final class BackgroundReplacement: FrameEffect {
+/// frame's alpha (`transparent`). Frames keep their timing; only pixels change. Later effects
+/// (annotations drawn behind the person) see the shaped mask of the frame as ``currentMask``.
+final class BackgroundReplacement: FrameEffect, FrameMaskProvider {
     let name = "background"
     private let settings: BackgroundSettings
     private let masks: MaskReader?
@@ -14,6 +15,8 @@ final class BackgroundReplacement: FrameEffect {
     private let blender = MaskBlender()
     private var maskMemory = ScratchBuffer<UInt8>()
     private var replaced = 0
+    /// The shaped mask of the frame being processed; `nil` when the frame kept its picture.
+    private(set) var currentMask: Plane?
 
     /// Opens the mask source and the background, so a missing or unreadable file fails here,
     /// before any output is written.
@@ -55,6 +58,7 @@ final class BackgroundReplacement: FrameEffect {
 
     func apply(to image: YUVImage, at time: FrameTime) throws(ReplayError) {
         let mask = maskMemory.plane(width: image.width, height: image.height)
+        currentMask = nil
         if let masks {
             guard try masks.mask(for: time, into: mask) else {
                 image.alpha?.fill(255)  // keep-original: the whole frame stays, opaque
@@ -66,6 +70,7 @@ final class BackgroundReplacement: FrameEffect {
         }
         smoother?.smooth(mask)
         shaper.apply(operations, to: mask)
+        currentMask = mask
         if let layer {
             blender.blend(image, with: try layer.picture(behind: image, at: time), mask: mask)
         } else {

@@ -38,8 +38,13 @@ public struct Rational: Sendable, Equatable, Codable, CustomStringConvertible {
     public var doubleValue: Double { denominator == 0 ? 0 : Double(numerator) / Double(denominator) }
     public var description: String { "\(numerator)/\(denominator)" }
 
-    /// `value` in this time base, in seconds.
-    public func seconds(_ value: Int64) -> Double { Double(value) * doubleValue }
+    /// `value` in this time base, in seconds, rounded once from the exact fraction (so a frame at
+    /// 2.4 s compares equal to 2.4 written in a file).
+    public func seconds(_ value: Int64) -> Double {
+        guard denominator != 0 else { return 0 }
+        let (product, overflow) = value.multipliedReportingOverflow(by: Int64(numerator))
+        return overflow ? Double(value) * Double(numerator) / Double(denominator) : Double(product) / Double(denominator)
+    }
 }
 
 /// An opened input file or URL; owns its `AVFormatContext`.

@@ -61,6 +61,8 @@ final class Encoder: @unchecked Sendable {
     let context: UnsafeMutablePointer<AVCodecContext>
     let pixelFormat: AVPixelFormat
     let timeBase: AVRational
+    /// The stream carries `user_data_unregistered` SEI from frame side data (H.264/HEVC).
+    let carriesSEI: Bool
 
     /// Threads used for `--deterministic` runs: the same on every machine, whatever its cores.
     static let deterministicThreads: Int32 = 2
@@ -78,6 +80,7 @@ final class Encoder: @unchecked Sendable {
             throw .processing("\(codec.encoderName) cannot encode the requested pixel format")
         }
         pixelFormat = format
+        carriesSEI = codec.carriesSEI
         context.pointee.width = Int32(width)
         context.pointee.height = Int32(height)
         context.pointee.pix_fmt = format
@@ -159,8 +162,13 @@ final class Encoder: @unchecked Sendable {
         }
     }
 
+    /// Frame durations by timestamp until their packet comes out: encoders such as libx264 do
+    /// not carry durations over, and MP4 drops a last frame whose packet has none.
+    private var pendingDurations: [Int64: Int64] = [:]
+
     /// Sends a frame, or `nil` to start draining.
     func send(_ frame: Frame?) throws(ReplayError) {
+        if let frame, frame.duration > 0 { pendingDurations[frame.pts] = frame.duration }
         let status = avcodec_send_frame(context, frame?.pointer)
         if status >= 0 || status == fx_averror_eof() { return }
         throw .processing("encode error: \(ffmpegErrorText(status))")
@@ -168,7 +176,12 @@ final class Encoder: @unchecked Sendable {
 
     func receive(into packet: Packet) throws(ReplayError) -> CodecOutput {
         let status = avcodec_receive_packet(context, packet.pointer)
-        if status >= 0 { return .produced }
+        if status >= 0 {
+            if let duration = pendingDurations.removeValue(forKey: packet.pts), packet.duration <= 0 {
+                packet.pointer.pointee.duration = duration
+            }
+            return .produced
+        }
         if status == fx_averror_eagain() { return .needsInput }
         if status == fx_averror_eof() { return .endOfStream }
         throw .processing("encode error: \(ffmpegErrorText(status))")

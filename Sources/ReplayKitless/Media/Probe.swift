@@ -54,7 +54,6 @@ public enum MediaProbe {
         var packetCounts = [Int](repeating: 0, count: demuxer.streams.count)
         var videoPTS: [Int64] = []
         var resolutions: [String] = []
-        let seiFrames = 0
         let packet = Packet()
         let frame = Frame()
         func noteFrames() throws(ReplayError) {
@@ -79,6 +78,8 @@ public enum MediaProbe {
         try noteFrames()
 
         videoPTS.sort()
+        let carriesSEI = video?.codecName == "h264" || video?.codecName == "hevc"
+        let seiFrames = carriesSEI ? ((try? VideoPacketScan(path: url, sei: PoseSEI()))?.seiPoses.compactMap { $0 }.count ?? 0) : 0
         var intervals: ProbeResult.FrameIntervals?
         if let video, videoPTS.count > 1 {
             let ms = zip(videoPTS.dropFirst(), videoPTS).map { video.timeBase.seconds($0 - $1) * 1000 }

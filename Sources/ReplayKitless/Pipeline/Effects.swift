@@ -10,6 +10,8 @@ public struct EffectContext {
     public let outputSize: PictureSize
     /// Colour matrix and range of the frames the effects see.
     public let colorSpace: ColorSpace
+    /// Every frame's pose, when the options name a pose source.
+    public let poses: FramePoses?
 }
 
 /// The effects `options` ask for, in pipeline order: background replacement, then annotations.
@@ -17,6 +19,11 @@ func makeEffects(for context: EffectContext) throws(ReplayError) -> [any FrameEf
     var effects: [any FrameEffect] = []
     if let background = context.options.background {
         effects.append(try BackgroundReplacement(settings: background, context: context))
+    }
+    if let annotations = context.options.annotations {
+        // Drawn after background replacement, whose mask can hide them behind the person.
+        let masks = effects.lazy.compactMap { $0 as? FrameMaskProvider }.first
+        effects.append(try AnnotationEffect(settings: annotations, context: context, masks: masks))
     }
     return effects
 }

@@ -25,6 +25,12 @@ public struct RenderOptions: Sendable, Codable, Equatable {
     public var mirror = false
     /// Replace an existing output file.
     public var overwrite = false
+    /// Where camera poses come from; needed by annotations and by `embedPoses`.
+    public var poses: PoseSettings?
+    /// 3D annotations to draw from each frame's pose; needs `poses`.
+    public var annotations: AnnotationSettings?
+    /// Write each frame's pose as SEI into the H.264/HEVC output (formats.md §4).
+    public var embedPoses = false
     /// Fail once more than this many packets or frames fail to decode (`nil`: never; 0: the first error).
     public var maxDecodeErrors: Int?
     /// Background replacement with supplied masks (formats.md §5); `nil`: none.
@@ -33,6 +39,11 @@ public struct RenderOptions: Sendable, Codable, Equatable {
     public init(input: String, output: String) {
         self.input = input
         self.output = output
+    }
+
+    /// Every file the render reads: none of them may be written over.
+    public var inputFiles: [String] {
+        [input] + (poses?.inputFiles ?? []) + (annotations.map { [$0.scene] } ?? []) + (background?.inputFiles ?? [])
     }
 }
 

@@ -61,6 +61,9 @@ private final class RenderSession: @unchecked Sendable {
     let colorSpace: ColorSpace
     let expectedFrames: Int?
     var report: RenderReport
+    let framePoses: FramePoses?
+    /// Reads pose SEI back from frames, to keep it while stripping other user data.
+    let poseSEI = PoseSEI()
 
     let decoded = BoundedQueue<Frame>(capacity: 8)
     let processed = BoundedQueue<Frame>(capacity: 8)
@@ -97,7 +100,7 @@ private final class RenderSession: @unchecked Sendable {
         outputSize = PictureSize(width: max(2, requested.width & ~1), height: max(2, requested.height & ~1))
         unturnedSize = quarterTurns % 2 == 1 ? PictureSize(width: outputSize.height, height: outputSize.width) : outputSize
 
-        let output = try AtomicOutput(path: options.output, overwrite: options.overwrite, inputs: [options.input])
+        let output = try AtomicOutput(path: options.output, overwrite: options.overwrite, inputs: options.inputFiles)
         muxer = try Muxer(output: output, bitexact: options.encoder.deterministic)
         let codec = try options.background?.alphaCodec(encoder: options.encoder, output: options.output)
             ?? options.encoder.codec ?? VideoCodec.defaultCodec(forOutput: options.output)
@@ -125,9 +128,16 @@ private final class RenderSession: @unchecked Sendable {
         }
         self.copied = copied
         demuxer.keepOnly(streams: Set(copied.keys).union([video.index]))
+        if options.embedPoses {
+            guard options.poses != nil else { throw .usage("--embed-poses needs --poses FILE or --poses-from-sei") }
+            guard codec.carriesSEI else { throw .usage("--embed-poses needs an H.264 or HEVC output (--codec h264 or hevc)") }
+        }
+        framePoses = try options.poses.map { (settings: PoseSettings) throws(ReplayError) in
+            try FramePoses(settings: settings, input: options.input)
+        }
         colorSpace = ColorSpace(codecParameters: stream.pointee.codecpar.pointee, height: outputSize.height)
         let context = EffectContext(options: options, demuxer: demuxer, videoStream: video,
-                                    outputSize: outputSize, colorSpace: colorSpace)
+                                    outputSize: outputSize, colorSpace: colorSpace, poses: framePoses)
         effects = EffectBox(try makeEffects(for: context) + extraEffects)
         try muxer.writeHeader()
 
@@ -288,6 +298,10 @@ private final class RenderSession: @unchecked Sendable {
             counters.withLock { $0.videoSeconds = time.seconds + time.duration }
             let output = try prepare(frame, scaler: scaler, encoderScaler: encoderScaler, time: time)
             output.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
+            if encoder.carriesSEI {
+                let embedded = options.embedPoses ? framePoses?.pose(pts: time.pts).map { poseSEI.userDataPayload(for: Pose32($0)) } : nil
+                PoseSideData.replace(in: output, with: embedded, keeping: poseSEI)
+            }
             guard processed.put(output) else {
                 output.recycle()
                 return
@@ -348,19 +362,13 @@ private final class RenderSession: @unchecked Sendable {
 
     private func encodeStage() throws(ReplayError) {
         let packet = Packet()
-        var durations: [Int64: Int64] = [:]
-        durations.reserveCapacity(64)
         func drain() throws(ReplayError) {
             while try encoder.receive(into: packet) == .produced {
-                if let duration = durations.removeValue(forKey: packet.pts), packet.duration <= 0 {
-                    packet.pointer.pointee.duration = duration
-                }
                 try muxer.write(packet, stream: videoOut)
                 framesDone.add(1, ordering: .relaxed)
             }
         }
         while let frame = processed.take() {
-            durations[frame.pts] = frame.duration
             do {
                 try encoder.send(frame)
             } catch {
@@ -388,6 +396,7 @@ private final class RenderSession: @unchecked Sendable {
         report.videoSeconds = counts.videoSeconds
         report.output.bytes = (try? FileManager.default.attributesOfItem(atPath: options.output)[.size] as? Int64) ?? 0
         for effect in effects.list { report.effects[effect.name] = effect.reportLines() }
+        if let framePoses { report.effects["poses"] = framePoses.timeline.report.counts }
         if counts.decodeErrors > 0 { report.warnings.append("\(counts.decodeErrors) decode errors skipped") }
         if counts.badTimestamps > 0 { report.warnings.append("\(counts.badTimestamps) frames with non-increasing timestamps dropped") }
         return report

@@ -113,8 +113,10 @@ public struct PlacementRow: Sendable, Equatable {
     public var y: Double?
     /// View depth `d`; `nil` when the frame has no pose.
     public var depth: Double?
+    /// Line in the file the row was read from (1-based), for messages.
+    public var line: Int?
 
-    public init(frame: Int, t: Double, id: String, visible: Bool, x: Double?, y: Double?, depth: Double?) {
+    public init(frame: Int, t: Double, id: String, visible: Bool, x: Double?, y: Double?, depth: Double?, line: Int? = nil) {
         self.frame = frame
         self.t = t
         self.id = id
@@ -122,11 +124,23 @@ public struct PlacementRow: Sendable, Equatable {
         self.x = x
         self.y = y
         self.depth = depth
+        self.line = line
     }
 }
 
-/// Where each annotation lands on each frame: the output of `fxreplay track` (formats.md §7).
-public enum PlacementTrack {
+/// Where each annotation lands on each frame: the output of `fxreplay track` and the input of
+/// `fxreplay qa compare` (formats.md §7).
+public struct PlacementTrack: Sendable {
+    /// The file name used in messages.
+    public var file: String
+    /// Rows in file order.
+    public var rows: [PlacementRow]
+
+    public init(file: String, rows: [PlacementRow]) {
+        self.file = file
+        self.rows = rows
+    }
+
     /// Track file formats.
     public enum Format: String, Sendable, CaseIterable {
         /// `frame,t,id,visible,x,y,depth` with a header row.

@@ -37,7 +37,8 @@ public struct Matrix3: Sendable, Equatable {
 
     public var transposed: Matrix3 {
         let (c0, c1, c2) = columns
-        return Matrix3(columns: ([c0.x, c1.x, c2.x], [c0.y, c1.y, c2.y], [c0.z, c1.z, c2.z]))
+        // SIMD3(_:_:_:), not array literals: those allocate, and this runs per point per frame.
+        return Matrix3(columns: (SIMD3(c0.x, c1.x, c2.x), SIMD3(c0.y, c1.y, c2.y), SIMD3(c0.z, c1.z, c2.z)))
     }
 
     /// Element at `row`, `column`.

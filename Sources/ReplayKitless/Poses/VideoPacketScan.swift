@@ -19,6 +19,8 @@ public struct VideoPacketScan: Sendable {
     public var height: Int
     /// Per frame (presentation order), the pose its SEI carries; all `nil` when SEI was not read.
     public var seiPoses: [Pose32?]
+    /// Per frame (presentation order), its timestamp in the stream's time base.
+    public var presentationTimestamps: [Int64]
 
     /// Reads every video packet of `path`; with `sei` set, also the pose SEI (H.264 and HEVC only:
     /// other codecs are a bad-input error, their poses must come from a sidecar).
@@ -68,13 +70,7 @@ public struct VideoPacketScan: Sendable {
         guard let first = packets.min(by: { $0.pts < $1.pts }) else { throw ReplayError.badInput("\(path): the video stream has no frames") }
         packets.sort { $0.pts < $1.pts }
 
-        let timeBase = video.timeBase
-        // One rounding from the exact rational, so a frame at 2.4 s compares equal to 2.4 written in a file.
-        func seconds(_ ticks: Int64) -> Double {
-            let (product, overflow) = ticks.multipliedReportingOverflow(by: Int64(timeBase.numerator))
-            return overflow ? Double(ticks) * Double(timeBase.numerator) / Double(timeBase.denominator)
-                : Double(product) / Double(timeBase.denominator)
-        }
+        let seconds = video.timeBase.seconds
         let times = packets.map { seconds($0.pts - first.pts) }
         let gaps = FrameTiming.timings(presentationTimes: times)
         frames = packets.indices.map { index in
@@ -88,6 +84,7 @@ public struct VideoPacketScan: Sendable {
         width = turned ? video.height : video.width
         height = turned ? video.width : video.height
         seiPoses = packets.map(\.pose)
+        presentationTimestamps = packets.map(\.pts)
     }
 
     /// The SEI poses as samples keyed by frame time (relative seconds), skipping frames without one.

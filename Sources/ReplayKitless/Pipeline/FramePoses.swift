@@ -1,0 +1,68 @@
+import CFFmpeg
+
+/// Every frame's camera pose for a render, matched once before decoding starts from a packet
+/// scan of the input (the same matching `fxreplay track` does, so placements agree exactly),
+/// and looked up per decoded frame by its timestamp.
+public final class FramePoses: Sendable {
+    /// The packet scan: frame times, display size, SEI poses.
+    public let scan: VideoPacketScan
+    public let timeline: PoseTimeline
+    /// Scene times are measured from this stream time (0 unless times are absolute).
+    public let sceneTimeOrigin: Double
+    private let indexByTimestamp: [Int64: Int]
+
+    public init(settings: PoseSettings, input: String) throws(ReplayError) {
+        do {
+            scan = try settings.scan(input)
+            timeline = try settings.timeline(for: scan, input: input)
+        } catch let error as ReplayError {
+            throw error
+        } catch {
+            throw .badInput("\(input): \(error)")
+        }
+        sceneTimeOrigin = settings.sceneTimeOrigin(for: scan)
+        var index: [Int64: Int] = [:]
+        for (frame, pts) in scan.presentationTimestamps.enumerated() { index[pts] = frame }
+        indexByTimestamp = index
+    }
+
+    /// The presentation index of the frame with timestamp `pts` in the video stream's time base.
+    public func frameIndex(pts: Int64) -> Int? { indexByTimestamp[pts] }
+
+    /// The pose of the frame with timestamp `pts`; `nil` for a frame the policy hid or the scan never saw.
+    public func pose(pts: Int64) -> Pose? {
+        frameIndex(pts: pts).flatMap { timeline.poses[$0] }
+    }
+}
+
+extension Pose32 {
+    /// The record for a pose (its rotation as Euler angles). A pose read from float32 values
+    /// gives those same values back.
+    public init(_ pose: Pose) {
+        let p = pose.position, e = pose.euler
+        self.init(position: [Float(p.x), Float(p.y), Float(p.z)], euler: [Float(e.x), Float(e.y), Float(e.z)],
+                  zNear: Float(pose.zNear), fovY: Float(pose.fovY))
+    }
+}
+
+/// Frame side data for pose SEI: what reaches libx264/libx265 as `user_data_unregistered`.
+enum PoseSideData {
+    /// Replaces every unregistered-SEI entry of `frame` (the source encoder's version string,
+    /// stale poses) with `payload`, or keeps only the pose SEI already there when `payload` is `nil`.
+    static func replace(in frame: Frame, with payload: [UInt8]?, keeping reader: PoseSEI) {
+        var kept = payload
+        if kept == nil {
+            // A frame may carry several entries (x264 puts its version string on frame 0).
+            let f = frame.pointer.pointee
+            for index in 0..<Int(f.nb_side_data) {
+                guard let entry = f.side_data[index], entry.pointee.type == AV_FRAME_DATA_SEI_UNREGISTERED else { continue }
+                let bytes = [UInt8](UnsafeBufferPointer(start: entry.pointee.data, count: entry.pointee.size))
+                if (try? reader.pose(inUserData: bytes)) != nil { kept = bytes }
+            }
+        }
+        av_frame_remove_side_data(frame.pointer, AV_FRAME_DATA_SEI_UNREGISTERED)
+        if let kept, let side = av_frame_new_side_data(frame.pointer, AV_FRAME_DATA_SEI_UNREGISTERED, kept.count) {
+            kept.withUnsafeBufferPointer { side.pointee.data.update(from: $0.baseAddress!, count: kept.count) }
+        }
+    }
+}

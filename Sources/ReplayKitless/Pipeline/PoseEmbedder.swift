@@ -1,0 +1,75 @@
+import CFFmpeg
+import Foundation
+
+/// `fxreplay poses embed --copy`: writes a pose SEI NAL unit into every H.264/HEVC access unit of
+/// a recording without re-encoding (before the first slice, with emulation prevention); every other
+/// stream is copied untouched.
+public enum PoseEmbedder {
+    /// What the copy did.
+    public struct Result: Sendable {
+        public var frames = 0
+        /// Frames that got a pose SEI.
+        public var embedded = 0
+        public var match = PoseMatchReport()
+    }
+
+    public static func embedByCopy(input: String, output path: String, poses settings: PoseSettings,
+                                   overwrite: Bool, uuid: PoseSEI = PoseSEI()) throws(ReplayError) -> Result {
+        let poses = try FramePoses(settings: settings, input: input)
+        let demuxer = try Demuxer(url: input)
+        guard let video = demuxer.bestVideoStream else { throw .badInput("\(input): no video stream") }
+        let codec: NALCodec
+        switch video.codecName {
+        case "h264": codec = .h264
+        case "hevc": codec = .hevc
+        default: throw .usage("\(input): \(video.codecName) video cannot carry SEI; re-encode with --codec h264 or hevc instead of --copy")
+        }
+        let parameters = demuxer.stream(video.index).pointee.codecpar.pointee
+        let extradata = parameters.extradata.map { [UInt8](UnsafeBufferPointer(start: $0, count: Int(parameters.extradata_size))) } ?? []
+        let framing: NALFraming
+        do { framing = try NALFraming(extradata: extradata, codec: codec) } catch {
+            throw .badInput("\(input): \(error)")
+        }
+
+        let outputFile = try AtomicOutput(path: path, overwrite: overwrite, inputs: [input] + settings.inputFiles)
+        let muxer = try Muxer(output: outputFile, bitexact: false)
+        var streamMap: [Int: Int] = [:]
+        for info in demuxer.streams {
+            if let out = try muxer.addCopiedStream(from: demuxer, stream: info.index) { streamMap[info.index] = out }
+        }
+        guard streamMap[video.index] != nil else { throw .usage("\(path): this container cannot hold \(video.codecName) video") }
+        try muxer.writeHeader()
+
+        var result = Result()
+        result.match = poses.timeline.report
+        let packet = Packet()
+        let rewritten = Packet()
+        while try demuxer.read(into: packet) {
+            guard let out = streamMap[packet.streamIndex] else { packet.unref(); continue }
+            guard packet.streamIndex == video.index else {
+                try muxer.write(packet, stream: out)
+                continue
+            }
+            result.frames += 1
+            let timestamp = packet.pts != noPTS ? packet.pts : packet.dts
+            guard let pose = poses.pose(pts: timestamp) else {
+                try muxer.write(packet, stream: out)
+                continue
+            }
+            let unit: [UInt8]
+            do { unit = try uuid.inserting(Pose32(pose), into: [UInt8](packet.data), codec: codec, framing: framing) } catch {
+                throw .badInput("\(input): video packet at \(String(format: "%.3f", video.timeBase.seconds(timestamp))) s: \(error)")
+            }
+            do {
+                try ffmpeg("av_new_packet", av_new_packet(rewritten.pointer, Int32(unit.count)))
+                try ffmpeg("av_packet_copy_props", av_packet_copy_props(rewritten.pointer, packet.pointer))
+            } catch { throw .processing("\(path): \(error)") }
+            unit.withUnsafeBufferPointer { rewritten.pointer.pointee.data.update(from: $0.baseAddress!, count: unit.count) }
+            packet.unref()
+            try muxer.write(rewritten, stream: out)
+            result.embedded += 1
+        }
+        try muxer.finish()
+        return result
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+
+extension MissingPosePolicy: Codable {}
+
+/// Where a render's camera poses come from and how they meet the frames: the library form of
+/// `--poses`/`--poses-from-sei`, `--pose-time`, `--pose-offset`, `--missing-pose` and the lens overrides.
+public struct PoseSettings: Sendable, Equatable, Codable {
+    /// The pose source.
+    public enum Source: Sendable, Equatable, Codable {
+        /// A sidecar file: `.jsonl`, `.csv` or `.pose32`.
+        case sidecar(path: String)
+        /// The video's own pose SEI, optionally with another UUID.
+        case sei(uuid: String?)
+    }
+
+    public var source: Source
+    /// Sidecar and scene times are absolute stream times instead of seconds since the first frame.
+    public var absoluteTime = false
+    /// Seconds added to every sample time before matching.
+    public var offset = 0.0
+    public var missingPose = MissingPosePolicy.interpolate
+    /// Lens values forced on every pose (AR metadata's field of view is often wrong).
+    public var fovY: Double?
+    public var zNear: Double?
+    public var intrinsics: Intrinsics?
+
+    public init(source: Source) { self.source = source }
+
+    /// The SEI reader, when poses come from the stream.
+    public func sei() throws -> PoseSEI? {
+        guard case .sei(let uuid) = source else { return nil }
+        return try uuid.map(PoseSEI.init(uuid:)) ?? PoseSEI()
+    }
+
+    /// Scans `input`'s video packets (no decoding) for frame times and, with SEI poses, the poses.
+    public func scan(_ input: String) throws -> VideoPacketScan {
+        try VideoPacketScan(path: input, sei: try sei())
+    }
+
+    /// Matches the poses to the scanned frames. SEI samples are keyed by their own frame's time,
+    /// so they are always relative, whatever `absoluteTime` says about sidecars and scenes.
+    public func timeline(for scan: VideoPacketScan, input: String) throws -> PoseTimeline {
+        let overrides = try PoseOverrides(fovY: fovY, zNear: zNear, intrinsics: intrinsics)
+        var options = PoseMatchOptions(offset: offset, policy: missingPose, overrides: overrides)
+        let samples: [PoseSample]
+        let origin: String
+        switch source {
+        case .sidecar(let path):
+            samples = try PoseSidecar.read(path: path)
+            origin = path
+            if absoluteTime { options.timeBase = .absolute(firstFrameTime: scan.firstFrameTime) }
+        case .sei:
+            samples = scan.seiSamples
+            origin = input
+            guard !samples.isEmpty else { throw ReplayError.badInput("\(input): no pose SEI found in the video") }
+        }
+        return try PoseTimeline(samples: samples, frames: scan.frames, options: options, source: origin)
+    }
+
+    /// Scene times follow the sidecar convention: with absolute times, frame times shift by the first frame's.
+    public func sceneTimeOrigin(for scan: VideoPacketScan) -> Double {
+        absoluteTime ? scan.firstFrameTime : 0
+    }
+
+    /// The files this setting reads (never to be written over).
+    public var inputFiles: [String] {
+        if case .sidecar(let path) = source { return [path] }
+        return []
+    }
+}
+
+extension PoseMatchReport {
+    /// A one-line account of what matching did, for stderr.
+    public var summary: String {
+        "poses: \(matched) frames matched, \(interpolated) interpolated, \(held) held, \(hidden) hidden, \(unusedSamples) samples unused"
+    }
+
+    /// The counts as report lines.
+    public var counts: [String: Int] {
+        ["matched": matched, "interpolated": interpolated, "held": held, "hidden": hidden, "unusedSamples": unusedSamples]
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+
+/// An SVG line chart of pixel error over time: one polyline per series (annotation), labelled axes,
+/// a legend, and the tolerance as a dashed line.
+public struct ErrorPlot: Sendable {
+    /// One line of the chart.
+    public struct Series: Sendable {
+        public var label: String
+        public var samples: [ErrorSample]
+        public init(label: String, samples: [ErrorSample]) {
+            self.label = label
+            self.samples = samples
+        }
+    }
+
+    public var title: String
+    public var series: [Series]
+    public var tolerance: Double?
+    public var width = 800.0
+    public var height = 400.0
+
+    public init(title: String, series: [Series], tolerance: Double? = nil) {
+        self.title = title
+        self.series = series
+        self.tolerance = tolerance
+    }
+
+    /// Tableau 10: distinct, readable colours; repeats after ten series.
+    static let palette = ["#4E79A7", "#F28E2B", "#E15759", "#76B7B2", "#59A14F",
+                          "#EDC948", "#B07AA1", "#FF9DA7", "#9C755F", "#BAB0AC"]
+
+    private let left = 64.0, right = 180.0, top = 40.0, bottom = 52.0
+
+    /// The chart as a standalone SVG document (also valid inline in HTML).
+    public func svg() -> String {
+        let samples = series.flatMap(\.samples)
+        let times = samples.map(\.t)
+        let xAxis = Axis(low: times.min() ?? 0, high: times.max() ?? 1)
+        let yAxis = Axis(low: 0, high: max(samples.map(\.error).max() ?? 0, tolerance ?? 0, 1e-9))
+        let plotWidth = width - left - right, plotHeight = height - top - bottom
+        func px(_ t: Double) -> Double { left + (t - xAxis.low) / (xAxis.high - xAxis.low) * plotWidth }
+        func py(_ e: Double) -> Double { top + plotHeight - (e - yAxis.low) / (yAxis.high - yAxis.low) * plotHeight }
+        let n = { (value: Double) in String(format: "%.2f", value) }
+
+        var svg = """
+        <svg xmlns="http://www.w3.org/2000/svg" width="\(n(width))" height="\(n(height))" viewBox="0 0 \(n(width)) \(n(height))" \
+        font-family="sans-serif" font-size="11">
+        <title>\(xmlEscaped(title))</title>
+        <rect x="0" y="0" width="\(n(width))" height="\(n(height))" fill="white"/>
+        <text x="\(n(width / 2))" y="22" text-anchor="middle" font-size="14">\(xmlEscaped(title))</text>
+
+        """
+        // Grid, ticks and tick labels.
+        svg += "<g class=\"axes\" stroke=\"#999\" stroke-width=\"1\">\n"
+        for value in xAxis.ticks {
+            let x = px(value)
+            svg += "<line x1=\"\(n(x))\" y1=\"\(n(top))\" x2=\"\(n(x))\" y2=\"\(n(top + plotHeight))\" stroke=\"#eee\"/>\n"
+            svg += "<line x1=\"\(n(x))\" y1=\"\(n(top + plotHeight))\" x2=\"\(n(x))\" y2=\"\(n(top + plotHeight + 5))\"/>\n"
+        }
+        for value in yAxis.ticks {
+            let y = py(value)
+            svg += "<line x1=\"\(n(left))\" y1=\"\(n(y))\" x2=\"\(n(left + plotWidth))\" y2=\"\(n(y))\" stroke=\"#eee\"/>\n"
+            svg += "<line x1=\"\(n(left - 5))\" y1=\"\(n(y))\" x2=\"\(n(left))\" y2=\"\(n(y))\"/>\n"
+        }
+        svg += "<line x1=\"\(n(left))\" y1=\"\(n(top + plotHeight))\" x2=\"\(n(left + plotWidth))\" y2=\"\(n(top + plotHeight))\"/>\n"
+        svg += "<line x1=\"\(n(left))\" y1=\"\(n(top))\" x2=\"\(n(left))\" y2=\"\(n(top + plotHeight))\"/>\n</g>\n"
+        svg += "<g class=\"tick-labels\" fill=\"#333\">\n"
+        for value in xAxis.ticks {
+            svg += "<text x=\"\(n(px(value)))\" y=\"\(n(top + plotHeight + 18))\" text-anchor=\"middle\">\(xAxis.label(value))</text>\n"
+        }
+        for value in yAxis.ticks {
+            svg += "<text x=\"\(n(left - 8))\" y=\"\(n(py(value) + 4))\" text-anchor=\"end\">\(yAxis.label(value))</text>\n"
+        }
+        svg += "</g>\n"
+        svg += "<text class=\"axis-title\" x=\"\(n(left + plotWidth / 2))\" y=\"\(n(height - 12))\" text-anchor=\"middle\">time (s)</text>\n"
+        svg += "<text class=\"axis-title\" x=\"16\" y=\"\(n(top + plotHeight / 2))\" text-anchor=\"middle\" "
+            + "transform=\"rotate(-90 16 \(n(top + plotHeight / 2)))\">pixel error (px)</text>\n"
+
+        if let tolerance {
+            let y = py(tolerance)
+            svg += "<line class=\"tolerance\" x1=\"\(n(left))\" y1=\"\(n(y))\" x2=\"\(n(left + plotWidth))\" y2=\"\(n(y))\" "
+                + "stroke=\"#B00020\" stroke-width=\"1\" stroke-dasharray=\"6 4\"/>\n"
+        }
+        // Data: one polyline per series (a dot as well when it has a single point).
+        for (index, line) in series.enumerated() {
+            let colour = Self.palette[index % Self.palette.count]
+            let points = line.samples.map { "\(n(px($0.t))),\(n(py($0.error)))" }.joined(separator: " ")
+            svg += "<polyline class=\"series\" data-label=\"\(xmlEscaped(line.label))\" fill=\"none\" stroke=\"\(colour)\" "
+                + "stroke-width=\"1.5\" points=\"\(points)\"/>\n"
+            if line.samples.count == 1, let only = line.samples.first {
+                svg += "<circle cx=\"\(n(px(only.t)))\" cy=\"\(n(py(only.error)))\" r=\"2.5\" fill=\"\(colour)\"/>\n"
+            }
+        }
+        // Legend.
+        let legendX = left + plotWidth + 16
+        svg += "<g class=\"legend\">\n"
+        var entries = series.enumerated().map { ($0.element.label, Self.palette[$0.offset % Self.palette.count], "") }
+        if tolerance != nil { entries.append(("tolerance", "#B00020", " stroke-dasharray=\"6 4\"")) }
+        for (index, entry) in entries.enumerated() {
+            let y = top + 8 + Double(index) * 18
+            svg += "<line x1=\"\(n(legendX))\" y1=\"\(n(y))\" x2=\"\(n(legendX + 20))\" y2=\"\(n(y))\" stroke=\"\(entry.1)\" stroke-width=\"2\"\(entry.2)/>\n"
+            svg += "<text x=\"\(n(legendX + 26))\" y=\"\(n(y + 4))\">\(xmlEscaped(entry.0))</text>\n"
+        }
+        svg += "</g>\n</svg>\n"
+        return svg
+    }
+
+    /// A linear axis widened to round tick values (steps of 1, 2 or 5 × 10ᵏ, about five of them).
+    struct Axis {
+        let low: Double
+        let high: Double
+        let step: Double
+
+        init(low: Double, high: Double) {
+            var low = low, high = high
+            if high - low < 1e-9 { low -= 0.5; high += 0.5 }
+            let rough = (high - low) / 5
+            let magnitude = pow(10, floor(log10(rough)))
+            let fraction = rough / magnitude
+            step = (fraction <= 1 ? 1 : fraction <= 2 ? 2 : fraction <= 5 ? 5 : 10) * magnitude
+            self.low = floor(low / step) * step
+            self.high = ceil(high / step) * step
+        }
+
+        var ticks: [Double] {
+            let count = Int(((high - low) / step).rounded())
+            return (0...count).map { low + Double($0) * step }
+        }
+
+        func label(_ value: Double) -> String {
+            let decimals = max(0, Int(-floor(log10(step))))
+            // Ticks are sums of steps: snap values a rounding error away from 0 to 0 (no "-0.0").
+            return String(format: "%.\(decimals)f", abs(value) < step * 1e-6 ? 0 : value)
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+
+/// A plain-text table with aligned columns: text left-aligned, numbers right-aligned.
+public struct TextTable: Sendable {
+    public var headers: [String]
+    public var rows: [[String]]
+
+    public init(headers: [String], rows: [[String]]) {
+        self.headers = headers
+        self.rows = rows
+    }
+
+    public func render() -> String {
+        let columns = headers.count
+        var widths = headers.map(\.count)
+        for row in rows {
+            for (index, cell) in row.prefix(columns).enumerated() { widths[index] = max(widths[index], cell.count) }
+        }
+        // A column is numeric when every non-empty, non-dash cell reads as a number.
+        let numeric = (0..<columns).map { index in
+            rows.allSatisfy { row in
+                index >= row.count || row[index] == "-" || row[index].isEmpty || Double(row[index]) != nil
+            }
+        }
+        func line(_ cells: [String]) -> String {
+            (0..<columns).map { index in
+                let cell = index < cells.count ? cells[index] : ""
+                let pad = String(repeating: " ", count: widths[index] - cell.count)
+                return numeric[index] ? pad + cell : cell + pad
+            }.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+        }
+        return ([line(headers)] + rows.map(line)).joined(separator: "\n") + "\n"
+    }
+}
+
+/// A picture shown in an HTML report (worst-frame thumbnails): a caption and the image file's path.
+public struct QAThumbnail: Sendable, Equatable {
+    public var label: String
+    public var path: String
+
+    public init(label: String, path: String) {
+        self.label = label
+        self.path = path
+    }
+}
+
+/// JSON as the QA reports write it.
+public enum QAOutput {
+    /// JSON as fxreplay writes it: pretty, keys sorted, infinities as the strings `"inf"`/`"-inf"`.
+    public static func json<T: Encodable>(_ value: T) throws(ReplayError) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        do {
+            return try encoder.encode(value)
+        } catch {
+            throw .processing("cannot encode JSON: \(error)")
+        }
+    }
+
+    /// The decoder matching ``json(_:)``.
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return try decoder.decode(type, from: data)
+    }
+}
+
+/// A QA report that can be written as JSON, an SVG plot and an HTML page.
+public protocol QAReportFiles {
+    func json() throws(ReplayError) -> Data
+    var plot: ErrorPlot { get }
+    func html(thumbnails: [QAThumbnail], directory: String) -> String
+}
+
+extension QAReportFiles {
+    /// Writes the requested report files, each complete or absent (``AtomicOutput``), never over one of
+    /// `inputs`; the HTML references `thumbnails` relative to its own folder.
+    public func write(json: String? = nil, svg: String? = nil, html: String? = nil, thumbnails: [QAThumbnail] = [],
+                      inputs: [String] = []) throws(ReplayError) {
+        if let json { try AtomicOutput.write(try self.json(), to: json, inputs: inputs) }
+        if let svg { try AtomicOutput.write(Data(plot.svg().utf8), to: svg, inputs: inputs) }
+        if let html {
+            let directory = URL(fileURLWithPath: html).deletingLastPathComponent().path
+            try AtomicOutput.write(Data(self.html(thumbnails: thumbnails, directory: directory).utf8), to: html, inputs: inputs)
+        }
+    }
+}
+
+/// Escapes text for XML and HTML content and attribute values.
+func xmlEscaped(_ text: String) -> String {
+    var escaped = ""
+    escaped.reserveCapacity(text.count)
+    for character in text {
+        switch character {
+        case "&": escaped += "&amp;"
+        case "<": escaped += "&lt;"
+        case ">": escaped += "&gt;"
+        case "\"": escaped += "&quot;"
+        case "'": escaped += "&#39;"
+        default: escaped.append(character)
+        }
+    }
+    return escaped
+}
+
+/// The path of `file` relative to `directory` (both made absolute against the working directory),
+/// with `..` steps where needed.
+func relativePath(of file: String, from directory: String) -> String {
+    let target = URL(fileURLWithPath: file).standardizedFileURL.pathComponents
+    let base = URL(fileURLWithPath: directory, isDirectory: true).standardizedFileURL.pathComponents
+    var common = 0
+    while common < target.count - 1, common < base.count, target[common] == base[common] { common += 1 }
+    let ups = Array(repeating: "..", count: base.count - common)
+    return (ups + target[common...]).joined(separator: "/")
+}
+
+/// A self-contained HTML page: headings, paragraphs, tables, inline SVG and referenced images.
+public struct HTMLReport: Sendable {
+    private var body: [String] = []
+    private let title: String
+
+    public init(title: String) {
+        self.title = title
+        body.append("<h1>\(xmlEscaped(title))</h1>")
+    }
+
+    public mutating func heading(_ text: String) {
+        body.append("<h2>\(xmlEscaped(text))</h2>")
+    }
+
+    public mutating func paragraph(_ text: String, failing: Bool = false) {
+        body.append(failing ? "<p class=\"fail\">\(xmlEscaped(text))</p>" : "<p>\(xmlEscaped(text))</p>")
+    }
+
+    /// A table; rows whose index is in `failingRows` are highlighted.
+    public mutating func table(_ table: TextTable, failingRows: Set<Int> = []) {
+        var html = "<table>\n<thead><tr>" + table.headers.map { "<th>\(xmlEscaped($0))</th>" }.joined() + "</tr></thead>\n<tbody>\n"
+        for (index, row) in table.rows.enumerated() {
+            html += failingRows.contains(index) ? "<tr class=\"fail\">" : "<tr>"
+            html += row.map { "<td>\(xmlEscaped($0))</td>" }.joined() + "</tr>\n"
+        }
+        body.append(html + "</tbody>\n</table>")
+    }
+
+    /// An SVG document inline.
+    public mutating func svg(_ svg: String) {
+        body.append("<figure class=\"plot\">\n\(svg)</figure>")
+    }
+
+    /// Images referenced by paths relative to `directory`, where the HTML file will be written.
+    public mutating func images(_ thumbnails: [QAThumbnail], relativeTo directory: String) {
+        guard !thumbnails.isEmpty else { return }
+        var html = "<div class=\"thumbnails\">\n"
+        for thumbnail in thumbnails {
+            let relative = relativePath(of: thumbnail.path, from: directory)
+            let href = relative.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? relative
+            html += "<figure><img src=\"\(xmlEscaped(href))\" alt=\"\(xmlEscaped(thumbnail.label))\">"
+                + "<figcaption>\(xmlEscaped(thumbnail.label))</figcaption></figure>\n"
+        }
+        body.append(html + "</div>")
+    }
+
+    public func render() -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <title>\(xmlEscaped(title))</title>
+        <style>
+        body { font-family: sans-serif; margin: 2em; color: #222; }
+        table { border-collapse: collapse; }
+        th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; text-align: right; }
+        th:first-child, td:first-child { text-align: left; }
+        tr.fail td, p.fail { color: #b00020; font-weight: bold; }
+        .thumbnails figure { display: inline-block; margin: 0.5em; }
+        .thumbnails img { max-width: 320px; border: 1px solid #ccc; }
+        </style>
+        </head>
+        <body>
+        \(body.joined(separator: "\n"))
+        </body>
+        </html>
+
+        """
+    }
+}

@@ -1,0 +1,112 @@
+import CFFmpeg
+import Foundation
+
+/// `fxreplay framehash`: the `framemd5` listing of a recording's first video stream, line for line what
+///
+///     ffmpeg -i INPUT -map 0:v:0 -fps_mode passthrough -enc_time_base -1 -fflags +bitexact -f framemd5 -
+///
+/// prints (formats.md §8). What that command does, and this class repeats:
+/// - timestamps are in the stream's time base, shifted as `ffmpeg` shifts every input: by the file's
+///   start time (the earliest of all its streams; for MPEG-TS and other formats with discontinuities,
+///   of this stream), so the file starts at 0;
+/// - each frame's pts is its best-effort timestamp; dts equals pts (rawvideo has no reordering);
+/// - duration is one frame at the rate `av_guess_frame_rate` gives, rounded to the time base (the
+///   muxer fills it in; `ffmpeg` does not pass per-frame durations through), 0 when the rate is unknown;
+/// - the picture is turned upright as `ffmpeg`'s autorotate does, then packed as rawvideo in its
+///   decoded pixel format (`av_image_copy_to_buffer`, no padding) and hashed with MD5.
+public final class VideoFrameHasher {
+    private let reader: VideoFrameReader
+    private let md5: MD5
+    /// The stream's time base, in which every timestamp is written.
+    public let timeBase: Rational
+    private let offset: Int64
+    private let duration: Int64
+    private let quarterTurns: Int
+    private let upright: UprightPictures
+    private var packed: [UInt8] = []
+    /// Frames listed so far.
+    public private(set) var frames = 0
+
+    /// Opens the first video stream of `url`.
+    public init(url: String) throws(ReplayError) {
+        reader = try VideoFrameReader(url: url)
+        md5 = try MD5()
+        let stream = reader.demuxer.stream(reader.stream.index)
+        let context = reader.demuxer.context
+        timeBase = reader.stream.timeBase
+        var startTime = context.pointee.start_time
+        // For formats with timestamp discontinuities (MPEG-TS…) ffmpeg recomputes the start from the
+        // streams it reads, here only this one ("Correcting start time based on the enabled streams").
+        if startTime != noPTS, context.pointee.iformat.pointee.flags & AVFMT_TS_DISCONT != 0, stream.pointee.start_time != noPTS {
+            startTime = max(startTime, av_rescale_q(stream.pointee.start_time, stream.pointee.time_base, fx_time_base_q()))
+        }
+        offset = startTime == noPTS ? 0 : av_rescale_q(-startTime, fx_time_base_q(), stream.pointee.time_base)
+        let rate = av_guess_frame_rate(context, stream, nil)
+        let base = stream.pointee.time_base
+        duration = rate.num > 0 && rate.den > 0 && base.num > 0
+            ? av_rescale(1, Int64(rate.den) * Int64(base.den), Int64(rate.num) * Int64(base.num)) : 0
+        quarterTurns = reader.stream.rotation / 90
+        upright = UprightPictures(stream: reader.stream, convertOtherFormats: false)
+    }
+
+    /// The `#` lines `ffmpeg -fflags +bitexact -f framemd5` starts with, for the upright picture size.
+    public var headerLines: [String] {
+        let stream = reader.demuxer.stream(reader.stream.index).pointee
+        let sar = stream.codecpar.pointee.sample_aspect_ratio
+        let turned = quarterTurns % 2 == 1
+        let width = turned ? reader.stream.height : reader.stream.width
+        let height = turned ? reader.stream.width : reader.stream.height
+        // An unknown aspect ratio reaches ffmpeg's encoder as square pixels.
+        let aspect = sar.num > 0 && sar.den > 0 ? (turned ? (sar.den, sar.num) : (sar.num, sar.den)) : (Int32(1), Int32(1))
+        return FrameMD5.headerLines(timeBase: (timeBase.numerator, timeBase.denominator), width: width, height: height,
+                                    sampleAspectRatio: (num: aspect.0, den: aspect.1))
+    }
+
+    /// The next data line, or `nil` after the last frame.
+    public func nextLine() throws(ReplayError) -> String? {
+        guard let frame = try reader.next() else { return nil }
+        let size = try hash(frame)
+        let pts = frame.pts == noPTS ? noPTS : frame.pts + offset
+        frames += 1
+        return FrameMD5.dataLine(stream: 0, dts: pts, pts: pts, duration: duration, size: size, hash: md5.finalize())
+    }
+
+    /// Feeds the frame's rawvideo bytes to the MD5 context; returns how many there were.
+    private func hash(_ frame: Frame) throws(ReplayError) -> Int {
+        guard upright.isTurning else { return try hashPacked(frame) }
+        let image = try upright.picture(frame, index: frames)
+        var size = 0
+        func add(_ plane: Plane) {
+            md5.update(plane: plane)
+            size += plane.width * plane.height
+        }
+        add(image.luma)
+        add(image.cb)
+        add(image.cr)
+        if let alpha = image.alpha { add(alpha) }
+        return size
+    }
+
+    /// Any pixel format, as the rawvideo encoder packs it.
+    private func hashPacked(_ frame: Frame) throws(ReplayError) -> Int {
+        let f = frame.pointer.pointee
+        let format = AVPixelFormat(rawValue: f.format)
+        let size = Int(av_image_get_buffer_size(format, f.width, f.height, 1))
+        guard size > 0 else { throw .processing("frame \(frames): cannot pack a \(Scaler.name(f.format)) picture") }
+        if packed.count < size { packed = [UInt8](repeating: 0, count: size) }
+        let written = packed.withUnsafeMutableBufferPointer { buffer in
+            withUnsafePointer(to: frame.pointer.pointee.data) {
+                $0.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { data in
+                    withUnsafePointer(to: frame.pointer.pointee.linesize) {
+                        $0.withMemoryRebound(to: Int32.self, capacity: 8) { linesize in
+                            av_image_copy_to_buffer(buffer.baseAddress, Int32(size), data, linesize, format, f.width, f.height, 1)
+                        }
+                    }
+                }
+            }
+        }
+        guard written == size else { throw .processing("frame \(frames): packing the picture failed: \(ffmpegErrorText(written))") }
+        packed.withUnsafeBytes { md5.update(UnsafeRawBufferPointer(rebasing: $0[0..<size])) }
+        return size
+    }
+}

@@ -1,0 +1,99 @@
+/// What `render --annotations` draws, and how.
+public struct AnnotationSettings: Sendable, Codable, Equatable {
+    /// The scene file (`annotations.json`, formats.md §6).
+    public var scene: String
+    /// Font for labels (default: DejaVu Sans from Debian's fonts-dejavu-core).
+    public var font: String?
+    /// Draw the person (mask foreground) over the annotations, so they look behind the person.
+    public var occludeWithMask = false
+
+    public init(scene: String) { self.scene = scene }
+}
+
+/// Per-frame access to the mask another effect (background replacement) used for this frame.
+public protocol FrameMaskProvider: AnyObject {
+    /// The frame-sized mask (255 = person) of the frame being processed, if it has one.
+    var currentMask: Plane? { get }
+}
+
+/// The annotation stage: draws the scene into each frame from that frame's pose, after
+/// background replacement. Anchors (tap anchors included) are resolved once, up front, with the
+/// same code `fxreplay track` uses, so drawn and tracked placements agree.
+final class AnnotationEffect: FrameEffect {
+    let name = "annotations"
+    private let poses: FramePoses
+    private let placed: [PlacedAnnotation]
+    private let renderer: AnnotationRenderer
+    private let displaySize: PictureSize
+    private let masks: FrameMaskProvider?
+    private var active: [PlacedAnnotation] = []
+    private var framesDrawn = 0
+    private var framesWithoutPose = 0
+
+    init(settings: AnnotationSettings, context: EffectContext, masks: FrameMaskProvider?) throws(ReplayError) {
+        guard let poses = context.poses else {
+            throw .usage("--annotations needs camera poses: --poses FILE or --poses-from-sei")
+        }
+        if settings.occludeWithMask && masks == nil {
+            throw .usage("--occlude-with-mask needs a mask (--mask)")
+        }
+        self.poses = poses
+        self.masks = settings.occludeWithMask ? masks : nil
+        let scan = poses.scan
+        displaySize = PictureSize(width: scan.width, height: scan.height)
+        let frames = zip(scan.frames, poses.timeline.poses).map { timing, pose in
+            TrackFrame(time: timing.time, width: scan.width, height: scan.height, pose: pose)
+        }
+        let size = context.outputSize
+        var options = AnnotationRenderer.Options()
+        if let font = settings.font { options.fontPath = font }
+        renderer = AnnotationRenderer(width: size.width, height: size.height, options: options)
+        do {
+            let scene = try AnnotationScene.load(path: settings.scene)
+            placed = try scene.placed(frames: frames, sceneTimeOrigin: poses.sceneTimeOrigin, file: settings.scene)
+            try renderer.prepare(scene.annotations)
+        } catch let error as ReplayError {
+            throw error
+        } catch {
+            throw .badInput("\(settings.scene): \(error)")
+        }
+        active.reserveCapacity(placed.count)
+    }
+
+    func apply(to image: YUVImage, at time: FrameTime) throws(ReplayError) {
+        guard let index = poses.frameIndex(pts: time.pts), let pose = poses.timeline.poses[index] else {
+            framesWithoutPose += 1
+            return
+        }
+        let sceneTime = poses.scan.frames[index].time + poses.sceneTimeOrigin
+        active.removeAll(keepingCapacity: true)
+        for annotation in placed where annotation.isActive(at: sceneTime) { active.append(annotation) }
+        guard !active.isEmpty else { return }
+        let camera = Camera(pose: pose.scaled(from: displaySize, to: PictureSize(width: image.width, height: image.height)),
+                            width: image.width, height: image.height)
+        do {
+            try renderer.render(active, camera: camera, time: sceneTime, into: image, occlusion: masks?.currentMask)
+        } catch let error as ReplayError {
+            throw error
+        } catch {
+            throw .processing("frame \(time.index): \(error)")
+        }
+        framesDrawn += 1
+    }
+
+    func reportLines() -> [String: Int] {
+        ["annotations": placed.count, "framesDrawn": framesDrawn, "framesWithoutPose": framesWithoutPose]
+    }
+}
+
+extension Pose {
+    /// The same camera seen through a picture scaled from `source` to `target` pixels: intrinsics
+    /// (which are in pixels) scale with it; a field of view needs no change.
+    func scaled(from source: PictureSize, to target: PictureSize) -> Pose {
+        guard let intrinsics, source != target else { return self }
+        let sx = Double(target.width) / Double(source.width), sy = Double(target.height) / Double(source.height)
+        var copy = self
+        copy.intrinsics = Intrinsics(fx: intrinsics.fx * sx, fy: intrinsics.fy * sy, cx: intrinsics.cx * sx, cy: intrinsics.cy * sy)
+        return copy
+    }
+}

@@ -1,0 +1,151 @@
+/// Draws 3D annotations straight into video frames, as seen from each frame's camera pose
+/// (formats.md §2: continuous pixel coordinates, coverage sampled around pixel centres).
+///
+/// Each annotation (its shape and stem) is rasterized on its own with 4×4 multisampling, clipped
+/// at the pose's near plane before projection, and blended into the frame's Y'CbCr samples with
+/// its colour's alpha (converted with the frame's colour space). Annotations are drawn far to near
+/// by the depth of their anchors, so a nearer one covers a farther one; labels come last, over
+/// every shape: white text on a dark rounded plate, `labelSize` pixels per em, up and to the right
+/// of the anchor.
+///
+/// Lighting: Lambert, `ambient + (1 − ambient)·max(0, n·l)` with `l` = (−0.35, 0.55, 0.75)
+/// normalized, in camera space (up, left, towards the viewer). Rings and stems are flat colours.
+///
+/// Shapes take `size` in metres: sphere diameter, box edge, cone/cylinder base diameter and height,
+/// arrow and pin length, ring and star outer diameter (ring and star lie in their XY plane, the
+/// star 0.16·size thick). The anchor is the shape's centre, except for the pin, whose tip is the
+/// anchor and which stands up along +Y. The arrow points +Y. Rings (and annotations with
+/// `billboard`) turn with the camera so their +Z faces the viewer. `spin` turns the shape about
+/// world +Y by 2π·spin·time after `orientation`; stems are grey, 0.08·size thick, down to y = 0.
+/// OBJ meshes keep their own origin as the anchor and are scaled uniformly so their largest
+/// bounding-box dimension is `size`; they are drawn double-sided.
+///
+/// The caller decides which annotations are active at a frame's time (`from`/`until`, tap time):
+/// `render` draws every annotation it is given. Allocate one renderer per pipeline and output size;
+/// it keeps its buffers, meshes and glyphs between frames, and must be used by one thread at a time.
+public final class AnnotationRenderer: @unchecked Sendable {
+    /// Settings that hold for the whole render.
+    public struct Options: Sendable, Equatable {
+        /// DejaVu Sans as installed by Debian's fonts-dejavu-core.
+        public static let defaultFontPath = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+        /// The TrueType/OpenType font labels are set in.
+        public var fontPath: String
+        /// Light everywhere, 0…1; the rest comes from the camera-fixed light. 1 draws flat colours.
+        public var ambient: Double
+
+        public init(fontPath: String = defaultFontPath, ambient: Double = 0.35) {
+            self.fontPath = fontPath
+            self.ambient = ambient
+        }
+    }
+
+    public let options: Options
+    /// The colour of stems (a neutral grey).
+    static let stemColor = RGBAColor(red: 142, green: 142, blue: 147)
+
+    private var layer: RenderLayer
+    private let rasterizer: MeshRasterizer
+    /// Stems are a few pixels wide: eight sides are plenty.
+    private let stemMesh = Mesh.cylinder(segments: 8)
+    private var meshes: [AnnotationShape: Mesh] = [:]
+    private var glyphs: GlyphCache?
+    /// Annotation indices far to near, rebuilt each frame in place.
+    private var order: [(depth: Double, index: Int)] = []
+
+    /// A renderer for frames of `width` × `height` (it adapts if frames change size later).
+    public init(width: Int, height: Int, options: Options = Options()) {
+        self.options = options
+        rasterizer = MeshRasterizer(lighting: Lighting(ambient: options.ambient))
+        layer = RenderLayer(width: max(width, 1), height: max(height, 1))
+    }
+
+    /// Loads what `annotations` need (meshes, and the font when any has a label) so that bad files
+    /// are reported before the first frame rather than on it.
+    public func prepare(_ annotations: [Annotation]) throws {
+        for annotation in annotations {
+            _ = try mesh(for: annotation.shape)
+            if let label = annotation.label, !label.isEmpty { _ = try glyphCache() }
+        }
+    }
+
+    /// Draws `annotations` into `image` as `camera` sees them at `time` seconds (which turns
+    /// spinning shapes). With `occlusion` (8-bit, frame-sized, 255 = person), coverage is scaled
+    /// by (255 − mask)/255, so the person stays in front of the annotations.
+    ///
+    /// Throws `badInput` when a mesh or the font cannot be loaded, and `processing` when the
+    /// occlusion mask does not match the frame size.
+    public func render(_ annotations: [PlacedAnnotation], camera: Camera, time: Double,
+                       into image: YUVImage, occlusion: Plane? = nil) throws {
+        guard image.width > 0, image.height > 0 else { return }
+        if let occlusion, occlusion.width != image.width || occlusion.height != image.height {
+            throw ReplayError.processing(
+                "occlusion mask is \(occlusion.width)×\(occlusion.height) but the frame is \(image.width)×\(image.height)")
+        }
+        if layer.width != image.width || layer.height != image.height {
+            layer = RenderLayer(width: image.width, height: image.height)
+        }
+        sortFarToNear(annotations, camera: camera)
+        for (_, index) in order {
+            let placed = annotations[index]
+            let annotation = placed.annotation
+            let shape = AnnotationPlacement.shape(annotation, anchor: placed.world, camera: camera, time: time)
+            let material = SurfaceMaterial(annotation.color, colorSpace: image.colorSpace, shaded: annotation.shape != .ring)
+            rasterizer.add(try mesh(for: annotation.shape), transform: shape, camera: camera, material: material)
+            if annotation.stem, let stem = AnnotationPlacement.stem(anchor: placed.world, size: annotation.size) {
+                let grey = SurfaceMaterial(Self.stemColor, colorSpace: image.colorSpace, shaded: false)
+                rasterizer.add(stemMesh, transform: stem, camera: camera, material: grey)
+            }
+            rasterizer.resolve(into: layer)
+            composite(annotation, into: image, occlusion: occlusion)
+        }
+        for (_, index) in order {
+            let placed = annotations[index]
+            guard let label = placed.annotation.label, !label.isEmpty else { continue }
+            let anchor = camera.project(placed.world)
+            guard anchor.depth > camera.clippingNear else { continue }
+            // Clear of the shape: most of its projected radius, plus a little air.
+            let radius = camera.focal.fy * placed.annotation.size / 2 / anchor.depth
+            LabelRenderer(glyphs: try glyphCache(), colorSpace: image.colorSpace)
+                .draw(label, size: placed.annotation.labelSize, anchorX: anchor.x, anchorY: anchor.y,
+                      clearance: 0.7 * radius + 3, into: layer)
+            composite(placed.annotation, into: image, occlusion: occlusion)
+        }
+    }
+
+    private func composite(_ annotation: Annotation, into image: YUVImage, occlusion: Plane?) {
+        LayerCompositor.composite(layer, opacity: Float(annotation.color.alpha) / 255, into: image, occlusion: occlusion)
+        layer.clear()
+    }
+
+    /// Fills `order` with the drawable annotations, farthest anchor first (insertion sort: few
+    /// annotations, no allocation once the array has grown).
+    private func sortFarToNear(_ annotations: [PlacedAnnotation], camera: Camera) {
+        order.removeAll(keepingCapacity: true)
+        for (index, placed) in annotations.enumerated() {
+            let size = placed.annotation.size
+            guard size.isFinite, size > 0, placed.annotation.color.alpha > 0,
+                  placed.world.x.isFinite, placed.world.y.isFinite, placed.world.z.isFinite else { continue }
+            let depth = -camera.cameraSpace(placed.world).z
+            order.append((depth, index))
+            var i = order.count - 1
+            while i > 0, order[i - 1].depth < depth {
+                order.swapAt(i - 1, i)
+                i -= 1
+            }
+        }
+    }
+
+    private func mesh(for shape: AnnotationShape) throws -> Mesh {
+        if let cached = meshes[shape] { return cached }
+        let mesh = try Mesh.unit(for: shape)
+        meshes[shape] = mesh
+        return mesh
+    }
+
+    private func glyphCache() throws -> GlyphCache {
+        if let glyphs { return glyphs }
+        let opened = try GlyphCache(path: options.fontPath)
+        glyphs = opened
+        return opened
+    }
+}

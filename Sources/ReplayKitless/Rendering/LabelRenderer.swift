@@ -1,0 +1,86 @@
+import Foundation
+
+/// Draws a label into a ``RenderLayer`` in screen space: white text, `size` pixels per em, on a
+/// rounded, semi-opaque dark plate whose lower-left corner sits `clearance` pixels right of and
+/// above the anchor's projection. Glyph bitmaps land on whole pixels, so text stays crisp.
+struct LabelRenderer {
+    let glyphs: GlyphCache
+    let text: SIMD3<Float>
+    let plate: SIMD3<Float>
+    static let plateOpacity: Float = 0.7
+
+    init(glyphs: GlyphCache, colorSpace: ColorSpace) {
+        self.glyphs = glyphs
+        let white = colorSpace.yuvUnrounded(red: 255, green: 255, blue: 255)
+        let dark = colorSpace.yuvUnrounded(red: 28, green: 28, blue: 30)
+        text = SIMD3(Float(white.y), Float(white.cb), Float(white.cr))
+        plate = SIMD3(Float(dark.y), Float(dark.cb), Float(dark.cr))
+    }
+
+    /// Lays out `label` at `size` pixels per em (4…512) next to the anchor at pixel
+    /// (`anchorX`, `anchorY`) and draws it into `layer`.
+    func draw(_ label: String, size: Double, anchorX: Double, anchorY: Double, clearance: Double, into layer: RenderLayer) {
+        guard size.isFinite else { return }
+        let em = Int(max(4, min(512, size.rounded())))
+        let metrics = glyphs.metrics(size: em)
+        var textWidth = 0.0
+        for scalar in label.unicodeScalars where scalar.value >= 0x20 {
+            textWidth += glyphs.glyph(scalar.value, size: em).advance
+        }
+        let padX = (0.4 * Double(em)).rounded(), padY = (0.25 * Double(em)).rounded()
+        let plateWidth = textWidth.rounded(.up) + 2 * padX
+        let plateHeight = (metrics.ascender - metrics.descender).rounded(.up) + 2 * padY
+        let left = (anchorX + clearance).rounded()
+        let top = (anchorY - clearance).rounded() - plateHeight
+        guard abs(left) < 1e6, abs(top) < 1e6 else { return }   // also rejects NaN: far off any frame
+        fillPlate(left: left, top: top, width: plateWidth, height: plateHeight,
+                  radius: min(0.35 * Double(em), plateHeight / 2), into: layer)
+
+        var pen = left + padX
+        let baseline = Int(top + padY + metrics.ascender.rounded())
+        for scalar in label.unicodeScalars where scalar.value >= 0x20 {
+            let glyph = glyphs.glyph(scalar.value, size: em)
+            stamp(glyph, x: Int(pen.rounded()) + glyph.left, y: baseline - glyph.top, into: layer)
+            pen += glyph.advance
+        }
+    }
+
+    /// Fills a rounded rectangle with the plate colour, its edge antialiased by the distance
+    /// from each pixel centre to the outline.
+    private func fillPlate(left: Double, top: Double, width: Double, height: Double, radius: Double, into layer: RenderLayer) {
+        let rect = PixelBounds.covering(x0: left, y0: top, x1: left + width, y1: top + height,
+                                      width: layer.width, height: layer.height)
+        guard !rect.isEmpty else { return }
+        layer.touched = layer.touched.union(rect)
+        let halfWidth = width / 2, halfHeight = height / 2
+        let centreX = left + halfWidth, centreY = top + halfHeight
+        for y in rect.minY..<rect.maxY {
+            let qy = abs(Double(y) + 0.5 - centreY) - (halfHeight - radius)
+            for x in rect.minX..<rect.maxX {
+                let qx = abs(Double(x) + 0.5 - centreX) - (halfWidth - radius)
+                let outside = (max(qx, 0) * max(qx, 0) + max(qy, 0) * max(qy, 0)).squareRoot() + min(max(qx, qy), 0) - radius
+                let coverage = Float(max(0, min(1, 0.5 - outside)))
+                layer.texels[y * layer.width + x] = SIMD4(plate, coverage * Self.plateOpacity)
+            }
+        }
+    }
+
+    /// Lays a glyph bitmap, top-left at pixel (`x`, `y`), over what the layer holds.
+    private func stamp(_ glyph: Glyph, x: Int, y: Int, into layer: RenderLayer) {
+        let rect = PixelBounds(minX: max(x, 0), minY: max(y, 0),
+                             maxX: min(x + glyph.width, layer.width), maxY: min(y + glyph.rows, layer.height))
+        guard !rect.isEmpty else { return }
+        layer.touched = layer.touched.union(rect)
+        for py in rect.minY..<rect.maxY {
+            for px in rect.minX..<rect.maxX {
+                let g = Float(glyph.coverage[(py - y) * glyph.width + (px - x)]) / 255
+                guard g > 0 else { continue }
+                let index = py * layer.width + px
+                let under = layer.texels[index]
+                let alpha = g + under.w * (1 - g)
+                let color = (text * g + SIMD3(under.x, under.y, under.z) * (under.w * (1 - g))) / alpha
+                layer.texels[index] = SIMD4(color, alpha)
+            }
+        }
+    }
+}

@@ -1,0 +1,395 @@
+/// How a surface is coloured, in the frame's Y'CbCr: the colour at full light and black, lit by
+/// `Lighting` (Lambert) or flat. Shading scales R'G'B', and Y'CbCr is affine in R'G'B', so a
+/// shaded colour is `black + k·(color − black)`.
+struct SurfaceMaterial {
+    var color: SIMD3<Float>
+    var black: SIMD3<Float>
+    var shaded: Bool
+
+    init(_ rgba: RGBAColor, colorSpace: ColorSpace, shaded: Bool) {
+        color = Self.yuv(colorSpace, Double(rgba.red), Double(rgba.green), Double(rgba.blue))
+        black = Self.yuv(colorSpace, 0, 0, 0)
+        self.shaded = shaded
+    }
+
+    private static func yuv(_ space: ColorSpace, _ r: Double, _ g: Double, _ b: Double) -> SIMD3<Float> {
+        let c = space.yuvUnrounded(red: r, green: g, blue: b)
+        return SIMD3(Float(c.y), Float(c.cb), Float(c.cr))
+    }
+}
+
+/// A fixed light in camera space plus ambient light: intensity `ambient + (1 − ambient)·max(0, n·l)`.
+struct Lighting {
+    var ambient: Double
+    /// Unit vector towards the light, camera space: up, left and from behind the viewer.
+    var direction = SIMD3<Double>(-0.35, 0.55, 0.75).unitOrZero
+
+    @inline(__always) func intensity(normal: SIMD3<Double>) -> Double {
+        let l = normal.norm
+        guard l > 0 else { return ambient }
+        return ambient + (1 - ambient) * max(0, normal.dotProduct(direction) / l)
+    }
+}
+
+extension Camera {
+    /// The near plane the rasterizer clips at: the pose's zNear, kept away from 0 so that
+    /// projected coordinates stay finite whatever the pose data says.
+    var clippingNear: Double {
+        let minimum = 1e-4
+        return pose.zNear.isFinite && pose.zNear > minimum ? pose.zNear : minimum
+    }
+}
+
+/// Draws meshes into a ``RenderLayer`` with 4×4 multisampling: each sample has its own depth and
+/// owner, so hidden surfaces, shared edges and silhouettes resolve exactly, and only the final
+/// per-pixel average (colour and coverage) reaches the layer.
+///
+/// `add` transforms a mesh to camera space, skips back faces of closed meshes, clips against the
+/// near plane in camera space (so nothing behind the camera is ever projected) and projects what
+/// is left. `resolve` rasterizes everything added, one 64×64 tile of the annotation's bounding box
+/// at a time (the sample buffers are tile-sized, allocated once), with a per-sample depth test on
+/// perspective-correct depth; then it shades each pixel once per visible triangle (Lambert with the
+/// perspective-correct normal, at the centre of that triangle's samples) and averages. All meshes
+/// added between two `resolve` calls (a shape and its stem) are depth-tested together.
+final class MeshRasterizer {
+    /// At most 64: a tile row's touched pixels are the bits of a `UInt64`.
+    static let tileSize = 64
+
+    private struct ViewVertex {
+        var position: SIMD3<Double>
+        var normal: SIMD3<Double>
+    }
+
+    /// A projected triangle: its barycentric coordinates and inverse depth as linear functions of
+    /// the pixel position, its vertex normals (facing the viewer) and its material.
+    private struct ScreenTriangle {
+        var rect: PixelBounds
+        var e0: Linear, e1: Linear, e2: Linear
+        var inverseDepth: Linear
+        var inverseDepths: SIMD3<Double>
+        var n0: SIMD3<Double>, n1: SIMD3<Double>, n2: SIMD3<Double>
+        var material: SurfaceMaterial
+    }
+
+    /// Sample k of a pixel sits at (offsetX(k), offsetY(k)) from its centre: a 4×4 grid at ±⅛, ±⅜ px.
+    @inline(__always) static func offsetX(_ k: Int) -> Double { Double(k & 3) * 0.25 - 0.375 }
+    @inline(__always) static func offsetY(_ k: Int) -> Double { Double(k >> 2) * 0.25 - 0.375 }
+
+    let lighting: Lighting
+    private var vertices: [ViewVertex] = []
+    private var triangles: [ScreenTriangle] = []
+    private var bounds = PixelBounds.empty
+    /// Per sample (16 per pixel) of the current tile: 1/depth of the nearest surface (0 = empty)
+    /// and the index of its triangle.
+    private let sampleDepth: UnsafeMutablePointer<Float>
+    private let sampleOwner: UnsafeMutablePointer<UInt32>
+    /// The current triangle's 1/depth and barycentric coordinates at each sample, relative to
+    /// the pixel centre (16 each; the coordinates one edge after another).
+    private let depthOffsets: UnsafeMutablePointer<Float>
+    private let edgeOffsets: UnsafeMutablePointer<Double>
+    /// Per row of the current tile, a bit per pixel holding samples.
+    private let touchedColumns: UnsafeMutablePointer<UInt64>
+
+    init(lighting: Lighting) {
+        self.lighting = lighting
+        let samples = Self.tileSize * Self.tileSize * 16
+        sampleDepth = .allocate(capacity: samples)
+        sampleDepth.initialize(repeating: 0, count: samples)
+        sampleOwner = .allocate(capacity: samples)
+        sampleOwner.initialize(repeating: 0, count: samples)
+        depthOffsets = .allocate(capacity: 16)
+        depthOffsets.initialize(repeating: 0, count: 16)
+        edgeOffsets = .allocate(capacity: 48)
+        edgeOffsets.initialize(repeating: 0, count: 48)
+        touchedColumns = .allocate(capacity: Self.tileSize)
+        touchedColumns.initialize(repeating: 0, count: Self.tileSize)
+    }
+
+    deinit {
+        sampleDepth.deallocate()
+        sampleOwner.deallocate()
+        depthOffsets.deallocate()
+        edgeOffsets.deallocate()
+        touchedColumns.deallocate()
+    }
+
+    /// Sets up `mesh`, placed in the world by `transform`, as `camera` sees it.
+    func add(_ mesh: Mesh, transform: ModelTransform, camera: Camera, material: SurfaceMaterial) {
+        let count = mesh.positions.count
+        guard mesh.normals.count == count else { return }
+        let view = transform.viewed(by: camera)
+        vertices.removeAll(keepingCapacity: true)
+        for i in 0..<count {
+            vertices.append(ViewVertex(position: view.apply(mesh.positions[i]), normal: view.rotation * mesh.normals[i]))
+        }
+        var setup = Setup(focal: camera.focal, near: camera.clippingNear, width: Int(camera.width),
+                          height: Int(camera.height), material: material)
+        for triangle in mesh.triangles {
+            let i0 = Int(triangle.x), i1 = Int(triangle.y), i2 = Int(triangle.z)
+            guard i0 >= 0, i1 >= 0, i2 >= 0, i0 < count, i1 < count, i2 < count else { continue }
+            let a = vertices[i0], b = vertices[i1], c = vertices[i2]
+            // The camera is at the origin: a face whose normal points away from it is seen from behind.
+            let facing = (b.position - a.position).crossProduct(c.position - a.position).dotProduct(a.position)
+            if mesh.isClosed && facing >= 0 { continue }
+            setup.normalSign = facing > 0 ? -1 : 1
+            setup.clip(a, b, c) { triangles.append($0); bounds = bounds.union($0.rect) }
+        }
+    }
+
+    /// Rasterizes everything added since the last call into `layer` and forgets it.
+    func resolve(into layer: RenderLayer) {
+        defer {
+            triangles.removeAll(keepingCapacity: true)
+            bounds = .empty
+        }
+        let area = bounds.intersection(PixelBounds(minX: 0, minY: 0, maxX: layer.width, maxY: layer.height))
+        guard !area.isEmpty else { return }
+        layer.touched = layer.touched.union(area)
+        triangles.withUnsafeBufferPointer { triangles in
+            for top in stride(from: area.minY, to: area.maxY, by: Self.tileSize) {
+                for left in stride(from: area.minX, to: area.maxX, by: Self.tileSize) {
+                    let tile = PixelBounds(minX: left, minY: top, maxX: min(left + Self.tileSize, area.maxX),
+                                         maxY: min(top + Self.tileSize, area.maxY))
+                    for index in triangles.indices {
+                        let part = triangles[index].rect.intersection(tile)
+                        if !part.isEmpty { rasterize(triangles[index], owner: UInt32(index), part, tile: tile) }
+                    }
+                    shadeSamples(of: tile, triangles: triangles, into: layer)
+                }
+            }
+        }
+    }
+
+    /// Where pixel (`x`, `y`)'s 16 samples start in the tile's sample buffers.
+    @inline(__always) private func samples(_ x: Int, _ y: Int, in tile: PixelBounds) -> Int {
+        ((y - tile.minY) * Self.tileSize + (x - tile.minX)) * 16
+    }
+
+    /// Takes the samples of `part` (inside `tile`) that the triangle covers and is nearest at.
+    private func rasterize(_ t: ScreenTriangle, owner: UInt32, _ part: PixelBounds, tile: PixelBounds) {
+        let e0 = t.e0, e1 = t.e1, e2 = t.e2
+        for k in 0..<16 {
+            let ox = Self.offsetX(k), oy = Self.offsetY(k)
+            depthOffsets[k] = Float(t.inverseDepth.a * ox + t.inverseDepth.b * oy)
+            edgeOffsets[k] = e0.a * ox + e0.b * oy
+            edgeOffsets[16 + k] = e1.a * ox + e1.b * oy
+            edgeOffsets[32 + k] = e2.a * ox + e2.b * oy
+        }
+        for py in part.minY..<part.maxY {
+            let y = Double(py) + 0.5
+            guard let span = Self.span(of: t, row: y, within: part) else { continue }
+            for px in span {
+                let x = Double(px) + 0.5
+                let b0 = e0.at(x, y), b1 = e1.at(x, y), b2 = e2.at(x, y)
+                // The samples lie within ±0.375 px of the centre: test that square first.
+                if b0 + e0.reach < 0 || b1 + e1.reach < 0 || b2 + e2.reach < 0 { continue }
+                // On an edge, test the samples one by one (in double precision, so that triangles
+                // sharing an edge leave no sample uncovered between them).
+                var covered: UInt32 = 0xFFFF
+                if b0 < e0.reach { covered &= Self.samplesInside(b0, edgeOffsets) }
+                if b1 < e1.reach { covered &= Self.samplesInside(b1, edgeOffsets + 16) }
+                if b2 < e2.reach { covered &= Self.samplesInside(b2, edgeOffsets + 32) }
+                if covered == 0 { continue }
+                touchedColumns[py - tile.minY] |= 1 << UInt64(px - tile.minX)
+                let base = samples(px, py, in: tile)
+                let depth = sampleDepth + base, ownerOf = sampleOwner + base
+                let centre = Float(t.inverseDepth.at(x, y))
+                if covered == 0xFFFF {
+                    for k in 0..<16 {
+                        let d = centre + depthOffsets[k]
+                        let nearer = d > depth[k]
+                        depth[k] = nearer ? d : depth[k]
+                        ownerOf[k] = nearer ? owner : ownerOf[k]
+                    }
+                } else {
+                    for k in 0..<16 where (covered >> k) & 1 != 0 {
+                        let d = centre + depthOffsets[k]
+                        if d > depth[k] {
+                            depth[k] = d
+                            ownerOf[k] = owner
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Bit k set where sample k is inside an edge whose barycentric coordinate is `centre` at
+    /// the pixel centre and `centre + offsets[k]` at the sample.
+    @inline(__always) private static func samplesInside(_ centre: Double, _ offsets: UnsafePointer<Double>) -> UInt32 {
+        var bits: UInt32 = 0
+        for k in 0..<16 { bits |= (centre + offsets[k] >= 0 ? 1 : 0) << k }
+        return bits
+    }
+
+    /// The pixels of row `y` (a pixel centre) in `part` whose sample squares may meet the
+    /// triangle: where all three barycentric coordinates can reach 0, widened by a pixel against
+    /// rounding. Keeps long thin triangles from costing their whole bounding box.
+    @inline(__always) private static func span(of t: ScreenTriangle, row y: Double, within part: PixelBounds) -> ClosedRange<Int>? {
+        var low = Double(part.minX), high = Double(part.maxX - 1)
+        func narrow(by e: Linear) -> Bool {
+            // a·x + b·y + c + reach ≥ 0 at the centre x = px + 0.5
+            let bound = -(e.reach + e.b * y + e.c)
+            if e.a > 0 {
+                low = max(low, (bound / e.a - 1.5).rounded(.up))
+            } else if e.a < 0 {
+                high = min(high, (bound / e.a + 0.5).rounded(.down))
+            } else if bound > 0 {
+                return false
+            }
+            return true
+        }
+        guard narrow(by: t.e0), narrow(by: t.e1), narrow(by: t.e2), low <= high else { return nil }
+        return Int(low)...Int(high)
+    }
+
+    /// Shades each pixel of the tile once per triangle owning some of its samples, writes the
+    /// average colour and the covered fraction to the layer, and empties the samples.
+    private func shadeSamples(of tile: PixelBounds, triangles: UnsafeBufferPointer<ScreenTriangle>, into layer: RenderLayer) {
+        for py in tile.minY..<tile.maxY {
+            var columns = touchedColumns[py - tile.minY]
+            touchedColumns[py - tile.minY] = 0
+            while columns != 0 {
+                let px = tile.minX + columns.trailingZeroBitCount
+                columns &= columns - 1
+                let base = samples(px, py, in: tile)
+                let depth = sampleDepth + base, ownerOf = sampleOwner + base
+                var remaining: UInt32 = 0
+                for k in 0..<16 where depth[k] > 0 { remaining |= 1 << k }
+                guard remaining != 0 else { continue }
+                for k in 0..<16 { depth[k] = 0 }
+                let index = py * layer.width + px
+                var uniform = remaining == 0xFFFF
+                for k in 1..<16 { uniform = uniform && ownerOf[k] == ownerOf[0] }
+                if uniform {
+                    layer.texels[index] = SIMD4(shade(triangles[Int(ownerOf[0])], x: Double(px) + 0.5, y: Double(py) + 0.5), 1)
+                    continue
+                }
+                let covered = Float(remaining.nonzeroBitCount)
+                var sum = SIMD3<Float>.zero
+                repeat {
+                    let owner = ownerOf[remaining.trailingZeroBitCount]
+                    var count = 0, offsetX = 0.0, offsetY = 0.0
+                    for k in 0..<16 where (remaining >> k) & 1 != 0 && ownerOf[k] == owner {
+                        remaining &= ~(1 << k)
+                        count += 1
+                        offsetX += Self.offsetX(k)
+                        offsetY += Self.offsetY(k)
+                    }
+                    // Shade at the centre of this triangle's samples, which lies inside it.
+                    let n = Double(count)
+                    let x = Double(px) + 0.5 + offsetX / n, y = Double(py) + 0.5 + offsetY / n
+                    sum += shade(triangles[Int(owner)], x: x, y: y) * Float(count)
+                } while remaining != 0
+                layer.texels[index] = SIMD4(sum / covered, covered / 16)
+            }
+        }
+    }
+
+    /// The triangle's colour at a pixel position: Lambert with the perspective-correct normal.
+    @inline(__always) private func shade(_ t: ScreenTriangle, x: Double, y: Double) -> SIMD3<Float> {
+        var intensity = 1.0
+        if t.material.shaded {
+            let normal = t.n0 * (t.e0.at(x, y) * t.inverseDepths.x) + t.n1 * (t.e1.at(x, y) * t.inverseDepths.y)
+                + t.n2 * (t.e2.at(x, y) * t.inverseDepths.z)
+            intensity = lighting.intensity(normal: normal)
+        }
+        let m = t.material
+        return m.black + Float(intensity) * (m.color - m.black)
+    }
+
+    /// Clipping and projection for one `add` call.
+    private struct Setup {
+        let focal: Intrinsics
+        let near: Double
+        let width: Int
+        let height: Int
+        let material: SurfaceMaterial
+        /// −1 for the back side of a double-sided face, so it is lit like its front.
+        var normalSign: Double = 1
+
+        /// Clips the triangle to depth ≥ near (keeping its winding) and emits what is left.
+        func clip(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, _ emit: (ScreenTriangle) -> Void) {
+            let inA = -a.position.z >= near, inB = -b.position.z >= near, inC = -c.position.z >= near
+            func out(_ p: ViewVertex, _ q: ViewVertex, _ r: ViewVertex) {
+                if let t = project(p, q, r) { emit(t) }
+            }
+            switch (inA, inB, inC) {
+            case (true, true, true): out(a, b, c)
+            case (false, false, false): return
+            // One vertex in front: a smaller triangle.
+            case (true, false, false): out(a, crossing(a, b), crossing(a, c))
+            case (false, true, false): out(b, crossing(b, c), crossing(b, a))
+            case (false, false, true): out(c, crossing(c, a), crossing(c, b))
+            // One vertex behind: a quadrilateral from where the edge after it enters to where the
+            // edge before it leaves.
+            case (false, true, true):
+                out(crossing(b, a), b, c); out(crossing(b, a), c, crossing(c, a))
+            case (true, false, true):
+                out(crossing(c, b), c, a); out(crossing(c, b), a, crossing(a, b))
+            case (true, true, false):
+                out(crossing(a, c), a, b); out(crossing(a, c), b, crossing(b, c))
+            }
+        }
+
+        /// The point on segment `inside`–`outside` at depth `near`.
+        private func crossing(_ inside: ViewVertex, _ outside: ViewVertex) -> ViewVertex {
+            let dIn = -inside.position.z, dOut = -outside.position.z
+            let t = (dIn - near) / (dIn - dOut)
+            return ViewVertex(position: inside.position + (outside.position - inside.position) * t,
+                              normal: inside.normal + (outside.normal - inside.normal) * t)
+        }
+
+        /// Projects a triangle lying in front of the near plane; `nil` when it has no area on
+        /// screen or misses the frame.
+        private func project(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex) -> ScreenTriangle? {
+            func pixel(_ v: ViewVertex) -> (x: Double, y: Double, inverseDepth: Double) {
+                let d = -v.position.z
+                return (focal.cx + focal.fx * v.position.x / d, focal.cy - focal.fy * v.position.y / d, 1 / d)
+            }
+            let v0 = pixel(a), v1 = pixel(b), v2 = pixel(c)
+            let area = (v1.x - v0.x) * (v2.y - v0.y) - (v1.y - v0.y) * (v2.x - v0.x)
+            guard area.isFinite, abs(area) > 1e-9 else { return nil }
+            // (Nested two-argument min/max: the variadic forms allocate an array.)
+            let rect = PixelBounds.covering(x0: min(min(v0.x, v1.x), v2.x), y0: min(min(v0.y, v1.y), v2.y),
+                                          x1: max(max(v0.x, v1.x), v2.x), y1: max(max(v0.y, v1.y), v2.y),
+                                          width: width, height: height)
+            guard !rect.isEmpty else { return nil }
+            // Barycentric coordinate i: 1 at vertex i, 0 along the opposite edge.
+            let e0 = Linear(edgeFrom: (v1.x, v1.y), to: (v2.x, v2.y), area: area)
+            let e1 = Linear(edgeFrom: (v2.x, v2.y), to: (v0.x, v0.y), area: area)
+            let e2 = Linear(edgeFrom: (v0.x, v0.y), to: (v1.x, v1.y), area: area)
+            // 1/depth is linear in screen space: the barycentric mix of the vertices' 1/depth.
+            let inverseDepth = Linear(a: e0.a * v0.inverseDepth + e1.a * v1.inverseDepth + e2.a * v2.inverseDepth,
+                                      b: e0.b * v0.inverseDepth + e1.b * v1.inverseDepth + e2.b * v2.inverseDepth,
+                                      c: e0.c * v0.inverseDepth + e1.c * v1.inverseDepth + e2.c * v2.inverseDepth)
+            return ScreenTriangle(rect: rect, e0: e0, e1: e1, e2: e2, inverseDepth: inverseDepth,
+                                  inverseDepths: SIMD3(v0.inverseDepth, v1.inverseDepth, v2.inverseDepth),
+                                  n0: a.normal * normalSign, n1: b.normal * normalSign, n2: c.normal * normalSign,
+                                  material: material)
+        }
+    }
+
+    /// A linear function of the pixel position, `a·x + b·y + c`.
+    private struct Linear {
+        let a: Double, b: Double, c: Double
+        /// How much it can change within the sample square (±0.375 px).
+        let reach: Double
+
+        init(a: Double, b: Double, c: Double) {
+            self.a = a
+            self.b = b
+            self.c = c
+            reach = (abs(a) + abs(b)) * 0.375
+        }
+
+        /// The barycentric coordinate that is 0 along the edge `p`→`q` and 1 at the third vertex
+        /// of a triangle of signed `area`.
+        init(edgeFrom p: (x: Double, y: Double), to q: (x: Double, y: Double), area: Double) {
+            let a = -(q.y - p.y) / area, b = (q.x - p.x) / area
+            self.init(a: a, b: b, c: -(a * p.x + b * p.y))
+        }
+
+        @inline(__always) func at(_ x: Double, _ y: Double) -> Double { a * x + b * y + c }
+    }
+}

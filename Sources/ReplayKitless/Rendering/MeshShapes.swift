@@ -1,0 +1,151 @@
+import Foundation
+
+/// The annotation shapes at size 1 (the renderer scales them by the annotation's `size` in metres).
+/// The anchor is the model origin: the centre of every built-in shape except the pin, whose tip is
+/// at the origin.
+extension Mesh {
+    private static let segments = 32
+
+    /// The mesh of `shape` at size 1: a built-in one, or the OBJ file scaled to unit extent.
+    public static func unit(for shape: AnnotationShape) throws -> Mesh {
+        switch shape {
+        case .sphere: sphere()
+        case .box: box()
+        case .cone: cone()
+        case .cylinder: cylinder()
+        case .arrow: arrow()
+        case .pin: pin()
+        case .ring: ring()
+        case .star: star()
+        case .mesh(let path):
+            if let scaled = try OBJLoader.load(path: path).scaledToUnitExtent() {
+                scaled
+            } else {
+                throw ReplayError.badInput(file: path, "the mesh has no extent (all its vertices are one point)")
+            }
+        }
+    }
+
+    /// A sphere of diameter 1.
+    public static func sphere() -> Mesh {
+        var builder = MeshBuilder(isClosed: true)
+        builder.sphere(radius: 0.5, centre: .zero, rings: 16, segments: segments)
+        return builder.mesh
+    }
+
+    /// A cube of edge 1, faces flat-shaded.
+    public static func box() -> Mesh {
+        var builder = MeshBuilder(isClosed: true)
+        for axis in 0..<3 {
+            for sign in [-1.0, 1.0] {
+                var normal = SIMD3<Double>.zero
+                normal[axis] = sign
+                // Two unit vectors spanning the face, walked around its edge.
+                var u = SIMD3<Double>.zero, v = SIMD3<Double>.zero
+                u[(axis + 1) % 3] = 0.5
+                v[(axis + 2) % 3] = 0.5
+                let centre = normal * 0.5
+                let corners = [centre - u - v, centre + u - v, centre + u + v, centre - u + v]
+                    .map { builder.vertex($0, normal: normal) }
+                builder.quad(corners[0], corners[1], corners[2], corners[3], outward: normal)
+            }
+        }
+        return builder.mesh
+    }
+
+    /// A cone of base diameter 1 and height 1, from y = −½ (base) to its apex at y = +½.
+    public static func cone() -> Mesh {
+        var builder = MeshBuilder(isClosed: true)
+        builder.cone(baseRadius: 0.5, baseY: -0.5, apexY: 0.5, segments: segments)
+        builder.disc(radius: 0.5, y: -0.5, facingUp: false, segments: segments)
+        return builder.mesh
+    }
+
+    /// A cylinder of diameter 1 and height 1, centred, axis along Y, its round side made of
+    /// `segments` flat strips.
+    public static func cylinder(segments: Int = 32) -> Mesh {
+        var builder = MeshBuilder(isClosed: true)
+        builder.revolve([(0.5, -0.5, [1, 0]), (0.5, 0.5, [1, 0])], segments: segments)
+        builder.disc(radius: 0.5, y: -0.5, facingUp: false, segments: segments)
+        builder.disc(radius: 0.5, y: 0.5, facingUp: true, segments: segments)
+        return builder.mesh
+    }
+
+    /// An arrow of length 1 pointing +Y, centred: a shaft and a conical head.
+    public static func arrow() -> Mesh {
+        var builder = MeshBuilder(isClosed: true)
+        let shaftRadius = 0.08, headRadius = 0.22, headBase = 0.1
+        builder.revolve([(shaftRadius, -0.5, [1, 0]), (shaftRadius, headBase, [1, 0])], segments: segments)
+        builder.disc(radius: shaftRadius, y: -0.5, facingUp: false, segments: segments)
+        builder.cone(baseRadius: headRadius, baseY: headBase, apexY: 0.5, segments: segments)
+        builder.disc(radius: headRadius, y: headBase, facingUp: false, segments: segments)
+        return builder.mesh
+    }
+
+    /// A map pin of height 1: a thin cone with its tip exactly at the origin, widening upwards
+    /// to a ball whose top is at y = 1.
+    public static func pin() -> Mesh {
+        var builder = MeshBuilder(isClosed: true)
+        let needleTop = 0.65, ballRadius = 0.2
+        builder.cone(baseRadius: 0.08, baseY: needleTop, apexY: 0, segments: segments)
+        builder.disc(radius: 0.08, y: needleTop, facingUp: true, segments: segments)
+        builder.sphere(radius: ballRadius, centre: [0, 1 - ballRadius, 0], rings: 12, segments: segments)
+        return builder.mesh
+    }
+
+    /// A flat ring (annulus) of outer diameter 1 in the XY plane, facing +Z; drawn double-sided.
+    public static func ring() -> Mesh {
+        var builder = MeshBuilder(isClosed: false)
+        let outer = 0.5, inner = 0.35, count = 48
+        let normal = SIMD3<Double>(0, 0, 1)
+        let rims = (0..<count).map { k -> (Int32, Int32) in
+            let angle = 2 * Double.pi * Double(k) / Double(count)
+            let direction = SIMD3(cos(angle), sin(angle), 0)
+            return (builder.vertex(direction * inner, normal: normal), builder.vertex(direction * outer, normal: normal))
+        }
+        for k in 0..<count {
+            let (a, b) = rims[k], (c, d) = rims[(k + 1) % count]
+            builder.quad(a, b, d, c, outward: normal)
+        }
+        return builder.mesh
+    }
+
+    /// A five-pointed star of outer diameter 1 in the XY plane, extruded 0.16 along Z, a point up.
+    public static func star() -> Mesh {
+        var builder = MeshBuilder(isClosed: true)
+        let outer = 0.5, inner = 0.5 * 0.381966, halfDepth = 0.08   // inner/outer of a regular pentagram
+        let outline = (0..<10).map { k -> SIMD3<Double> in
+            let angle = Double.pi / 2 + Double(k) * Double.pi / 5
+            let radius = k.isMultiple(of: 2) ? outer : inner
+            return [radius * cos(angle), radius * sin(angle), 0]
+        }
+        for side in [-1.0, 1.0] {
+            let normal = SIMD3<Double>(0, 0, side)
+            let centre = builder.vertex(normal * halfDepth, normal: normal)
+            let rim = outline.map { builder.vertex($0 + normal * halfDepth, normal: normal) }
+            for k in 0..<10 {
+                builder.triangle(centre, rim[k], rim[(k + 1) % 10], outward: normal)
+            }
+        }
+        let depth = SIMD3<Double>(0, 0, halfDepth)
+        for k in 0..<10 {
+            let a = outline[k], b = outline[(k + 1) % 10]
+            let edge = b - a
+            var normal = SIMD3(edge.y, -edge.x, 0).unitOrZero
+            if normal.dotProduct(a + b) < 0 { normal = -normal }
+            let corners = [a - depth, b - depth, b + depth, a + depth].map { builder.vertex($0, normal: normal) }
+            builder.quad(corners[0], corners[1], corners[2], corners[3], outward: normal)
+        }
+        return builder.mesh
+    }
+}
+
+extension MeshBuilder {
+    /// The slanted side of a cone about +Y (smooth normals, no base).
+    mutating func cone(baseRadius: Double, baseY: Double, apexY: Double, segments: Int) {
+        let height = apexY - baseY
+        // The side runs from (r, baseY) to (0, apexY); (|h|, r·sign h) is perpendicular, pointing outward.
+        let normal = SIMD2(abs(height), baseRadius * (height > 0 ? 1 : -1))
+        revolve([(baseRadius, baseY, normal), (0, apexY, normal)], segments: segments)
+    }
+}

@@ -1,0 +1,60 @@
+/// A half-open rectangle of pixels, `minX..<maxX` × `minY..<maxY`.
+struct PixelBounds: Equatable {
+    var minX: Int, minY: Int, maxX: Int, maxY: Int
+
+    static let empty = PixelBounds(minX: 0, minY: 0, maxX: 0, maxY: 0)
+
+    var isEmpty: Bool { minX >= maxX || minY >= maxY }
+
+    /// The pixels in both.
+    func intersection(_ other: PixelBounds) -> PixelBounds {
+        PixelBounds(minX: max(minX, other.minX), minY: max(minY, other.minY),
+                  maxX: min(maxX, other.maxX), maxY: min(maxY, other.maxY))
+    }
+
+    /// The smallest rectangle holding both.
+    func union(_ other: PixelBounds) -> PixelBounds {
+        if isEmpty { return other }
+        if other.isEmpty { return self }
+        return PixelBounds(minX: min(minX, other.minX), minY: min(minY, other.minY),
+                         maxX: max(maxX, other.maxX), maxY: max(maxY, other.maxY))
+    }
+
+    /// The pixels whose areas meet the continuous box `x0…x1` × `y0…y1`, clipped to a frame.
+    static func covering(x0: Double, y0: Double, x1: Double, y1: Double, width: Int, height: Int) -> PixelBounds {
+        func clamp(_ v: Double, _ limit: Int) -> Int { Int(max(0, min(Double(limit), v))) }
+        guard x0 <= x1, y0 <= y1 else { return .empty }   // also false for NaN
+        return PixelBounds(minX: clamp(x0.rounded(.down), width), minY: clamp(y0.rounded(.down), height),
+                         maxX: clamp(x1.rounded(.up), width), maxY: clamp(y1.rounded(.up), height))
+    }
+}
+
+/// One annotation's picture before it is blended into the frame: per pixel a colour in the
+/// frame's Y'CbCr and its coverage. Frame-sized and allocated once; only the rectangle that was
+/// drawn is cleared between annotations, so an untouched layer costs nothing.
+final class RenderLayer {
+    let width: Int
+    let height: Int
+    /// (Y', Cb, Cr, coverage 0…1) per pixel, row-major.
+    let texels: UnsafeMutablePointer<SIMD4<Float>>
+    /// The pixels written since the last `clear()`.
+    var touched = PixelBounds.empty
+
+    init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        texels = .allocate(capacity: width * height)
+        texels.initialize(repeating: .zero, count: width * height)
+    }
+
+    deinit { texels.deallocate() }
+
+    /// Resets the touched pixels to empty.
+    func clear() {
+        guard !touched.isEmpty else { return }
+        for y in touched.minY..<touched.maxY {
+            (texels + y * width + touched.minX).update(repeating: .zero, count: touched.maxX - touched.minX)
+        }
+        touched = .empty
+    }
+}

@@ -1,0 +1,68 @@
+import Testing
+@testable import ReplayKitless
+
+@Suite struct RenderCompositeTests {
+    /// A layer with colour (Y' 200, Cb 60, Cr 200) at the given coverage per pixel.
+    func layer(width: Int, height: Int, coverage: (Int, Int) -> Float) -> RenderLayer {
+        let layer = RenderLayer(width: width, height: height)
+        for y in 0..<height {
+            for x in 0..<width { layer.texels[y * width + x] = [200, 60, 200, coverage(x, y)] }
+        }
+        layer.touched = PixelBounds(minX: 0, minY: 0, maxX: width, maxY: height)
+        return layer
+    }
+
+    @Test func chromaBlendsByTheMeanCoverageOfItsLumaSamples() {
+        let frame = TestFrame(width: 4, height: 2, subsampling: .yuv420, background: YUVColor(y: 50, cb: 128, cr: 128))
+        // Left column of the first 2×2 block covered, the second block untouched.
+        let source = layer(width: 4, height: 2) { x, _ in x == 0 ? 1 : 0 }
+        LayerCompositor.composite(source, opacity: 1, into: frame.image, occlusion: nil)
+        #expect(frame.image.luma[0, 0] == 200 && frame.image.luma[0, 1] == 200)
+        #expect(frame.image.luma[1, 0] == 50 && frame.image.luma[2, 0] == 50)
+        // Half of the block covered: 128 + (60 − 128)/2 = 94 and 128 + (200 − 128)/2 = 164.
+        #expect(frame.image.cb[0, 0] == 94 && frame.image.cr[0, 0] == 164)
+        #expect(frame.image.cb[1, 0] == 128 && frame.image.cr[1, 0] == 128)
+    }
+
+    @Test func oddSizedFramesAverageOverTheSamplesThatExist() {
+        // 3×3 in 4:2:0: the last chroma column and row cover 2 and 1 luma samples.
+        let frame = TestFrame(width: 3, height: 3, subsampling: .yuv420, background: YUVColor(y: 50, cb: 128, cr: 128))
+        let source = layer(width: 3, height: 3) { x, y in x == 2 && y == 2 ? 1 : 0 }
+        LayerCompositor.composite(source, opacity: 1, into: frame.image, occlusion: nil)
+        #expect(frame.image.cb[1, 1] == 60, "the corner chroma sample covers one luma sample, fully covered")
+        #expect(frame.image.cb[0, 0] == 128 && frame.image.cb[1, 0] == 128 && frame.image.cb[0, 1] == 128)
+    }
+
+    @Test func opacityAndOcclusionScaleCoverage() {
+        let frame = TestFrame(width: 2, height: 1, subsampling: .yuv444, background: YUVColor(y: 50, cb: 128, cr: 128))
+        let mask = PlanarBuffer(width: 2, height: 1, subsampling: .yuv444)
+        mask.image.luma[0, 0] = 0
+        mask.image.luma[1, 0] = 153   // keeps (255 − 153)/255 = 0.4
+        let source = layer(width: 2, height: 1) { _, _ in 1 }
+        LayerCompositor.composite(source, opacity: 0.5, into: frame.image, occlusion: mask.image.luma)
+        #expect(frame.image.luma[0, 0] == 125)   // 50 + 0.5·150
+        #expect(frame.image.luma[1, 0] == 80)    // 50 + 0.2·150
+        #expect(frame.image.cr[1, 0] == 142)     // 128 + 0.2·72 = 142.4
+    }
+
+    @Test func onATransparentFrameAlphaBecomesCoverageAndColourStaysStraight() {
+        let frame = TestFrame(width: 2, height: 2, subsampling: .yuv420, background: YUVColor(y: 50, cb: 128, cr: 128), alpha: true)
+        let alpha = frame.image.alpha!
+        alpha.fill(0)
+        let source = layer(width: 2, height: 2) { x, _ in x == 0 ? 0.5 : 0 }
+        LayerCompositor.composite(source, opacity: 1, into: frame.image, occlusion: nil)
+        #expect(alpha[0, 0] == 128 && alpha[1, 0] == 0)   // 0.5·255 = 127.5
+        #expect(frame.image.luma[0, 0] == 200, "straight alpha: the colour itself, not mixed with hidden background")
+        #expect(frame.image.luma[1, 0] == 50)
+        #expect(frame.image.cb[0, 0] == 60 && frame.image.cr[0, 0] == 200)
+    }
+
+    @Test func clearingEmptiesOnlyWhatWasTouched() {
+        let source = layer(width: 4, height: 4) { _, _ in 1 }
+        source.touched = PixelBounds(minX: 1, minY: 1, maxX: 3, maxY: 2)
+        source.clear()
+        #expect(source.texels[1 * 4 + 1] == .zero && source.texels[1 * 4 + 2] == .zero)
+        #expect(source.texels[0].w == 1 && source.texels[2 * 4 + 1].w == 1, "outside the touched rectangle: kept")
+        #expect(source.touched.isEmpty)
+    }
+}

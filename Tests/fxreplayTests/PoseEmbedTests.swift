@@ -1,0 +1,85 @@
+import Foundation
+import ReplayKitless
+import Testing
+
+@Suite struct PoseEmbedTests {
+    /// Awkward float32 poses, one per frame, written as a .pose32 sidecar.
+    func writePoses(count: Int, to path: String) throws -> [Pose32] {
+        let poses = (0..<count).map { i in
+            Pose32(position: [Float(i) * 0.1 + 0.1, 1.5, -Float(i) / 3], euler: [-0.2, Float(i) * 0.05, 0.0001 * Float(i)],
+                   zNear: 0.001, fovY: 60 + Float(i) / 7)
+        }
+        try Data(poses.flatMap(\.bytes)).write(to: URL(fileURLWithPath: path))
+        return poses
+    }
+
+    func extracted(_ path: String, dir: URL) throws -> [Pose32] {
+        let out = dir.appendingPathComponent("extracted-\(UUID().uuidString).pose32").path
+        let run = try runFxreplay(["poses", "extract", path, "-o", out])
+        #expect(run.status == 0, "\(run.stderr)")
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
+        return stride(from: 0, to: bytes.count, by: 32).compactMap { Pose32(bytes: bytes[$0..<$0 + 32]) }
+    }
+
+    @Test(arguments: [["--copy"], ["--codec", "h264", "--preset", "ultrafast"], ["--codec", "hevc", "--preset", "ultrafast"]])
+    func embedThenExtractIsBitExact(_ mode: [String]) throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("in.mp4").path
+        try writeRecording(to: input, pts: jitteredTimestamps(count: 12, start: 0.4), audioStart: 0.4)
+        let sidecar = dir.appendingPathComponent("poses.pose32").path
+        let poses = try writePoses(count: 12, to: sidecar)
+        let output = dir.appendingPathComponent("with-poses.mp4").path
+        let run = try runFxreplay(["poses", "embed", input, "--poses", sidecar, "-o", output, "--progress", "none"] + mode)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try extracted(output, dir: dir) == poses)
+        #expect(try decodeFrames(output).allSatisfy { $0.psnr > 30 })
+        // Audio is untouched either way.
+        #expect(try readPackets(output, kind: .audio).map(\.bytes) == (try readPackets(input, kind: .audio)).map(\.bytes))
+        // probe sees the SEI on every frame.
+        let probe = try runFxreplay(["probe", output, "--json"])
+        let json = try JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as? [String: Any]
+        #expect(json?["poseSEIFrames"] as? Int == 12)
+    }
+
+    @Test func renderCarriesPoseSEIThroughAndCanReplaceIt() throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("in.mp4").path
+        try writeRecording(to: input, pts: (0..<8).map { Int64($0) * 3000 })
+        let sidecar = dir.appendingPathComponent("poses.pose32").path
+        let poses = try writePoses(count: 8, to: sidecar)
+        let withPoses = dir.appendingPathComponent("with-poses.mp4").path
+        #expect(try runFxreplay(["render", input, "--poses", sidecar, "--embed-poses", "-o", withPoses, "--progress", "none"]).status == 0)
+        #expect(try extracted(withPoses, dir: dir) == poses)
+
+        // A plain re-render keeps the input's pose SEI.
+        let rerendered = dir.appendingPathComponent("rerendered.mp4").path
+        #expect(try runFxreplay(["render", withPoses, "-o", rerendered, "--progress", "none"]).status == 0)
+        #expect(try extracted(rerendered, dir: dir) == poses)
+
+        // Reversed poses replace the carried ones.
+        let reversedPath = dir.appendingPathComponent("reversed.pose32").path
+        try Data(poses.reversed().flatMap(\.bytes)).write(to: URL(fileURLWithPath: reversedPath))
+        let replaced = dir.appendingPathComponent("replaced.mp4").path
+        #expect(try runFxreplay(["render", withPoses, "--poses", reversedPath, "--embed-poses", "-o", replaced, "--progress", "none"]).status == 0)
+        #expect(try extracted(replaced, dir: dir) == poses.reversed())
+    }
+
+    @Test func embedErrors() throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("in.webm").path
+        try writeRecording(to: input, pts: (0..<4).map { Int64($0) * 3000 }, codec: .vp8)
+        let sidecar = dir.appendingPathComponent("poses.pose32").path
+        _ = try writePoses(count: 4, to: sidecar)
+        let out = dir.appendingPathComponent("out.mp4").path
+        // VP8 packets cannot take SEI.
+        #expect(try runFxreplay(["poses", "embed", input, "--poses", sidecar, "-o", out, "--copy"]).status == 2)
+        // --embed-poses without a source, or into VP9: bad usage.
+        #expect(try runFxreplay(["render", input, "--embed-poses", "-o", out]).status == 2)
+        #expect(try runFxreplay(["render", input, "--poses", sidecar, "--embed-poses", "--codec", "vp9",
+                                 "-o", dir.appendingPathComponent("o.webm").path]).status == 2)
+        // A missing sidecar is bad input naming it, with no output.
+        let missing = try runFxreplay(["render", input, "--poses", "/nope.jsonl", "--embed-poses", "-o", out])
+        #expect(missing.status == 3 && missing.stderr.contains("/nope.jsonl"))
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+}
