@@ -96,6 +96,30 @@ import Testing
         }
     }
 
+    @Test func rotatedBackgroundVideosAreTurnedUpright() throws {
+        let dir = try makeScratchDirectory()
+        // Stored 96×48, left half luma 60, right half 200; shown turned 90° clockwise: top half 60, bottom 200.
+        // MP4 keeps the rotation (FFmpeg 5.1 writes none to Matroska); H.264 at CRF 0 is lossless.
+        let video = dir.appendingPathComponent("portrait.mp4").path
+        var settings = EncoderSettings()
+        settings.preset = "ultrafast"
+        settings.crf = 0
+        let writer = try MediaWriter(path: video, video: .init(size: PictureSize(width: 96, height: 48), timeBase: Rational(1, 30),
+                                                               encoder: settings, rotation: 90))
+        for index in 0..<2 {
+            try writer.addVideoFrame(pts: Int64(index), duration: 1) { image in
+                image.fill(YUVColor(y: 200, cb: 128, cr: 128))
+                for y in 0..<48 { for x in 0..<48 { image.luma[x, y] = 60 } }
+            }
+        }
+        try writer.finish()
+        let frame = try renderBackground(dir, "video:\(video)", ["--background-fit", "stretch"]).output[0]
+        for x in [0, 80, 159] {
+            #expect(frame.y[10 * 160 + x] == 60 && frame.y[40 * 160 + x] == 60, "x \(x)")
+            #expect(frame.y[56 * 160 + x] == 200 && frame.y[90 * 160 + x] == 200, "x \(x)")
+        }
+    }
+
     @Test func videoBackgroundsLoopAndPairByTime() throws {
         let dir = try makeScratchDirectory()
         // Four 10 fps pictures of luma 30, 90, 150, 210: 0.4 s per pass under 1 s of 30 fps video.

@@ -228,11 +228,11 @@ let variedContent: PictureContent = { x, y, index in
 
 /// A lossless (FFV1, 4:2:0) video whose pictures are `content`, at 30 fps unless timestamps (1/90000) are given.
 func writeLosslessVideo(_ path: String, width: Int, height: Int, frames: Int, timestamps: [Int64]? = nil,
-                        rotation: Int = 0, content: PictureContent = variedContent) throws {
+                        content: PictureContent = variedContent) throws {
     var settings = EncoderSettings()
     settings.codec = .ffv1
     let writer = try MediaWriter(path: path, video: .init(size: PictureSize(width: width, height: height), timeBase: Rational(1, 90000),
-                                                          encoder: settings, rotation: rotation, colorSpace: .bt601Limited))
+                                                          encoder: settings, colorSpace: .bt601Limited))
     let pts = timestamps ?? (0..<frames).map { Int64($0) * 3000 }
     for (index, timestamp) in pts.enumerated() {
         // The last picture lasts as long as the one before it.

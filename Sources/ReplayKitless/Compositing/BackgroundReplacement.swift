@@ -46,7 +46,8 @@ final class BackgroundReplacement: FrameEffect, FrameMaskProvider {
                                            fit: settings.fit, barColor: settings.letterboxColor)
             let reader = try VideoFrameReader(url: path)
             guard let picture = try reader.next() else { throw .badInput("\(path): no picture could be decoded") }
-            layer = StillLayer(image: try fitter.fit(picture, source: path), keeping: fitter)
+            layer = StillLayer(image: try fitter.fit(picture, rotation: reader.stream.rotation, mirrored: reader.stream.mirrored,
+                                                     source: path), keeping: fitter)
         case .video(let path):
             layer = VideoLayer(frames: try TimedFrames(url: path),
                                fitter: try PictureFitter(width: size.width, height: size.height, colorSpace: space,
@@ -168,7 +169,7 @@ final class VideoLayer: BackgroundLayer {
             changed = try frames.advance(to: point - passStart)
         }
         if let fitted, !changed { return fitted }
-        let image = try fitter.fit(frames.current, source: frames.url)
+        let image = try fitter.fit(frames.current, rotation: frames.rotation, mirrored: frames.mirrored, source: frames.url)
         fitted = image
         return image
     }

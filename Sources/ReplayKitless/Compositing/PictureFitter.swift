@@ -23,6 +23,10 @@ final class PictureFitter {
     private let region = Frame()
     private let pictureScaler = Scaler()
     private let canvasScaler = Scaler()
+    /// A turned picture, and the full-resolution planes it is turned from.
+    private let planar = Frame()
+    private let upright = Frame()
+    private let uprightScaler = Scaler()
 
     /// - Throws: `ReplayError.processing` when the buffers cannot be allocated.
     init(width: Int, height: Int, colorSpace: ColorSpace, fit: BackgroundFit, barColor: RGBAColor) throws(ReplayError) {
@@ -38,15 +42,22 @@ final class PictureFitter {
     }
 
     /// Fits `picture` to the frame; the result is valid until the next call.
-    /// - Parameter source: the file the picture came from, for messages.
-    func fit(_ picture: Frame, source: String) throws(ReplayError) -> YUVImage {
-        guard picture.width > 0, picture.height > 0, let descriptor = av_pix_fmt_desc_get(picture.pixelFormat)?.pointee else {
+    /// - Parameters:
+    ///   - rotation: the picture's display rotation (degrees clockwise) and mirroring, from its
+    ///     container: it is turned upright first.
+    ///   - source: the file the picture came from, for messages.
+    func fit(_ decoded: Frame, rotation: Int = 0, mirrored: Bool = false, source: String) throws(ReplayError) -> YUVImage {
+        guard decoded.width > 0, decoded.height > 0, let decodedDescriptor = av_pix_fmt_desc_get(decoded.pixelFormat)?.pointee else {
             throw .badInput("\(source): picture has no size or an unknown pixel format")
         }
+        let decodedIsRGB = decodedDescriptor.flags & UInt64(AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL) != 0
+        let picture = rotation % 360 == 0 && !mirrored
+            ? decoded : try turnUpright(decoded, quarterTurns: rotation / 90, mirrored: mirrored, isRGB: decodedIsRGB, source: source)
+        guard let descriptor = av_pix_fmt_desc_get(picture.pixelFormat)?.pointee else { throw .processing("\(source): no pixel format") }
         let placement = BackgroundPlacement(fit: fit, pictureWidth: picture.width, pictureHeight: picture.height,
                                             frameWidth: width, frameHeight: height)
         try crop(picture, to: placement.source, source: source)
-        let isRGB = descriptor.flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0 || descriptor.flags & UInt64(AV_PIX_FMT_FLAG_PAL) != 0
+        let isRGB = descriptor.flags & UInt64(AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL) != 0
         let pictureSpace = picture.colorSpace
         let fillsFrame = placement.destination == PixelRect(x: 0, y: 0, width: width, height: height)
         if fillsFrame && (isRGB || pictureSpace == colorSpace) {
@@ -61,6 +72,33 @@ final class PictureFitter {
         guard var image = output.yuvImage else { throw .processing("\(source): background buffer has no picture") }
         image.colorSpace = colorSpace
         return image
+    }
+
+    /// `picture` as its container shows it: converted to full-resolution planes (planar RGB, or
+    /// 4:4:4 Y'CbCr at its own range) and turned clockwise, then mirrored, plane by plane.
+    private func turnUpright(_ picture: Frame, quarterTurns: Int, mirrored: Bool, isRGB: Bool,
+                             source: String) throws(ReplayError) -> Frame {
+        let format = isRGB ? AV_PIX_FMT_GBRP : AV_PIX_FMT_YUV444P
+        let space = picture.colorSpace
+        let turns = ((quarterTurns % 4) + 4) % 4
+        do {
+            try planar.allocate(width: picture.width, height: picture.height, format: format)
+            try upright.allocate(width: turns % 2 == 1 ? picture.height : picture.width,
+                                 height: turns % 2 == 1 ? picture.width : picture.height, format: format)
+            try ffmpeg("av_frame_copy_props", av_frame_copy_props(upright.pointer, picture.pointer))
+        } catch { throw .processing("\(source): \(error)") }
+        try uprightScaler.convert(picture, into: planar, colorSpace: isRGB ? nil : space)
+        // Tag what the planes hold: the turned size could change an untagged picture's guessed matrix.
+        upright.pointer.pointee.color_range = space.fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+        switch space.matrix {
+        case .bt601: upright.pointer.pointee.colorspace = AVCOL_SPC_BT470BG
+        case .bt709: upright.pointer.pointee.colorspace = AVCOL_SPC_BT709
+        case .bt2020: upright.pointer.pointee.colorspace = AVCOL_SPC_BT2020_NCL
+        }
+        for index in 0..<3 {
+            reorient(planar.plane(index), into: upright.plane(index), quarterTurns: turns, mirror: mirrored)
+        }
+        return upright
     }
 
     /// Points `cropped` at `rect` of `picture` without copying.
@@ -100,5 +138,15 @@ final class PictureFitter {
         view.pointee.data.0 = whole.data.0.map { $0 + rect.y * Int(whole.linesize.0) + rect.x }
         view.pointee.data.1 = whole.data.1.map { $0 + rect.y * Int(whole.linesize.1) + rect.x }
         view.pointee.data.2 = whole.data.2.map { $0 + rect.y * Int(whole.linesize.2) + rect.x }
+    }
+}
+
+private extension Frame {
+    /// Plane `index` of a planar picture whose planes all have the picture's size (GBRP, 4:4:4).
+    func plane(_ index: Int) -> Plane {
+        let frame = pointer.pointee
+        let base = withUnsafeBytes(of: frame.data) { $0.load(fromByteOffset: index * 8, as: UnsafeMutablePointer<UInt8>?.self) }
+        let stride = withUnsafeBytes(of: frame.linesize) { $0.load(fromByteOffset: index * 4, as: Int32.self) }
+        return Plane(base: base!, stride: Int(stride), width: width, height: height)
     }
 }

@@ -12,8 +12,7 @@ final class TimedFrames {
     let url: String
     /// The picture shown at the time last asked for (valid after the first ``advance(to:)``).
     let current = Frame()
-    /// When ``current`` starts and stops being shown.
-    private(set) var currentStart = 0.0
+    /// When ``current`` stops being shown.
     private(set) var currentEnd = 0.0
     /// Whether the video holds a single picture (a still image): it is shown at every time.
     private(set) var isStill = false
@@ -63,7 +62,6 @@ final class TimedFrames {
             av_frame_unref(current.pointer)
             do { try ffmpeg("av_frame_ref", av_frame_ref(current.pointer, frame.pointer)) }
             catch { throw .processing("\(url): \(error)") }
-            currentStart = start
             let recorded = frame.duration > 0 ? reader.stream.timeBase.seconds(frame.duration) : nil
             try readNext()
             let untilNext = upcomingStart.map { $0 - start }
