@@ -41,7 +41,7 @@ final class PictureFitter {
         } catch { throw .processing("background buffers: \(error)") }
     }
 
-    /// Fits `picture` to the frame; the result is valid until the next call.
+    /// Fits the `decoded` picture to the frame; the result is valid until the next call.
     /// - Parameters:
     ///   - rotation: the picture's display rotation (degrees clockwise) and mirroring, from its
     ///     container: it is turned upright first.
