@@ -31,6 +31,10 @@ struct Render: ParsableCommand {
 
     @OptionGroup var progress: ProgressOptions
 
+    /// Expanded by the entry point before parsing (see `RenderJob`); kept for `--help`.
+    @Option(help: "Job spec (YAML or JSON) whose keys are render's option names; options on the command line override it.")
+    var job: String?
+
     func run() throws {
         InterruptCleanup.shared.install()
         FFmpegLogging.configure(verbose: progress.verbose)
