@@ -53,6 +53,25 @@ with open(out, "a") as f:
 PY
 }
 
+# Best (least disturbed by other load) and median wall time per run, speed-ups over the
+# sequential renders, and the peaks of memory.
+summarize_batch() {
+  python3 - "$BENCH_DIR/batch-times.txt" <<'PY'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    name, wall, total, largest = line.split()
+    rows.setdefault(name, []).append((float(wall), int(total), int(largest)))
+walls = {name: [w for w, _, _ in runs] for name, runs in rows.items()}
+best, median = min(walls["sequential"]), statistics.median(walls["sequential"])
+print(f"{'run':<12} {'best s':>7} {'speed-up':>9} {'median s':>9} {'speed-up':>9} {'peak RSS, all processes':>24} {'largest process':>16}")
+for name, runs in rows.items():
+    b, m = min(walls[name]), statistics.median(walls[name])
+    total, largest = max(t for _, t, _ in runs), max(l for _, _, l in runs)
+    print(f"{name:<12} {b:7.2f} {best / b:8.2f}x {m:9.2f} {median / m:8.2f}x {total / 1024:20.0f} MiB {largest / 1024:12.0f} MiB")
+PY
+}
+
 # The sequential baseline: one render after another, from one shell.
 sequential() {
   for clip in "$IN"/*.mp4; do
@@ -71,17 +90,5 @@ for round in $(seq "$ROUNDS"); do
   done
 done
 
-echo "$COUNT recordings, 720p ${SECONDS_EACH} s each, libx264 preset=$PRESET, $(nproc) cores, $ROUNDS rounds (median wall time)"
-python3 - "$BENCH_DIR/batch-times.txt" <<'PY'
-import statistics, sys
-rows = {}
-for line in open(sys.argv[1]):
-    name, wall, total, largest = line.split()
-    rows.setdefault(name, []).append((float(wall), int(total), int(largest)))
-base = statistics.median(w for w, _, _ in rows["sequential"])
-print(f"{'run':<12} {'wall s':>7} {'speed-up':>9} {'peak RSS, all processes':>24} {'largest process':>16}")
-for name, runs in rows.items():
-    wall = statistics.median(w for w, _, _ in runs)
-    total, largest = max(t for _, t, _ in runs), max(l for _, _, l in runs)
-    print(f"{name:<12} {wall:7.2f} {base / wall:8.2f}x {total / 1024:20.0f} MiB {largest / 1024:12.0f} MiB")
-PY
+echo "$COUNT recordings, 720p ${SECONDS_EACH} s each, libx264 preset=$PRESET, $(nproc) cores, $ROUNDS rounds"
+summarize_batch

@@ -24,7 +24,7 @@ struct Batch: ParsableCommand {
     @Option(help: "Job spec (YAML or JSON): render options for every recording, keyed by option name.")
     var job: String?
 
-    @Option(name: [.customShort("j"), .long], help: "Renders at once (default: half the cores).")
+    @Option(name: [.customShort("j"), .long], help: "Renders at once (default: half the cores, at least 2 when there are 2).")
     var jobs: Int?
 
     @Flag(help: "Render every recording, even those whose output is up to date.")

@@ -20,9 +20,10 @@ set -euo pipefail
 MANIFEST="${MANIFEST:-$PWD/manifest.csv}"
 OUT="${OUT:-$PWD/out}"
 FXREPLAY="${FXREPLAY:-fxreplay}"
-# Each render is multi-threaded itself: run half as many at once as the task has CPUs.
+# Each render is multi-threaded itself: run half as many at once as the task has CPUs
+# (two on two CPUs), as fxreplay does by default when it can see the CPUs it may use.
 cpus="${SLURM_CPUS_PER_TASK:-2}"
-jobs=$(( cpus / 2 > 0 ? cpus / 2 : 1 ))
+jobs=$(( cpus >= 4 ? cpus / 2 : (cpus >= 2 ? 2 : 1) ))
 
 args=(batch --manifest "$MANIFEST" --out "$OUT" -j "$jobs" --progress plain)
 if [ -n "${JOB:-}" ]; then args+=(--job "$JOB"); fi

@@ -24,9 +24,14 @@ public struct BatchSettings: Sendable {
         self.version = version
     }
 
-    /// A sensible number of renders at once: each render already runs three stages and a
-    /// multi-threaded encoder, so half the cores (see benchmarks/batch.sh).
-    public static var defaultJobs: Int { max(1, ProcessInfo.processInfo.activeProcessorCount / 2) }
+    /// Renders at once by default: half the cores, but at least two when there are two cores.
+    /// Each render is multi-threaded already; a second one mainly fills the serial phases
+    /// (opening, encoder lookahead and flush), which on two cores was worth more than the
+    /// contention cost (benchmarks/batch.sh). More than half the cores only adds memory.
+    public static var defaultJobs: Int {
+        let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        return min(cores, max(2, cores / 2))
+    }
 
     /// `DIR/batch-report.json`, or `DIR/batch-report-I-of-N.json` for a shard so that workers
     /// sharing the directory do not overwrite each other's report.
@@ -67,24 +72,7 @@ public final class BatchRunner: @unchecked Sendable {
                 throw .processing("\(directory): cannot create the directory: \(error.localizedDescription)")
             }
         }
-        var toRender: [(index: Int, key: String)] = []
-        var entries: [BatchReport.Entry] = []
-        for (index, recording) in recordings.enumerated() {
-            for path in [recording.output, OutputFingerprint.path(forOutput: recording.output), reportPath(recording)] {
-                removeStaleTemporaryFiles(for: path)
-            }
-            let key = OutputFingerprint.key(version: settings.version, arguments: recording.arguments, files: recording.files)
-            var entry = BatchReport.Entry(name: recording.name, input: recording.input, output: recording.output, status: .pending)
-            if !settings.force, OutputFingerprint.load(forOutput: recording.output)?.matches(key: key, output: recording.output) == true {
-                entry.status = .skipped
-                entry.bytes = FileStatus(recording.output)?.size
-            } else {
-                toRender.append((index, key))
-            }
-            entries.append(entry)
-        }
-        state.withLock { $0.entries = entries }
-
+        let toRender = sortOutUpToDate()
         let progress = BatchProgress(style: settings.progress, toRender: toRender.count, skipped: recordings.count - toRender.count)
         let ticker = DispatchSource.makeTimerSource(queue: .global())
         ticker.schedule(deadline: .now() + 0.25, repeating: 0.25)
@@ -118,10 +106,11 @@ public final class BatchRunner: @unchecked Sendable {
                 continue
             }
             guard let child else { slots.signal(); break }
+            let started = Date()
             progress.started(recordings[index].name)
             group.enter()
             Thread { [self] in
-                let entry = finish(recordings[index], child: child, key: key, started: Date(), progress: progress)
+                let entry = finish(recordings[index], child: child, key: key, started: started, progress: progress)
                 state.withLock { $0.children[index] = nil }
                 record(entry, at: index)
                 progress.finished(entry)
@@ -136,6 +125,29 @@ public final class BatchRunner: @unchecked Sendable {
         return BatchReport(version: settings.version, shard: settings.shard?.description, jobs: settings.jobs,
                            wallSeconds: Date().timeIntervalSince(started), interruptedBy: final.interruptedBy,
                            recordings: final.entries)
+    }
+
+    /// Removes what killed runs left behind, marks recordings whose output is up to date as
+    /// skipped, and returns the others with their fingerprint keys.
+    private func sortOutUpToDate() -> [(index: Int, key: String)] {
+        var toRender: [(index: Int, key: String)] = []
+        var entries: [BatchReport.Entry] = []
+        for (index, recording) in recordings.enumerated() {
+            for path in [recording.output, OutputFingerprint.path(forOutput: recording.output), reportPath(recording)] {
+                removeStaleTemporaryFiles(for: path)
+            }
+            let key = OutputFingerprint.key(version: settings.version, arguments: recording.arguments, files: recording.files)
+            var entry = BatchReport.Entry(name: recording.name, input: recording.input, output: recording.output, status: .pending)
+            if !settings.force, OutputFingerprint.load(forOutput: recording.output)?.matches(key: key, output: recording.output) == true {
+                entry.status = .skipped
+                entry.bytes = FileStatus(recording.output)?.size
+            } else {
+                toRender.append((index, key))
+            }
+            entries.append(entry)
+        }
+        state.withLock { $0.entries = entries }
+        return toRender
     }
 
     private func reportPath(_ recording: BatchRecording) -> String { "\(logs)/\(recording.name).report.json" }
