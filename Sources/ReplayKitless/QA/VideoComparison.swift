@@ -59,68 +59,431 @@ final class UprightPictures {
     }
 }
 
-/// `fxreplay compare A B`: PSNR and SSIM of two videos, frame by frame.
-public struct VideoComparisonResult: Sendable, Codable {
-    public var a: String
-    public var b: String
-    public var framesA: Int
-    public var framesB: Int
-    /// Whole-stream figures over the frames both videos have; `nil` when either has none.
-    public var summary: QualitySummary?
-    /// Per-frame figures (empty unless asked for).
-    public var frames: [FrameQuality]
 
-    /// The report for a terminal: frame counts and FFmpeg's two closing log lines.
-    public var text: String {
-        var text = "\(a) vs \(b): \(min(framesA, framesB)) frames compared"
-        if framesA != framesB { text += " (\(a) has \(framesA), \(b) has \(framesB))" }
-        text += "\n"
-        if let summary { text += summary.psnr.ffmpegLine + "\n" + summary.ssim.ffmpegLine + "\n" }
-        return text
+/// How `fxreplay compare` pairs the frames of its two videos.
+public enum FrameAlignment: String, Sendable, Codable, CaseIterable {
+    /// By presentation time, measured from each stream's first frame: a frame pairs with the other
+    /// video's frame at the same time, within the time tolerance (half a frame by default).
+    case time
+    /// In presentation order: first with first, second with second.
+    case index
+}
+
+/// What `fxreplay compare` checks, besides the pictures themselves.
+public struct VideoComparisonOptions: Sendable, Equatable {
+    public var alignment = FrameAlignment.time
+    /// Smallest allowed average PSNR (dB, from the MSE over all pairs).
+    public var minPSNR: Double?
+    /// Smallest allowed SSIM `All` (mean over all pairs).
+    public var minSSIM: Double?
+    /// Largest allowed |Δt| of a pair, seconds; also the pairing window of time alignment.
+    /// `nil`: half the shorter nominal frame interval of the two videos.
+    public var maxTimeDelta: Double?
+    /// Fail when one video has audio and the other has not.
+    public var checkAudio = true
+    /// Keep every pair's figures (``VideoComparisonResult/perFrame``).
+    public var perFrame = false
+    /// Keep the worst pair's pictures for ``VideoComparison/diff``.
+    public var diffPicture = false
+
+    public init() {}
+}
+
+/// A pair of frames, by each video's presentation index and relative time (seconds).
+public struct FramePair: Sendable, Equatable, Codable {
+    /// Frame of A (FFmpeg's main input).
+    public var index: Int
+    public var t: Double
+    /// Frame of B (the reference).
+    public var frameB: Int
+    public var tB: Double
+}
+
+/// Whole-comparison PSNR: per plane and average from the MSE summed over pairs, as FFmpeg logs it;
+/// `min`/`max` are the lowest and highest per-pair average PSNR. `inf` in JSON for identical pictures.
+public struct PSNRFigures: Sendable, Equatable, Codable {
+    public var y: Double, u: Double, v: Double, average: Double, min: Double, max: Double
+    /// The pair with the lowest average PSNR.
+    public var minFrame: FramePair
+}
+
+/// Whole-comparison SSIM: per plane and `All`, the mean over pairs, as FFmpeg logs it; `min` is the lowest per-pair `All`.
+public struct SSIMFigures: Sendable, Equatable, Codable {
+    public var y: Double, u: Double, v: Double, all: Double, min: Double
+    /// `All` in decibels.
+    public var db: Double
+    /// The pair with the lowest `All`.
+    public var minFrame: FramePair
+}
+
+/// The worst pair: lowest average PSNR (largest mean squared error), the first on ties.
+public struct WorstFrame: Sendable, Equatable, Codable {
+    public var index: Int
+    public var t: Double
+    public var frameB: Int
+    public var tB: Double
+    /// Average PSNR (dB) and SSIM `All` of that pair.
+    public var psnr: Double
+    public var ssim: Double
+}
+
+/// One pair's figures (with ``VideoComparisonOptions/perFrame``).
+public struct PairQuality: Sendable, Equatable, Codable {
+    public var pair: FramePair
+    public var psnr: PSNRFrame
+    public var ssim: SSIMFrame
+}
+
+/// What the two videos are, besides their pictures.
+public struct VideoFacts: Sendable, Equatable, Codable {
+    public var path: String
+    /// Decoded frames.
+    public var frames: Int
+    /// From the first frame's start to the last frame's end, seconds.
+    public var duration: Double
+    public var hasAudio: Bool
+    /// One frame at the stream's nominal rate, seconds.
+    public var frameInterval: Double
+}
+
+/// How the frames lined up.
+public struct TimestampCheck: Sendable, Equatable, Codable {
+    public var alignment: FrameAlignment
+    /// The largest allowed |Δt| of a pair (and the pairing window of time alignment), seconds.
+    public var tolerance: Double
+    /// The largest |Δt| of a pair, seconds (0 without pairs).
+    public var maxDelta: Double
+    /// Frames of A without a partner in B, and the first of them.
+    public var unmatchedA: Int
+    public var firstUnmatchedA: FrameReference?
+    /// Frames of B without a partner in A, and the first of them.
+    public var unmatchedB: Int
+    public var firstUnmatchedB: FrameReference?
+}
+
+/// `fxreplay compare A B`: PSNR and SSIM of two videos pair by pair (as FFmpeg's `psnr` and `ssim`
+/// filters compute them), plus frame counts, timestamps, duration and audio presence. JSON keys:
+/// `psnr`, `ssim`, `frames` (pairs compared), `worst`, `pass`, then `failures`, `a`, `b`, `timestamps`,
+/// `audio`, `duration` and `perFrame` when asked for.
+public struct VideoComparisonResult: Sendable, Equatable, Codable {
+    public var a: VideoFacts
+    public var b: VideoFacts
+    /// Pairs compared.
+    public var frames: Int
+    /// `nil` without pairs.
+    public var psnr: PSNRFigures?
+    public var ssim: SSIMFigures?
+    public var worst: WorstFrame?
+    public var timestamps: TimestampCheck
+    public var minPSNR: Double?
+    public var minSSIM: Double?
+    /// Why the comparison fails; empty when it passes.
+    public var failures: [String]
+    public var pass: Bool
+    public var perFrame: [PairQuality]?
+    /// FFmpeg's closing log lines (`PSNR y:… ` and `SSIM Y:…`), for the text report.
+    public var ffmpegLines: [String]
+
+    /// Audio presence as JSON shows it: `{"a": true, "b": false}`.
+    public var audio: [String: Bool] { ["a": a.hasAudio, "b": b.hasAudio] }
+    /// Durations as JSON shows them, seconds.
+    public var duration: [String: Double] { ["a": a.duration, "b": b.duration] }
+
+    enum CodingKeys: String, CodingKey {
+        case a, b, frames, psnr, ssim, worst, timestamps, minPSNR, minSSIM, failures, pass, perFrame, audio, duration
     }
 
-    /// Why the comparison fails, empty when it passes: thresholds (``QualitySummary/failures(minPSNR:minSSIM:)``),
-    /// different frame counts, or nothing to compare.
-    public func failures(minPSNR: Double?, minSSIM: Double?) -> [String] {
+    public func encode(to encoder: any Swift.Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(a, forKey: .a)
+        try container.encode(b, forKey: .b)
+        try container.encode(frames, forKey: .frames)
+        try container.encodeIfPresent(psnr, forKey: .psnr)
+        try container.encodeIfPresent(ssim, forKey: .ssim)
+        try container.encodeIfPresent(worst, forKey: .worst)
+        try container.encode(timestamps, forKey: .timestamps)
+        try container.encodeIfPresent(minPSNR, forKey: .minPSNR)
+        try container.encodeIfPresent(minSSIM, forKey: .minSSIM)
+        try container.encode(failures, forKey: .failures)
+        try container.encode(pass, forKey: .pass)
+        try container.encodeIfPresent(perFrame, forKey: .perFrame)
+        try container.encode(audio, forKey: .audio)
+        try container.encode(duration, forKey: .duration)
+    }
+
+    public init(from decoder: any Swift.Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        a = try container.decode(VideoFacts.self, forKey: .a)
+        b = try container.decode(VideoFacts.self, forKey: .b)
+        frames = try container.decode(Int.self, forKey: .frames)
+        psnr = try container.decodeIfPresent(PSNRFigures.self, forKey: .psnr)
+        ssim = try container.decodeIfPresent(SSIMFigures.self, forKey: .ssim)
+        worst = try container.decodeIfPresent(WorstFrame.self, forKey: .worst)
+        timestamps = try container.decode(TimestampCheck.self, forKey: .timestamps)
+        minPSNR = try container.decodeIfPresent(Double.self, forKey: .minPSNR)
+        minSSIM = try container.decodeIfPresent(Double.self, forKey: .minSSIM)
+        failures = try container.decode([String].self, forKey: .failures)
+        pass = try container.decode(Bool.self, forKey: .pass)
+        perFrame = try container.decodeIfPresent([PairQuality].self, forKey: .perFrame)
+        ffmpegLines = []
+    }
+
+    init(a: VideoFacts, b: VideoFacts, frames: Int, summary: QualitySummary?, lowestPSNR: PairQuality?, lowestSSIM: PairQuality?,
+         timestamps: TimestampCheck, options: VideoComparisonOptions, perFrame: [PairQuality]?) {
+        self.a = a
+        self.b = b
+        self.frames = frames
+        if let summary, let lowestPSNR, let lowestSSIM {
+            psnr = PSNRFigures(y: summary.psnr.psnr.y, u: summary.psnr.psnr.u, v: summary.psnr.psnr.v, average: summary.psnr.average,
+                               min: summary.psnr.min, max: summary.psnr.max, minFrame: lowestPSNR.pair)
+            ssim = SSIMFigures(y: summary.ssim.ssim.y, u: summary.ssim.ssim.u, v: summary.ssim.ssim.v, all: summary.ssim.all,
+                               min: lowestSSIM.ssim.all, db: summary.ssim.allDecibels, minFrame: lowestSSIM.pair)
+            worst = WorstFrame(index: lowestPSNR.pair.index, t: lowestPSNR.pair.t, frameB: lowestPSNR.pair.frameB, tB: lowestPSNR.pair.tB,
+                               psnr: lowestPSNR.psnr.psnrAverage, ssim: lowestPSNR.ssim.all)
+            ffmpegLines = [summary.psnr.ffmpegLine, summary.ssim.ffmpegLine]
+        } else {
+            ffmpegLines = []
+        }
+        self.timestamps = timestamps
+        minPSNR = options.minPSNR
+        minSSIM = options.minSSIM
+        self.perFrame = perFrame
+        failures = []
+        pass = true
+        failures = checks(summary: summary, options: options)
+        pass = failures.isEmpty
+    }
+
+    /// Every check that fails, in words naming files, frames and times.
+    private func checks(summary: QualitySummary?, options: VideoComparisonOptions) -> [String] {
         var reasons: [String] = []
-        if framesA != framesB { reasons.append("frame counts differ: \(a) has \(framesA), \(b) has \(framesB)") }
-        if let summary { reasons += summary.failures(minPSNR: minPSNR, minSSIM: minSSIM) } else { reasons.append("no frames to compare") }
+        let ms = { (seconds: Double) in String(format: "%.3f ms", seconds * 1000) }
+        if frames == 0 { reasons.append("no frames to compare") }
+        if let summary, let psnr, let ssim {
+            // One reason per threshold (``QualitySummary/failures(minPSNR:minSSIM:)``), each naming its worst frame.
+            if let reason = summary.failures(minPSNR: options.minPSNR, minSSIM: nil).first {
+                reasons.append(reason + "; worst frame \(psnr.minFrame.index) at \(seconds(psnr.minFrame.t)): \(cFormat(psnr.min)) dB")
+            }
+            if let reason = summary.failures(minPSNR: nil, minSSIM: options.minSSIM).first {
+                reasons.append(reason + "; worst frame \(ssim.minFrame.index) at \(seconds(ssim.minFrame.t)): \(cFormat(ssim.min))")
+            }
+        }
+        if a.frames != b.frames { reasons.append("frame counts differ: \(a.path) has \(a.frames), \(b.path) has \(b.frames)") }
+        if timestamps.alignment == .time {
+            if let first = timestamps.firstUnmatchedA {
+                reasons.append("\(timestamps.unmatchedA) frames of \(a.path) have no frame of \(b.path) within \(ms(timestamps.tolerance)) "
+                               + "(first: frame \(first.frame) at \(seconds(first.t)))")
+            }
+            if let first = timestamps.firstUnmatchedB {
+                reasons.append("\(timestamps.unmatchedB) frames of \(b.path) have no frame of \(a.path) within \(ms(timestamps.tolerance)) "
+                               + "(first: frame \(first.frame) at \(seconds(first.t)))")
+            }
+        }
+        if timestamps.maxDelta > timestamps.tolerance + 1e-9 {
+            reasons.append("timestamps differ by up to \(ms(timestamps.maxDelta)), more than \(ms(timestamps.tolerance))")
+        }
+        let frameLength = max(a.frameInterval, b.frameInterval)
+        if abs(a.duration - b.duration) > frameLength + 1e-9 {
+            reasons.append("durations differ by more than a frame: \(a.path) \(seconds(a.duration)), \(b.path) \(seconds(b.duration))")
+        }
+        if options.checkAudio, a.hasAudio != b.hasAudio {
+            reasons.append("\((a.hasAudio ? a : b).path) has audio, \((a.hasAudio ? b : a).path) has none")
+        }
         return reasons
     }
 
-    /// Decodes both videos' first video streams and compares them pair by pair in presentation order
-    /// (`a` is FFmpeg's "main" input, `b` the reference), each turned upright as `ffmpeg` does; pictures
-    /// that are not 8-bit planar Y'CbCr are converted to 4:2:0 first. Pictures must have the same size.
-    public init(comparing a: String, with b: String, keepFrames: Bool = false) throws(ReplayError) {
-        let readerA = try VideoFrameReader(url: a), readerB = try VideoFrameReader(url: b)
-        let uprightA = UprightPictures(stream: readerA.stream, convertOtherFormats: true)
-        let uprightB = UprightPictures(stream: readerB.stream, convertOtherFormats: true)
-        let comparison = QualityComparison()
-        var frames: [FrameQuality] = []
-        var countA = 0, countB = 0
-        while true {
-            let frameA = try readerA.next(), frameB = try readerB.next()
-            if frameA != nil { countA += 1 }
-            if frameB != nil { countB += 1 }
-            guard let frameA, let frameB else {
-                // Count what is left of the longer one.
-                while try readerA.next() != nil { countA += 1 }
-                while try readerB.next() != nil { countB += 1 }
-                break
-            }
-            let index = countA - 1
-            do {
-                let quality = try comparison.add(try uprightA.picture(frameA, index: index), try uprightB.picture(frameB, index: index))
-                if keepFrames { frames.append(quality) }
-            } catch {
-                throw ReplayError(error.kind, "\(a) vs \(b), frame \(index): \(error.message)")
+    /// The report for a terminal: what was compared, FFmpeg's two closing lines, the other checks, the verdict.
+    public var text: String {
+        var text = "\(a.path) vs \(b.path): \(frames) frames compared"
+        if a.frames != b.frames { text += " (\(a.path) has \(a.frames), \(b.path) has \(b.frames))" }
+        text += "\n"
+        for line in ffmpegLines { text += line + "\n" }
+        let ms = { (seconds: Double) in String(format: "%.3f ms", seconds * 1000) }
+        text += "frames aligned by \(timestamps.alignment.rawValue): max |Δt| \(ms(timestamps.maxDelta)) "
+            + "(tolerance \(ms(timestamps.tolerance))), unmatched \(timestamps.unmatchedA) in A, \(timestamps.unmatchedB) in B\n"
+        text += "duration: A \(seconds(a.duration)), B \(seconds(b.duration)); audio: A \(a.hasAudio ? "yes" : "no"), B \(b.hasAudio ? "yes" : "no")\n"
+        if let worst {
+            text += "worst frame: \(worst.index) at \(seconds(worst.t)) (B frame \(worst.frameB) at \(seconds(worst.tB))): "
+                + "PSNR \(cFormat(worst.psnr)) dB, SSIM \(cFormat(worst.ssim))\n"
+        }
+        text += pass ? "PASS\n" : "FAIL: " + failures.joined(separator: "; ") + "\n"
+        return text
+    }
+
+    /// The error `fxreplay compare` ends with when a check fails (exit status 1); `nil` on a pass.
+    public var failure: ReplayError? {
+        pass ? nil : .checkFailed(failures.joined(separator: "; "))
+    }
+
+    private func seconds(_ value: Double) -> String { String(format: "%.3f s", value) }
+}
+
+/// `fxreplay compare A B`: both videos decoded side by side on two threads, turned upright as `ffmpeg`
+/// autorotates, other pixel formats converted to 4:2:0, frames paired (``FrameAlignment``) and each pair
+/// measured; pictures must have the same size.
+public struct VideoComparison {
+    public let result: VideoComparisonResult
+    /// The worst pair side by side, A | B | heat map of |A − B| in luma (with ``VideoComparisonOptions/diffPicture``).
+    public let diff: RGBPicture?
+
+    public init(comparing a: String, with b: String, options: VideoComparisonOptions = VideoComparisonOptions()) throws(ReplayError) {
+        let streamA = try PictureStream(url: a), streamB = try PictureStream(url: b)
+        defer {
+            streamA.cancel()
+            streamB.cancel()
+        }
+        let tolerance = options.maxTimeDelta ?? min(streamA.nominalInterval, streamB.nominalInterval) / 2
+        var run = ComparisonRun(a: streamA, b: streamB, keepPictures: options.diffPicture, perFrame: options.perFrame)
+        var itemA = try streamA.next(), itemB = try streamB.next()
+        while let x = itemA, let y = itemB {
+            let delta = x.time - y.time
+            if options.alignment == .index || abs(delta) <= tolerance + 1e-9 {
+                try run.pair(x, y)
+                itemA = try streamA.next()
+                itemB = try streamB.next()
+            } else if delta < 0 {
+                run.unmatched(x, in: streamA)
+                itemA = try streamA.next()
+            } else {
+                run.unmatched(y, in: streamB)
+                itemB = try streamB.next()
             }
         }
-        self.a = a
-        self.b = b
-        framesA = countA
-        framesB = countB
-        summary = comparison.summary
-        self.frames = frames
+        while let x = itemA {
+            run.unmatched(x, in: streamA)
+            itemA = try streamA.next()
+        }
+        while let y = itemB {
+            run.unmatched(y, in: streamB)
+            itemB = try streamB.next()
+        }
+        let timestamps = TimestampCheck(alignment: options.alignment, tolerance: tolerance, maxDelta: run.maxDelta,
+                                        unmatchedA: run.unmatchedA.count, firstUnmatchedA: run.unmatchedA.first,
+                                        unmatchedB: run.unmatchedB.count, firstUnmatchedB: run.unmatchedB.first)
+        result = VideoComparisonResult(a: run.factsA, b: run.factsB, frames: run.pairs, summary: run.comparison.summary,
+                                       lowestPSNR: run.lowestPSNR, lowestSSIM: run.lowestSSIM, timestamps: timestamps,
+                                       options: options, perFrame: options.perFrame ? run.perFrame : nil)
+        if let kept = run.worstPictures {
+            diff = try DiffPicture.sideBySide(kept.a.image, kept.b.image)
+        } else {
+            diff = nil
+        }
+    }
+}
+
+/// The state of one comparison while frames arrive.
+private struct ComparisonRun {
+    let streamA: PictureStream
+    let streamB: PictureStream
+    let uprightA: UprightPictures
+    let uprightB: UprightPictures
+    let comparison = QualityComparison()
+    let keepPictures: Bool
+    let keepFrames: Bool
+    var factsA: VideoFacts
+    var factsB: VideoFacts
+    var pairs = 0
+    var maxDelta = 0.0
+    var unmatchedA: [FrameReference] = []
+    var unmatchedB: [FrameReference] = []
+    var lowestPSNR: PairQuality?
+    var lowestSSIM: PairQuality?
+    var perFrame: [PairQuality] = []
+    var worstPictures: (a: PlanarBuffer, b: PlanarBuffer)?
+
+    init(a: PictureStream, b: PictureStream, keepPictures: Bool, perFrame: Bool) {
+        streamA = a
+        streamB = b
+        uprightA = UprightPictures(stream: a.stream, convertOtherFormats: true)
+        uprightB = UprightPictures(stream: b.stream, convertOtherFormats: true)
+        self.keepPictures = keepPictures
+        keepFrames = perFrame
+        factsA = VideoFacts(path: a.url, frames: 0, duration: 0, hasAudio: a.hasAudio, frameInterval: a.nominalInterval)
+        factsB = VideoFacts(path: b.url, frames: 0, duration: 0, hasAudio: b.hasAudio, frameInterval: b.nominalInterval)
+    }
+
+    /// Measures a pair (`x` of A, `y` of B), then gives both pictures back.
+    mutating func pair(_ x: PictureStream.Item, _ y: PictureStream.Item) throws(ReplayError) {
+        defer {
+            streamA.recycle(x)
+            streamB.recycle(y)
+        }
+        count(x, in: &factsA)
+        count(y, in: &factsB)
+        let pictureA: YUVImage, pictureB: YUVImage, measured: FrameQuality
+        do {
+            pictureA = try uprightA.picture(x.frame, index: x.index)
+            pictureB = try uprightB.picture(y.frame, index: y.index)
+            measured = try comparison.add(pictureA, pictureB)
+        } catch {
+            throw ReplayError(error.kind, "\(streamA.url) frame \(x.index) vs \(streamB.url) frame \(y.index): \(error.message)")
+        }
+        pairs += 1
+        maxDelta = max(maxDelta, abs(x.time - y.time))
+        let quality = PairQuality(pair: FramePair(index: x.index, t: x.time, frameB: y.index, tB: y.time),
+                                  psnr: measured.psnr, ssim: measured.ssim)
+        if keepFrames { perFrame.append(quality) }
+        if lowestSSIM.map({ quality.ssim.all < $0.ssim.all }) ?? true { lowestSSIM = quality }
+        if lowestPSNR.map({ quality.psnr.mseAverage > $0.psnr.mseAverage }) ?? true {
+            lowestPSNR = quality
+            if keepPictures { keep(pictureA, pictureB) }
+        }
+    }
+
+    /// A frame without a partner: counted, then given back.
+    mutating func unmatched(_ item: PictureStream.Item, in stream: PictureStream) {
+        if stream === streamA {
+            count(item, in: &factsA)
+            unmatchedA.append(FrameReference(frame: item.index, t: item.time))
+        } else {
+            count(item, in: &factsB)
+            unmatchedB.append(FrameReference(frame: item.index, t: item.time))
+        }
+        stream.recycle(item)
+    }
+
+    private func count(_ item: PictureStream.Item, in facts: inout VideoFacts) {
+        facts.frames += 1
+        facts.duration = max(facts.duration, item.time + item.duration)
+    }
+
+    /// Copies the worst pair so far (buffers allocated once).
+    private mutating func keep(_ a: YUVImage, _ b: YUVImage) {
+        func buffer(_ existing: PlanarBuffer?, like image: YUVImage) -> PlanarBuffer {
+            if let existing, existing.image.matches(image) { return existing }
+            return PlanarBuffer(width: image.width, height: image.height, subsampling: image.subsampling, colorSpace: image.colorSpace)
+        }
+        let kept = (a: buffer(worstPictures?.a, like: a), b: buffer(worstPictures?.b, like: b))
+        kept.a.image.copy(from: a)
+        kept.b.image.copy(from: b)
+        worstPictures = kept
+    }
+}
+
+/// The `--diff` picture of `fxreplay compare`.
+enum DiffPicture {
+    /// A | B | heat map, each converted to R'G'B' with its own colour space. The heat map shows
+    /// d = |Y_A − Y_B| per pixel: s = min(8·d, 510), red = min(s, 255), green = s − red, blue 0; so
+    /// black where equal, pure red at d = 32, yellow from d = 64 on.
+    static func sideBySide(_ a: YUVImage, _ b: YUVImage) throws(ReplayError) -> RGBPicture {
+        let width = a.width, height = a.height
+        var picture = RGBPicture(width: 3 * width, height: height)
+        picture.paste(try ImageWriter.rgb(a), x: 0, y: 0)
+        picture.paste(try ImageWriter.rgb(b), x: width, y: 0)
+        picture.pixels.withUnsafeMutableBufferPointer { pixels in
+            for y in 0..<height {
+                let rowA = a.luma.row(y), rowB = b.luma.row(y)
+                var out = (y * 3 * width + 2 * width) * 3
+                for x in 0..<width {
+                    let s = min(8 * abs(Int(rowA[x]) - Int(rowB[x])), 510)
+                    let red = min(s, 255)
+                    pixels[out] = UInt8(red)
+                    pixels[out + 1] = UInt8(s - red)
+                    pixels[out + 2] = 0
+                    out += 3
+                }
+            }
+        }
+        return picture
     }
 }
