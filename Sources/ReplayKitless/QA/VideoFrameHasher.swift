@@ -71,9 +71,10 @@ public final class VideoFrameHasher {
         return FrameMD5.dataLine(stream: 0, dts: pts, pts: pts, duration: duration, size: size, hash: md5.finalize())
     }
 
-    /// Feeds the frame's rawvideo bytes to the MD5 context; returns how many there were.
+    /// Feeds the frame's rawvideo bytes to the MD5 context; returns how many there were. 8-bit planar
+    /// pictures are hashed row by row in place (the same bytes rawvideo packs), others packed first.
     private func hash(_ frame: Frame) throws(ReplayError) -> Int {
-        guard upright.isTurning else { return try hashPacked(frame) }
+        guard upright.isTurning || frame.yuvImage != nil else { return try hashPacked(frame) }
         let image = try upright.picture(frame, index: frames)
         var size = 0
         func add(_ plane: Plane) {
