@@ -3,12 +3,13 @@ import Foundation
 import Synchronization
 
 /// One video decoded on a thread of its own, its pictures handed out in presentation order with
-/// their times relative to the first one: `fxreplay compare` decodes its two inputs side by side.
-/// Pictures are passed by reference (no copy); give each one back with ``recycle(_:)``.
+/// their times relative to the first one: `fxreplay compare` decodes its two inputs side by side, and
+/// `fxreplay framehash` hashes one picture while the next ones decode. Pictures are passed by
+/// reference (no copy); give each one back with ``recycle(_:)``.
 final class PictureStream: @unchecked Sendable {
     /// A decoded picture and when it is shown.
     struct Item {
-        /// Holds a reference to the decoder's picture.
+        /// Holds a reference to the decoder's picture; its `pts` is the decoder's (possibly none).
         let frame: Frame
         /// Presentation index, from 0.
         let index: Int
@@ -24,20 +25,27 @@ final class PictureStream: @unchecked Sendable {
     let nominalInterval: Double
     /// The file has an audio stream.
     let hasAudio: Bool
+    /// The opened input: read what it declares before ``start()``, never after.
+    let demuxer: Demuxer
     private let reader: VideoFrameReader
     private let queue = BoundedQueue<Item>(capacity: 6)
     private let shells = FramePool(keepsBuffers: false)
     private let failure = Mutex<ReplayError?>(nil)
     private let finished = DispatchSemaphore(value: 0)
 
-    /// Opens `url` and starts decoding its first video stream.
+    /// Opens `url`'s first video stream; decoding begins with ``start()``.
     init(url: String) throws(ReplayError) {
         self.url = url
         reader = try VideoFrameReader(url: url)
+        demuxer = reader.demuxer
         stream = reader.stream
         hasAudio = reader.demuxer.streams.contains { $0.kind == .audio }
         let rate = av_guess_frame_rate(reader.demuxer.context, reader.demuxer.stream(stream.index), nil)
         nominalInterval = rate.num > 0 && rate.den > 0 ? Double(rate.den) / Double(rate.num) : 1.0 / 30
+    }
+
+    /// Starts decoding on a thread of its own (once).
+    func start() {
         Thread { [self] in
             decode()
             finished.signal()
@@ -57,7 +65,6 @@ final class PictureStream: @unchecked Sendable {
                 var pts = frame.pts
                 // A frame without a timestamp follows its predecessor.
                 if pts == noPTS { pts = previous.map { $0.pts + max(1, $0.duration) } ?? 0 }
-                shell.pts = pts
                 let origin = first ?? pts
                 first = origin
                 previous = (pts, frame.duration)

@@ -99,6 +99,8 @@ public struct VideoComparison {
 
     public init(comparing a: String, with b: String, options: VideoComparisonOptions = VideoComparisonOptions()) throws(ReplayError) {
         let streamA = try PictureStream(url: a), streamB = try PictureStream(url: b)
+        streamA.start()
+        streamB.start()
         defer {
             streamA.cancel()
             streamB.cancel()
