@@ -6,7 +6,7 @@ extension BackgroundFit: ExpressibleByArgument {}
 
 /// Background replacement with supplied masks (formats.md §5): `fxreplay render --mask … --background …`.
 struct BackgroundOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Masks: a video (its alpha, else its luma), numbered images such as 'masks/mask_%05d.png' (image N is frame N), or 'alpha' for the input's own alpha.",
+    @Option(help: ArgumentHelp("Masks: a video (its alpha, else its luma), numbered images such as 'masks/mask_%05d.png' (image N is frame N), or 'alpha' for the input's own alpha. Without --background they only hide annotations behind the person (--occlude-with-mask).",
                                valueName: "FILE|PATTERN|alpha"))
     var mask: String?
 
@@ -45,21 +45,31 @@ struct BackgroundOptions: ParsableArguments {
     @Flag(help: "With --background transparent: premultiplied colour instead of straight.")
     var premultiply = false
 
+    /// Checks each option on its own (job specs check their options one at a time); combinations
+    /// are checked by ``settings()``.
     func validate() throws {
-        if mask != nil && background == nil { throw ValidationError("--mask needs --background (image:, blur:, color:, video: or transparent)") }
-        if background != nil && mask == nil { throw ValidationError("--background needs --mask (a mask video, an image pattern or alpha)") }
-        let shaping = feather != 0 || threshold != nil || invert || maskSmooth != 1 || maskExpand != 0 || maskShrink != 0 || premultiply
-        if mask == nil && shaping { throw ValidationError("mask shaping options need --mask and --background") }
         if let threshold, !(0...255).contains(threshold) { throw ValidationError("--threshold must be between 0 and 255") }
         if RGBAColor(hex: letterboxColor) == nil || !letterboxColor.hasPrefix("#") || letterboxColor.count != 7 {
             throw ValidationError("--letterbox-color: '\(letterboxColor)' is not a colour like #RRGGBB")
         }
-        try settings?.validate()
+        let limit = BackgroundSettings.maximumShapingPixels
+        if !feather.isFinite || !(0...Double(limit)).contains(feather) { throw ValidationError("--feather must be between 0 and \(limit) pixels") }
+        if !(0...limit).contains(maskExpand) { throw ValidationError("--mask-expand must be between 0 and \(limit) pixels") }
+        if !(0...limit).contains(maskShrink) { throw ValidationError("--mask-shrink must be between 0 and \(limit) pixels") }
+        if !(1...MaskSmoother.maximumFrames).contains(maskSmooth) {
+            throw ValidationError("--mask-smooth must be a frame count from 1 to \(MaskSmoother.maximumFrames)")
+        }
     }
 
-    /// The settings for ``RenderOptions/background``; `nil` when no background replacement is asked for.
-    var settings: BackgroundSettings? {
-        guard let mask, let background else { return nil }
+    /// The settings for ``RenderOptions/background``; `nil` when no mask is given.
+    /// - Throws: `ReplayError.usage` for options that need `--mask` or exclude each other.
+    func settings() throws(ReplayError) -> BackgroundSettings? {
+        guard let mask else {
+            if background != nil { throw .usage("--background needs --mask (a mask video, an image pattern or alpha)") }
+            let shaping = feather != 0 || threshold != nil || invert || maskSmooth != 1 || maskExpand != 0 || maskShrink != 0 || premultiply
+            if shaping { throw .usage("mask shaping options need --mask") }
+            return nil
+        }
         var settings = BackgroundSettings(mask: MaskSource(argument: mask), background: background)
         settings.missingMask = missingMask
         settings.fit = backgroundFit
@@ -71,6 +81,7 @@ struct BackgroundOptions: ParsableArguments {
         settings.expand = maskExpand
         settings.shrink = maskShrink
         settings.premultiply = premultiply
+        try settings.validate()
         return settings
     }
 }

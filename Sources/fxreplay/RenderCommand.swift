@@ -51,6 +51,10 @@ struct Render: ParsableCommand {
 
     @OptionGroup var progress: ProgressOptions
 
+    /// Expanded by the entry point before parsing (see `RenderJob`); kept for `--help`.
+    @Option(help: "Job spec (YAML or JSON) whose keys are render's option names; options on the command line override it.")
+    var job: String?
+
     @OptionGroup(title: "Background replacement") var backgroundReplacement: BackgroundOptions
 
     func validate() throws {
@@ -80,7 +84,7 @@ struct Render: ParsableCommand {
             settings.occludeWithMask = occludeWithMask
             options.annotations = settings
         }
-        options.background = backgroundReplacement.settings
+        options.background = try backgroundReplacement.settings()
         let result = try Renderer(options: options).run(progress: progress.progress)
         if let report {
             try AtomicOutput.write(try prettyJSON(result), to: report, inputs: options.inputFiles)

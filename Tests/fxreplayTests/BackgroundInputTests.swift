@@ -156,12 +156,32 @@ import Testing
         }
     }
 
+    @Test func jobSpecsCarryTheBackgroundOptions() throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("in.mkv").path
+        let mask = dir.appendingPathComponent("mask.png").path
+        let job = dir.appendingPathComponent("job.yaml").path
+        let output = dir.appendingPathComponent("out.mkv").path
+        try writeLosslessVideo(input, width: 32, height: 32, frames: 2)
+        try leftHalfMask(mask, width: 32, height: 32)
+        try "codec: ffv1\nmask: \(mask)\nbackground: \"color:#000000\"\ninvert: true\n".write(toFile: job, atomically: true, encoding: .utf8)
+        let run = try runFxreplay(["render", "--job", job, input, "-o", output, "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+        // Inverted: the left half shows the (black) background, the right half the picture.
+        let source = try decodePictures(input), rendered = try decodePictures(output)
+        let inverted = (0..<1024).map { $0 % 32 < 16 ? UInt8(0) : 255 }
+        for (fg, out) in zip(source, rendered) {
+            let check = blendMismatches(fg, out, mask: inverted, background: bt601Limited(red: 0, green: 0, blue: 0))
+            #expect(check.kept == 0 && check.replaced == 0 && check.blended == 0, "\(check)")
+        }
+    }
+
     @Test func badBackgroundOptionsAreUsageErrors() throws {
         let dir = try makeScratchDirectory()
         let input = dir.appendingPathComponent("in.mkv").path
         try writeLosslessVideo(input, width: 32, height: 32, frames: 1)
         let output = dir.appendingPathComponent("out.mkv").path
-        for flags in [["--mask", "m.mkv"], ["--background", "blur:3"], ["--mask", "m.mkv", "--background", "beach.jpg"],
+        for flags in [["--background", "blur:3"], ["--mask", "m.mkv", "--background", "beach.jpg"],
                       ["--mask", "m.mkv", "--background", "blur:0"], ["--mask", "m.mkv", "--background", "color:red"],
                       ["--mask", "m.mkv", "--background", "blur:3", "--threshold", "300"],
                       ["--mask", "m.mkv", "--background", "blur:3", "--background-fit", "fill"],

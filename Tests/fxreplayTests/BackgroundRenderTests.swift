@@ -148,6 +148,24 @@ import Testing
         #expect(smoothed.allSatisfy { $0[63] == 16 })
     }
 
+    @Test func aMaskWithoutBackgroundLeavesThePixelsAlone() throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("in.mkv").path
+        let maskPath = dir.appendingPathComponent("short.mkv").path
+        let output = dir.appendingPathComponent("out.mkv").path
+        let reportPath = dir.appendingPathComponent("report.json").path
+        try writeLosslessVideo(input, width: 32, height: 32, frames: 4)
+        try writeGreyVideo(maskPath, width: 32, height: 32, rate: "30", frames: [0, 128, 255].map { Array(repeating: $0, count: 1024) })
+        let run = try runFxreplay(["render", input, "-o", output, "--codec", "ffv1", "--mask", maskPath, "--feather", "2",
+                                   "--report", reportPath, "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let source = try decodePictures(input), rendered = try decodePictures(output)
+        #expect(rendered.map(\.y) == source.map(\.y) && rendered.map(\.cb) == source.map(\.cb) && rendered.map(\.cr) == source.map(\.cr))
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: reportPath))) as? [String: Any]
+        let counters = (report?["effects"] as? [String: Any])?["background"] as? [String: Int]
+        #expect(counters == ["framesMasked": 4, "framesReplaced": 0, "masksHeld": 1, "framesKeptOriginal": 0])
+    }
+
     @Test func annotationsCanHideBehindThePersonInTheMask() throws {
         let dir = try makeScratchDirectory()
         let video = dir.appendingPathComponent("flat.mp4").path
@@ -166,17 +184,20 @@ import Testing
             .write(toFile: scene, atomically: true, encoding: .utf8)
         try writeRawImage(mask, width: 320, height: 240, pixelFormat: "gray", bytes: (0..<(320 * 240)).map { $0 % 320 < 160 ? 255 : 0 })
         func drawn(_ flags: [String]) throws -> (left: Int, right: Int) {
-            let output = dir.appendingPathComponent("out-\(flags.count).mkv").path
+            let output = dir.appendingPathComponent("out-\(UUID().uuidString).mkv").path
             let run = try runFxreplay(["render", video, "-o", output, "--codec", "ffv1", "--poses", poses, "--annotations", scene,
-                                       "--mask", mask, "--background", "color:#000000", "--progress", "none"] + flags)
+                                       "--mask", mask, "--progress", "none"] + flags)
             #expect(run.status == 0, "\(run.stderr)")
             let picture = try decodePictures(output)[0]
             let bright = picture.y.enumerated().filter { $0.element > 40 }.map { $0.offset % 320 }
             return (bright.filter { $0 < 158 }.count, bright.filter { $0 >= 162 }.count)
         }
-        let plain = try drawn([]), occluded = try drawn(["--occlude-with-mask"])
-        #expect(plain.left > 100 && abs(plain.left - plain.right) < plain.left / 10, "\(plain)")
-        #expect(occluded.left == 0 && occluded.right == plain.right, "\(occluded)")
+        // With a background (black, like the picture) and with the mask alone: same drawing.
+        for background in [["--background", "color:#000000"], []] {
+            let plain = try drawn(background), occluded = try drawn(background + ["--occlude-with-mask"])
+            #expect(plain.left > 100 && abs(plain.left - plain.right) < plain.left / 10, "\(plain)")
+            #expect(occluded.left == 0 && occluded.right == plain.right, "\(occluded)")
+        }
     }
 }
 

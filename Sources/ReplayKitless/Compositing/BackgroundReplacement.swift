@@ -2,19 +2,21 @@ import CFFmpeg
 
 /// Background replacement (formats.md §5) as a pipeline step: each frame's mask is read and
 /// shaped, then the frame is blended with its background in planar Y'CbCr, or the mask becomes the
-/// frame's alpha (`transparent`). Frames keep their timing; only pixels change. Later effects
-/// (annotations drawn behind the person) see the shaped mask of the frame as ``currentMask``.
+/// frame's alpha (`transparent`), or, with no background, the frame is left alone. Frames keep their
+/// timing; only pixels change. Later effects (annotations drawn behind the person) see the shaped
+/// mask of the frame as ``currentMask``.
 final class BackgroundReplacement: FrameEffect, FrameMaskProvider {
     let name = "background"
     private let settings: BackgroundSettings
     private let masks: MaskReader?
-    private let layer: (any BackgroundLayer)?
+    private let output: Output
     private let smoother: MaskSmoother?
     private let operations: [MaskOperation]
     private let shaper = MaskShaper()
     private let blender = MaskBlender()
     private var maskMemory = ScratchBuffer<UInt8>()
     private var replaced = 0
+    private var masked = 0
     /// The shaped mask of the frame being processed; `nil` when the frame kept its picture.
     private(set) var currentMask: Plane?
 
@@ -34,24 +36,26 @@ final class BackgroundReplacement: FrameEffect, FrameMaskProvider {
         }
         let size = context.outputSize, space = context.colorSpace
         switch settings.background {
+        case nil:
+            output = .none
         case .transparent:
-            layer = nil
-        case .color(let color):
-            layer = StillLayer(color: space.yuv(red: color.red, green: color.green, blue: color.blue),
-                               width: size.width, height: size.height, colorSpace: space)
-        case .blur(let sigma):
-            layer = BlurLayer(sigma: sigma)
-        case .image(let path):
+            output = .alpha
+        case .color(let color)?:
+            output = .blend(StillLayer(color: space.yuv(red: color.red, green: color.green, blue: color.blue),
+                                       width: size.width, height: size.height, colorSpace: space))
+        case .blur(let sigma)?:
+            output = .blend(BlurLayer(sigma: sigma))
+        case .image(let path)?:
             let fitter = try PictureFitter(width: size.width, height: size.height, colorSpace: space,
                                            fit: settings.fit, barColor: settings.letterboxColor)
             let reader = try VideoFrameReader(url: path)
             guard let picture = try reader.next() else { throw .badInput("\(path): no picture could be decoded") }
-            layer = StillLayer(image: try fitter.fit(picture, rotation: reader.stream.rotation, mirrored: reader.stream.mirrored,
-                                                     source: path), keeping: fitter)
-        case .video(let path):
-            layer = VideoLayer(frames: try TimedFrames(url: path),
-                               fitter: try PictureFitter(width: size.width, height: size.height, colorSpace: space,
-                                                         fit: settings.fit, barColor: settings.letterboxColor))
+            output = .blend(StillLayer(image: try fitter.fit(picture, rotation: reader.stream.rotation, mirrored: reader.stream.mirrored,
+                                                             source: path), keeping: fitter))
+        case .video(let path)?:
+            output = .blend(VideoLayer(frames: try TimedFrames(url: path),
+                                       fitter: try PictureFitter(width: size.width, height: size.height, colorSpace: space,
+                                                                 fit: settings.fit, barColor: settings.letterboxColor)))
         }
         smoother = settings.smoothFrames > 1 ? try? MaskSmoother(frames: settings.smoothFrames) : nil
         operations = settings.maskOperations
@@ -72,17 +76,29 @@ final class BackgroundReplacement: FrameEffect, FrameMaskProvider {
         smoother?.smooth(mask)
         shaper.apply(operations, to: mask)
         currentMask = mask
-        if let layer {
-            blender.blend(image, with: try layer.picture(behind: image, at: time), mask: mask)
-        } else {
-            blender.applyAlpha(mask, to: image, premultiplied: settings.premultiply)
+        masked += 1
+        switch output {
+        case .blend(let layer): blender.blend(image, with: try layer.picture(behind: image, at: time), mask: mask)
+        case .alpha: blender.applyAlpha(mask, to: image, premultiplied: settings.premultiply)
+        case .none: return
         }
         replaced += 1
     }
 
+    /// What the mask does to the frame.
+    private enum Output {
+        /// Shows this background where the mask is low.
+        case blend(any BackgroundLayer)
+        /// Becomes the frame's alpha.
+        case alpha
+        /// Nothing: only later effects use it.
+        case none
+    }
+
     func reportLines() -> [String: Int] {
-        var lines = ["framesReplaced": replaced, "masksHeld": masks?.held ?? 0, "framesKeptOriginal": masks?.kept ?? 0]
-        if let video = layer as? VideoLayer { lines["backgroundLoops"] = video.loops }
+        var lines = ["framesMasked": masked, "framesReplaced": replaced, "masksHeld": masks?.held ?? 0,
+                     "framesKeptOriginal": masks?.kept ?? 0]
+        if case .blend(let layer) = output, let video = layer as? VideoLayer { lines["backgroundLoops"] = video.loops }
         return lines
     }
 

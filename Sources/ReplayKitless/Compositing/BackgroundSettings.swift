@@ -4,12 +4,13 @@ import Foundation
 ///
 /// The mask of each frame is read (``MaskSource``, paired by time), then shaped in this order:
 /// temporal smoothing, invert, threshold, shrink or expand, feather. The background then shows
-/// where the shaped mask is low.
+/// where the shaped mask is low. Without a background the masks are only read and shaped, for
+/// later effects (annotations drawn behind the person).
 public struct BackgroundSettings: Sendable, Codable, Equatable {
     /// Where the masks come from.
     public var mask: MaskSource
-    /// What replaces the background.
-    public var background: BackgroundSpec
+    /// What replaces the background; `nil` leaves the pixels alone (the masks serve later effects).
+    public var background: BackgroundSpec?
     /// What a frame without a mask gets.
     public var missingMask: MissingMaskPolicy = .hold
     /// How an image or video background is fitted to the frame.
@@ -34,7 +35,7 @@ public struct BackgroundSettings: Sendable, Codable, Equatable {
     /// Largest `feather`, `expand` and `shrink` accepted, in pixels.
     public static let maximumShapingPixels = 1000
 
-    public init(mask: MaskSource, background: BackgroundSpec) {
+    public init(mask: MaskSource, background: BackgroundSpec?) {
         self.mask = mask
         self.background = background
     }
@@ -51,7 +52,7 @@ public struct BackgroundSettings: Sendable, Codable, Equatable {
         var files: [String] = []
         if case .video(let path) = mask { files.append(path) }
         switch background {
-        case .image(let path), .video(let path): files.append(path)
+        case .image(let path)?, .video(let path)?: files.append(path)
         default: break
         }
         return files
