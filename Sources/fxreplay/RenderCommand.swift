@@ -59,14 +59,20 @@ struct Render: ParsableCommand {
 
     func validate() throws {
         if let maxDecodeErrors, maxDecodeErrors < 0 { throw ValidationError("--max-decode-errors must be 0 or more") }
+    }
+
+    /// Options that only make sense together. Checked when the command runs, not in `validate()`,
+    /// so a job spec may hold one half and the command line or a batch's discovered inputs the other.
+    private func checkCombinations() throws(ReplayError) {
         if annotations != nil && !poseOptions.isGiven {
-            throw ValidationError("--annotations needs camera poses: --poses FILE or --poses-from-sei")
+            throw .usage("--annotations needs camera poses: --poses FILE or --poses-from-sei")
         }
-        if (font != nil || occludeWithMask) && annotations == nil { throw ValidationError("--font and --occlude-with-mask go with --annotations") }
-        if embedPoses && !poseOptions.isGiven { throw ValidationError("--embed-poses needs --poses FILE or --poses-from-sei") }
+        if (font != nil || occludeWithMask) && annotations == nil { throw .usage("--font and --occlude-with-mask go with --annotations") }
+        if embedPoses && !poseOptions.isGiven { throw .usage("--embed-poses needs --poses FILE or --poses-from-sei") }
     }
 
     func run() throws {
+        try checkCombinations()
         InterruptCleanup.shared.install()
         FFmpegLogging.configure(verbose: progress.verbose)
         var options = RenderOptions(input: input, output: output)
