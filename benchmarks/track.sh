@@ -28,3 +28,5 @@ done
 echo "track vs full decode, 720p 30 s H.264 (900 frames, 10 annotations)"
 summarize track-sei decode
 summarize track-sidecar decode
+cpu_ratio track-sei decode
+cpu_ratio track-sidecar decode
