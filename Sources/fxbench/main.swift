@@ -1,13 +1,19 @@
-// fxbench: throughput of the per-frame compositing kernels alone, release build:
+// fxbench: throughput of the per-frame kernels alone, release build:
 //
 //     swift build -c release --product fxbench && .build/release/fxbench [WIDTHxHEIGHT] [FRAMES]
+//     .build/release/fxbench annotations [WIDTHxHEIGHT] [FRAMES] SCENE.json
 //
-// Prints megapixels (luma samples) per second for the mask blend, the transparent-alpha path and
-// the σ = 15 blur background, on random 8-bit 4:2:0 frames (1280×720 and 300 frames by default).
+// The first prints megapixels (luma samples) per second for the mask blend, the transparent-alpha
+// path and the σ = 15 blur background, on random 8-bit 4:2:0 frames (1280×720 and 300 frames by
+// default). The second draws the scene's annotations (world anchors) into a 4:2:0 frame from a
+// slowly panning camera, one frame per 1/30 s of its path (the pose sidecar benchmarks/annotations.sh
+// writes), and prints annotations per second and milliseconds per frame.
 import Foundation
 import ReplayKitless
 
-let arguments = CommandLine.arguments.dropFirst()
+var arguments = CommandLine.arguments.dropFirst()
+let annotationSection = arguments.first == "annotations"
+if annotationSection { arguments = arguments.dropFirst() }
 let size = arguments.first.flatMap(PictureSize.init(parsing:)) ?? PictureSize(width: 1280, height: 720)
 let frames = arguments.dropFirst().first.flatMap(Int.init) ?? 300
 
@@ -30,15 +36,64 @@ for (index, plane) in [frame.image.luma, frame.image.cb, frame.image.cr, backgro
     randomFill(plane, seed: UInt64(index + 1))
 }
 
+/// Seconds taken by `body`.
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+    let elapsed = try ContinuousClock().measure(body)
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+}
+
 /// Runs `body` `frames` times and prints the rate in luma megapixels per second.
 func measure(_ name: String, _ body: () -> Void) {
     body()  // warm-up: scratch memory allocated once
-    let clock = ContinuousClock()
-    let elapsed = clock.measure { for _ in 0..<frames { body() } }
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    let time = seconds { for _ in 0..<frames { body() } }
     let megapixels = Double(size.width * size.height * frames) / 1e6
     let label = name.padding(toLength: 28, withPad: " ", startingAt: 0)
-    print(label + String(format: "%9.1f MP/s %8.3f ms/frame", megapixels / seconds, seconds * 1000 / Double(frames)))
+    print(label + String(format: "%9.1f MP/s %8.3f ms/frame", megapixels / time, time * 1000 / Double(frames)))
+}
+
+/// The camera of frame `index` at 30 fps: at eye height, drifting sideways and forwards while it
+/// pans and nods a little (the same path as benchmarks/annotations.sh's pose sidecar).
+func benchCamera(frame index: Int) -> Camera {
+    let s = Double(index) / 30
+    let position = SIMD3(0.25 * sin(0.21 * s), 1.4 + 0.05 * sin(0.5 * s), -0.01 * s)
+    let euler = SIMD3(0.06 * sin(0.33 * s), 0.18 * sin(0.17 * s), 0.02 * sin(0.4 * s))
+    return Camera(pose: Pose(position: position, euler: euler, zNear: 0.01, fovY: 60), width: size.width, height: size.height)
+}
+
+/// The rasterizer alone: every annotation of the scene at `path` (world anchors only) drawn into
+/// one frame per camera position.
+func measureAnnotations(scenePath path: String) throws {
+    let scene = try AnnotationScene.load(path: path)
+    let placed = scene.annotations.compactMap { annotation -> PlacedAnnotation? in
+        guard case .world(let point) = annotation.anchor else { return nil }
+        return PlacedAnnotation(annotation: annotation, world: point)
+    }
+    let renderer = AnnotationRenderer(width: size.width, height: size.height)
+    try renderer.prepare(scene.annotations)
+    let cameras = (0..<max(frames, 1)).map { benchCamera(frame: $0) }
+    let target = PlanarBuffer(width: size.width, height: size.height)   // opaque, like a render's frames
+    for (index, plane) in [target.image.luma, target.image.cb, target.image.cr].enumerated() {
+        randomFill(plane, seed: UInt64(index + 1))
+    }
+    print("fxbench: \(placed.count) annotations from \(path) into \(size) 4:2:0, \(frames) frames")
+    try renderer.render(placed, camera: cameras[0], time: 0, into: target.image)   // warm-up: glyphs, buffers
+    let time = try seconds {
+        for (index, camera) in cameras.enumerated() {
+            try renderer.render(placed, camera: camera, time: Double(index) / 30, into: target.image)
+        }
+    }
+    let drawn = Double(placed.count * frames)
+    print("annotations".padding(toLength: 28, withPad: " ", startingAt: 0)
+          + String(format: "%9.0f annotations/s %8.3f ms/frame", drawn / time, time * 1000 / Double(frames)))
+}
+
+if annotationSection {
+    guard let path = arguments.dropFirst(2).first else {
+        print("usage: fxbench annotations WIDTHxHEIGHT FRAMES SCENE.json")
+        exit(2)
+    }
+    try measureAnnotations(scenePath: path)
+    exit(0)
 }
 
 print("fxbench: \(size) 4:2:0, \(frames) frames per kernel")

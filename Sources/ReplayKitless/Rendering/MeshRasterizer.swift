@@ -194,21 +194,12 @@ final class MeshRasterizer {
                 let base = samples(px, py, in: tile)
                 let depth = sampleDepth + base, ownerOf = sampleOwner + base
                 let centre = Float(t.inverseDepth.at(x, y))
-                if covered == 0xFFFF {
-                    for k in 0..<16 {
-                        let d = centre + depthOffsets[k]
-                        let nearer = d > depth[k]
-                        depth[k] = nearer ? d : depth[k]
-                        ownerOf[k] = nearer ? owner : ownerOf[k]
-                    }
-                } else {
-                    for k in 0..<16 where (covered >> k) & 1 != 0 {
-                        let d = centre + depthOffsets[k]
-                        if d > depth[k] {
-                            depth[k] = d
-                            ownerOf[k] = owner
-                        }
-                    }
+                // Branch-free over all 16 samples (so it vectorizes), whether covered fully or not.
+                for k in 0..<16 {
+                    let d = centre + depthOffsets[k]
+                    let nearer = (covered >> k) & 1 != 0 && d > depth[k]
+                    depth[k] = nearer ? d : depth[k]
+                    ownerOf[k] = nearer ? owner : ownerOf[k]
                 }
             }
         }
@@ -255,13 +246,11 @@ final class MeshRasterizer {
                 let base = samples(px, py, in: tile)
                 let depth = sampleDepth + base, ownerOf = sampleOwner + base
                 var remaining: UInt32 = 0
-                for k in 0..<16 where depth[k] > 0 { remaining |= 1 << k }
+                for k in 0..<16 { remaining |= (depth[k] > 0 ? 1 : 0) << k }
                 guard remaining != 0 else { continue }
                 for k in 0..<16 { depth[k] = 0 }
                 let index = py * layer.width + px
-                var uniform = remaining == 0xFFFF
-                for k in 1..<16 { uniform = uniform && ownerOf[k] == ownerOf[0] }
-                if uniform {
+                if remaining == 0xFFFF && Self.samples(of: ownerOf[0], in: ownerOf) == 0xFFFF {
                     layer.texels[index] = SIMD4(shade(triangles[Int(ownerOf[0])], x: Double(px) + 0.5, y: Double(py) + 0.5), 1)
                     continue
                 }
@@ -269,21 +258,30 @@ final class MeshRasterizer {
                 var sum = SIMD3<Float>.zero
                 repeat {
                     let owner = ownerOf[remaining.trailingZeroBitCount]
-                    var count = 0, offsetX = 0.0, offsetY = 0.0
-                    for k in 0..<16 where (remaining >> k) & 1 != 0 && ownerOf[k] == owner {
-                        remaining &= ~(1 << k)
-                        count += 1
-                        offsetX += Self.offsetX(k)
-                        offsetY += Self.offsetY(k)
-                    }
+                    let mine = remaining & Self.samples(of: owner, in: ownerOf)
+                    remaining &= ~mine
+                    let count = mine.nonzeroBitCount
+                    // Σ offsetX(k) and Σ offsetY(k) over its samples, by grid column and row.
+                    let columns = (mine & 0x2222).nonzeroBitCount + 2 * (mine & 0x4444).nonzeroBitCount
+                        + 3 * (mine & 0x8888).nonzeroBitCount
+                    let rows = (mine & 0x00F0).nonzeroBitCount + 2 * (mine & 0x0F00).nonzeroBitCount
+                        + 3 * (mine & 0xF000).nonzeroBitCount
                     // Shade at the centre of this triangle's samples, which lies inside it.
                     let n = Double(count)
+                    let offsetX = Double(columns) * 0.25 - 0.375 * n, offsetY = Double(rows) * 0.25 - 0.375 * n
                     let x = Double(px) + 0.5 + offsetX / n, y = Double(py) + 0.5 + offsetY / n
                     sum += shade(triangles[Int(owner)], x: x, y: y) * Float(count)
                 } while remaining != 0
                 layer.texels[index] = SIMD4(sum / covered, covered / 16)
             }
         }
+    }
+
+    /// Bit k set where sample k belongs to `owner`.
+    @inline(__always) private static func samples(of owner: UInt32, in owners: UnsafeMutablePointer<UInt32>) -> UInt32 {
+        var bits: UInt32 = 0
+        for k in 0..<16 { bits |= (owners[k] == owner ? 1 : 0) << k }
+        return bits
     }
 
     /// The triangle's colour at a pixel position: Lambert with the perspective-correct normal.

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Annotations (issue #5): fxreplay render of a 720p 30-second clip with 20 annotations of mixed shapes
+# (5 labelled, some spinning or on stems) versus the same render without annotations, both with the
+# same pose sidecar (a slowly panning camera) so only the drawing differs; same libx264 preset/CRF/
+# threads; ROUNDS rounds interleaved: median wall time, peak RSS and CPU time (user + sys; on a shared
+# machine wall time follows the other load) ratios. Target: annotations add ≤ 10 % wall time.
+# Then the rasterizer alone (fxbench annotations): annotations per second.
+source "$(dirname "$0")/common.sh"
+PRESET="${PRESET:-veryfast}" CRF="${CRF:-23}" THREADS="${THREADS:-0}"
+build_release
+(cd "$ROOT" && swift build -c release --product fxbench >&2)
+CLIP="$BENCH_DIR/clip720p30s.mp4"
+POSES="$BENCH_DIR/poses720p30s.jsonl"
+SCENE="$BENCH_DIR/annotations20.json"
+make_clip "$CLIP" 30
+FRAMES="$(ffprobe -v error -select_streams v:0 -count_packets -show_entries stream=nb_read_packets -of csv=p=0 "$CLIP")"
+python3 - "$POSES" "$SCENE" "$FRAMES" <<'PY'
+import json, math, sys
+poses, scene, frames = sys.argv[1], sys.argv[2], int(sys.argv[3])
+# A camera at eye height drifting sideways and forwards while it pans and nods a little.
+with open(poses, "w") as out:
+    for i in range(frames):
+        s = i / 30
+        position = [0.25 * math.sin(0.21 * s), 1.4 + 0.05 * math.sin(0.5 * s), -0.01 * s]
+        euler = [0.06 * math.sin(0.33 * s), 0.18 * math.sin(0.17 * s), 0.02 * math.sin(0.4 * s)]
+        out.write(json.dumps({"frame": i, "position": position, "euler": euler, "zNear": 0.01, "fovY": 60}) + "\n")
+# 20 annotations, 1–5 m in front of the camera and well inside its view (±1.03·d wide, ±0.58·d high at
+# depth d), every shape at least twice; labels on 5, stems on 3, spin on 3.
+shapes = ["sphere", "box", "cone", "cylinder", "arrow", "pin", "ring", "star"]
+colors = ["#FF3B30", "#34C759", "#007AFF", "#FF9500", "#AF52DE", "#FFCC00", "#5AC8FA", "#FF2D55CC"]
+annotations = []
+for i in range(20):
+    depth = 1 + 4 * ((i * 7) % 20) / 19
+    x = depth * 0.55 * math.sin(1.7 * i)
+    y = 1.4 + depth * 0.3 * math.cos(2.3 * i)
+    a = {"id": f"a{i}", "anchor": {"world": [round(x, 3), round(y, 3), round(-depth, 3)]},
+         "shape": shapes[i % len(shapes)], "size": round(0.05 + 0.25 * ((i * 11) % 20) / 19, 3),
+         "color": colors[i % len(colors)], "orientation": [0.3 * (i % 3), 0.4 * (i % 5), 0]}
+    if i % 4 == 1: a["label"] = f"Check point {i}"
+    if i % 7 == 3: a["stem"] = True
+    if i % 6 == 2: a["spin"] = 0.25
+    annotations.append(a)
+json.dump({"version": 1, "annotations": annotations}, open(scene, "w"), indent=1)
+PY
+rm -f "$BENCH_DIR/times.txt" "$BENCH_DIR/cpu.txt"
+for round in $(seq "$ROUNDS"); do
+  timed annotations "$FX" render "$CLIP" -o "$BENCH_DIR/fx-annotations.mp4" --poses "$POSES" --annotations "$SCENE" \
+    --preset "$PRESET" --crf "$CRF" --threads "$THREADS" --progress none --overwrite
+  timed plain "$FX" render "$CLIP" -o "$BENCH_DIR/fx-plain.mp4" --poses "$POSES" \
+    --preset "$PRESET" --crf "$CRF" --threads "$THREADS" --progress none --overwrite
+done
+echo "annotations (20, mixed shapes, 5 labelled) vs none, 720p 30 s, libx264 preset=$PRESET crf=$CRF threads=$THREADS"
+summarize annotations plain
+cpu_ratio annotations plain
+"$ROOT/.build/release/fxbench" annotations 1280x720 300 "$SCENE"
