@@ -8,7 +8,7 @@ struct Fxreplay: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fxreplay",
         abstract: "Re-render recorded video calls: poses, background replacement, 3D annotations, QA.",
-        subcommands: [Render.self, Probe.self, Track.self, Poses.self, Compare.self, Framehash.self, QA.self]
+        subcommands: [Render.self, Probe.self, Track.self, Poses.self, Compare.self, Framehash.self, QA.self, Sample.self]
     )
 
     static func main() {
