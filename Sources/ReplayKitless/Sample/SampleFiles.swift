@@ -2,22 +2,23 @@ import Foundation
 
 /// The text files of a sample call: the annotation scene, the render job and the truth for tests.
 enum SampleFiles {
-    /// `annotations.json` (formats.md §6): marks on the boxes' top corners (a labelled sphere, a
-    /// spinning star with a stem, a labelled pin whose tip is the corner) and a tap on the blue
-    /// box's front face at the pixel where its centre was seen, at that point's view depth.
+    /// `annotations.json` (formats.md §6): marks on the boxes' top corners (a labelled sphere on the
+    /// red box, a star spinning once every 3 s with a stem on the orange one, a labelled pin whose
+    /// tip is the green box's corner) and a tap on the blue box's front face at the pixel where its
+    /// centre was seen, at that point's view depth.
     static func annotations(_ scene: SampleScene) -> String {
         let boxes = SampleScene.boxes
         let tap = scene.tap
         func point(_ p: SIMD3<Double>) -> String { "[\(number(p.x)), \(number(p.y)), \(number(p.z))]" }
         let items = [
-            ##"{"id": "red-corner", "anchor": {"world": \##(point(boxes[0].topCorners[0]))}, "shape": "sphere", "size": 0.06, "##
+            ##"{"id": "red-corner", "anchor": {"world": \##(point(boxes[0].topCorners[0]))}, "shape": "sphere", "size": 0.08, "##
                 + ##""color": "#FFD60A", "label": "Dent"}"##,
-            ##"{"id": "blue-corner", "anchor": {"world": \##(point(boxes[1].topCorners[1]))}, "shape": "star", "size": 0.12, "##
-                + ##""color": "#FF9F0A", "spin": 0.3333333333333333, "stem": true}"##,
-            ##"{"id": "green-corner", "anchor": {"world": \##(point(boxes[2].topCorners[0]))}, "shape": "pin", "size": 0.15, "##
+            ##"{"id": "orange-corner", "anchor": {"world": \##(point(boxes[3].topCorners[1]))}, "shape": "star", "size": 0.16, "##
+                + ##""color": "#FF2D55", "spin": 0.3333333333333333, "stem": true}"##,
+            ##"{"id": "green-corner", "anchor": {"world": \##(point(boxes[2].topCorners[0]))}, "shape": "pin", "size": 0.2, "##
                 + ##""color": "#BF5AF2", "label": "Check here"}"##,
             ##"{"id": "tap-blue", "anchor": {"tap": {"t": \##(number(scene.seconds(of: tap.frame))), "x": \##(number(tap.x)), "##
-                + ##""y": \##(number(tap.y)), "depth": \##(number(tap.depth))}}, "shape": "sphere", "size": 0.07, "##
+                + ##""y": \##(number(tap.y)), "depth": \##(number(tap.depth))}}, "shape": "sphere", "size": 0.08, "##
                 + ##""color": "#34C759", "label": "Tapped"}"##,
         ]
         return "{\n  \"version\": 1,\n  \"annotations\": [\n    " + items.joined(separator: ",\n    ") + "\n  ]\n}\n"
