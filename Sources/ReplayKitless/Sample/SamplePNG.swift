@@ -1,9 +1,38 @@
 import CFFmpeg
 import Foundation
 
-/// PNG files through FFmpeg's `png` encoder (bit-exact flags, so the same pixels give the same bytes).
-/// Stands in until the QA branch's `ImageWriter` is on main.
+/// PNG files through FFmpeg's `png` encoder (bit-exact flags, so the same pixels give the same bytes)
+/// for the sample's background and render's contact sheet. Stands in until the QA branch's
+/// `ImageWriter` is on main.
 enum SamplePNG {
+    /// Encodes a 4:2:0 picture as an R'G'B' PNG, converted with its own colour space (libswscale).
+    static func encode(_ image: YUVImage) throws(ReplayError) -> Data {
+        let size = PictureSize(width: image.width, height: image.height)
+        do {
+            let source = try Frame(width: size.width, height: size.height, format: AV_PIX_FMT_YUV420P)
+            guard let planes = source.yuvImage, image.subsampling == .yuv420 else {
+                throw ReplayError.processing("only 4:2:0 pictures are written as PNG")
+            }
+            planes.luma.copy(from: image.luma)
+            planes.cb.copy(from: image.cb)
+            planes.cr.copy(from: image.cr)
+            let rgb = try Frame(width: size.width, height: size.height, format: AV_PIX_FMT_RGB24)
+            try Scaler().convert(source, into: rgb, colorSpace: image.colorSpace)
+            let base = rgb.pointer.pointee.data.0!, stride = Int(rgb.pointer.pointee.linesize.0)
+            var pixels = [UInt8](repeating: 0, count: size.width * size.height * 3)
+            pixels.withUnsafeMutableBufferPointer { out in
+                for row in 0..<size.height {
+                    (out.baseAddress! + row * size.width * 3).update(from: base + row * stride, count: size.width * 3)
+                }
+            }
+            return try encode(pixels, size: size)
+        } catch let error as ReplayError {
+            throw error
+        } catch {
+            throw .processing("converting a picture for PNG: \(error)")
+        }
+    }
+
     /// Encodes packed R'G'B' rows (3 bytes per pixel) as a PNG file.
     static func encode(_ pixels: [UInt8], size: PictureSize) throws(ReplayError) -> Data {
         guard let codec = avcodec_find_encoder_by_name("png") else {
