@@ -45,6 +45,8 @@ struct SampleTruth: Decodable {
 struct TestCamera {
     var t: Double
     var position: [Double]
+    /// (pitch, yaw, roll), radians.
+    var euler: [Double]
     /// Camera-to-world rotation, row-major: R = Rz(roll)·Ry(yaw)·Rx(pitch).
     var rotation: [[Double]]
     var zNear: Double
@@ -53,6 +55,7 @@ struct TestCamera {
     init(t: Double, position: [Double], euler: [Double], zNear: Double, fovY: Double) {
         self.t = t
         self.position = position
+        self.euler = euler
         self.zNear = zNear
         self.fovY = fovY
         let (p, y, r) = (euler[0], euler[1], euler[2])

@@ -79,8 +79,7 @@ public enum SampleGenerator {
             path: call,
             video: .init(size: size, timeBase: Rational(1, 90000), frameRate: Rational(Int32(SampleScene.nominalRate), 1),
                          encoder: encoder, colorSpace: colorSpace),
-            audio: .init(sampleRate: SampleSound.sampleRate, channels: 1,
-                         startSample: SampleScene.startMilliseconds * Int64(SampleSound.sampleRate / 1000)))
+            audio: .init(sampleRate: SampleSound.sampleRate, channels: 1, startSample: SampleSound.startSample))
         var maskEncoder = EncoderSettings()
         maskEncoder.codec = .ffv1
         let masks = try MediaWriter(path: mask, video: .init(size: size, timeBase: Rational(1, 1000), encoder: maskEncoder,

@@ -46,7 +46,7 @@ struct SamplePersonPainter {
         return [
             Part(outline: .trapezoid(x: x, top: 0.64 * h + bob, bottom: 1.1 * h, topHalf: 0.17 * h, bottomHalf: 0.3 * h,
                                      radius: 0.06 * h), color: colors[0]),
-            Part(outline: .roundedBox(x: x, y: 0.58 * h + bob, halfWidth: 0.045 * h, halfHeight: 0.07 * h, radius: 0.02 * h),
+            Part(outline: .roundedBox(x: x, y: 0.6 * h + bob, halfWidth: 0.045 * h, halfHeight: 0.09 * h, radius: 0.02 * h),
                  color: colors[1]),
             Part(outline: .ellipse(x: x, y: 0.37 * h + bob, radiusX: 0.112 * h, radiusY: 0.125 * h), color: colors[2]),
             Part(outline: .ellipse(x: x, y: 0.40 * h + bob, radiusX: 0.105 * h, radiusY: 0.14 * h), color: colors[3]),

@@ -8,11 +8,22 @@ enum SampleSound {
     /// The beep ends with a 2 ms fade (its start stays sharp: that is what a test measures).
     static let fadeSeconds = 0.002
 
-    /// Mono samples from the first frame's time to `endMilliseconds` (stream time).
+    /// Encoder priming of FFmpeg's AAC encoder: its first packet starts this many samples early.
+    static let priming: Int64 = 1024
+
+    /// Where the sound starts, in samples of stream time: at or just before the first frame, such
+    /// that the first AAC packet (priming included) starts on a whole millisecond. MP4 edit lists
+    /// count milliseconds here, so any other start would move the whole sound by a fraction of one.
+    static var startSample: Int64 {
+        let perMillisecond = Int64(sampleRate / 1000)
+        let firstFrame = SampleScene.startMilliseconds * perMillisecond
+        return priming + (firstFrame - priming) / perMillisecond * perMillisecond
+    }
+
+    /// Mono samples from ``startSample`` to `endMilliseconds` (stream time).
     static func samples(for scene: SampleScene, endMilliseconds: Int64) -> [Float] {
-        let start = SampleScene.startMilliseconds
-        let perMillisecond = sampleRate / 1000
-        let count = Int(endMilliseconds - start) * perMillisecond
+        let perMillisecond = Int64(sampleRate / 1000)
+        let count = Int(endMilliseconds * perMillisecond - startSample)
         var random = SampleRandom(seed: scene.settings.seed ^ 0x5EED_50D5)
         var samples = (0..<count).map { n -> Float in
             let hum = 0.01 * sin(2 * Double.pi * 120 * Double(n) / Double(sampleRate))
@@ -21,7 +32,7 @@ enum SampleSound {
         let length = Int(SampleScene.beepSeconds * Double(sampleRate))
         let fade = Int(fadeSeconds * Double(sampleRate))
         for frame in scene.frames where frame.flash {
-            let first = Int(frame.milliseconds - start) * perMillisecond
+            let first = Int(frame.milliseconds * perMillisecond - startSample)
             for k in 0..<min(length, count - first) {
                 let envelope = min(1, Double(length - k) / Double(fade))
                 let tone = beepAmplitude * envelope * sin(2 * Double.pi * SampleScene.beepFrequency * Double(k) / Double(sampleRate))
