@@ -33,7 +33,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "ReplayKitlessTests", dependencies: ["ReplayKitless"]),
+        .testTarget(name: "ReplayKitlessTests", dependencies: ["ReplayKitless", .product(name: "Yams", package: "Yams")]),
         .testTarget(name: "fxreplayTests", dependencies: ["fxreplay", "ReplayKitless"]),
     ]
 )

@@ -55,6 +55,10 @@ struct Render: ParsableCommand {
 
     @OptionGroup var progress: ProgressOptions
 
+    /// Expanded by the entry point before parsing (see `RenderJob`); kept for `--help`.
+    @Option(help: "Job spec (YAML or JSON) whose keys are render's option names; options on the command line override it.")
+    var job: String?
+
     func validate() throws {
         if let maxDecodeErrors, maxDecodeErrors < 0 { throw ValidationError("--max-decode-errors must be 0 or more") }
         if annotations != nil && !poseOptions.isGiven {
