@@ -358,3 +358,41 @@ func frontFace(_ box: SampleTruth.Box) -> [[Double]] {
         }
     }
 }
+
+@Suite struct EndToEndLatencyTests {
+    /// `qa latency` on the sample's tap: no error without delay; with 200 ms the anchor is resolved
+    /// from a later pose and lands pixels away, by as much as the same resolution done here says.
+    @Test func tapLatencyErrorIsZeroWithoutDelayAndMeasuredWithIt() throws {
+        let sample = try GeneratedSample.get()
+        let truth = try sample.truth(), cameras = try sample.cameras()
+        let run = try runFxreplay(["qa", "latency", sample.path("call.mp4"), "--poses-from-sei", "--annotations", sample.path("annotations.json"),
+                                   "--delay", "0,200ms", "--json"])
+        try #require(run.status == 0, "\(run.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        let results = try #require(report["results"] as? [[String: Any]])
+        func error(_ delay: Double) throws -> [String: Double] {
+            let result = try #require(results.first { ($0["delay"] as? Double) == delay && ($0["id"] as? String) == truth.tap.annotation })
+            return try #require(result["error"] as? [String: Any]).compactMapValues { $0 as? Double }
+        }
+        #expect(try error(0)["max"] == 0)
+
+        // The late anchor: the tapped pixel's ray at the same depth, from the frame nearest t + 0.2 s.
+        let late = try #require(cameras.indices.min { abs(cameras[$0].t - truth.tap.t - 0.2) < abs(cameras[$1].t - truth.tap.t - 0.2) })
+        let (w, h) = (truth.width, truth.height)
+        let trueAnchor = cameras[truth.tap.frame].unproject(x: truth.tap.x, y: truth.tap.y, depth: truth.tap.depth, width: w, height: h)
+        let lateAnchor = cameras[late].unproject(x: truth.tap.x, y: truth.tap.y, depth: truth.tap.depth, width: w, height: h)
+        var errors: [Double] = []
+        for camera in cameras[truth.tap.frame...] {
+            let a = camera.project(trueAnchor, width: w, height: h), b = camera.project(lateAnchor, width: w, height: h)
+            func onScreen(_ p: (x: Double, y: Double, depth: Double)) -> Bool {
+                p.depth > camera.zNear && p.x >= 0 && p.x < Double(w) && p.y >= 0 && p.y < Double(h)
+            }
+            if onScreen(a) && onScreen(b) { errors.append(hypot(a.x - b.x, a.y - b.y)) }
+        }
+        let mean = errors.reduce(0, +) / Double(errors.count)
+        let measured = try error(0.2)
+        #expect(mean > 2, "200 ms of latency should move the tap by pixels here, not \(mean)")
+        #expect(abs((measured["mean"] ?? 0) - mean) < 1e-3 && abs((measured["max"] ?? 0) - errors.max()!) < 1e-3,
+                "qa latency says \(measured), expected mean \(mean), max \(errors.max()!)")
+    }
+}

@@ -9,11 +9,11 @@ enum SampleBackground {
         return PictureSize(width: width, height: (width * 10 / 16) & ~1)
     }
 
-    /// Packed R'G'B' rows, 3 bytes per pixel.
-    static func pixels(_ size: PictureSize) -> [UInt8] {
+    /// The picture at `size`.
+    static func picture(_ size: PictureSize) -> RGBPicture {
         typealias RGB = (r: Double, g: Double, b: Double)
         let w = Double(size.width), h = Double(size.height)
-        var pixels = [UInt8](repeating: 0, count: size.width * size.height * 3)
+        var picture = RGBPicture(width: size.width, height: size.height)
         /// `a` moved towards `b` by the coverage of a shape whose signed distance (pixels, negative inside) is `d`.
         func over(_ a: RGB, _ b: RGB, distance d: Double) -> RGB {
             let t = max(0, min(1, 0.5 - d))
@@ -30,12 +30,9 @@ enum SampleBackground {
                 color = over(color, (112, 152, 98), distance: h * (0.55 + 0.06 * sin(2 * .pi * 1.3 * px / w + 0.7)) - py)
                 color = over(color, (78, 124, 70), distance: h * (0.68 + 0.05 * sin(2 * .pi * 2.1 * px / w + 2.0)) - py)
                 color = over(color, (158, 138, 92), distance: 0.86 * h - py)
-                let offset = (y * size.width + x) * 3
-                pixels[offset] = UInt8(color.r.rounded())
-                pixels[offset + 1] = UInt8(color.g.rounded())
-                pixels[offset + 2] = UInt8(color.b.rounded())
+                picture[x, y] = (UInt8(color.r.rounded()), UInt8(color.g.rounded()), UInt8(color.b.rounded()))
             }
         }
-        return pixels
+        return picture
     }
 }

@@ -55,9 +55,7 @@ public enum SampleGenerator {
                 try PoseSidecar.write(samples, to: file(name))
             }
         } catch let error as ReplayError { throw error } catch { throw .processing("\(error)") }
-        let backgroundSize = SampleBackground.size(for: settings.size)
-        try AtomicOutput.write(try SamplePNG.encode(SampleBackground.pixels(backgroundSize), size: backgroundSize),
-                               to: file("background.png"))
+        try ImageWriter.writePNG(SampleBackground.picture(SampleBackground.size(for: settings.size)), to: file("background.png"))
         try AtomicOutput.write(Data(SampleFiles.annotations(scene).utf8), to: file("annotations.json"))
         try AtomicOutput.write(Data(SampleFiles.job(directory: directory).utf8), to: file("job.yaml"))
         let command = "fxreplay sample -o \(directory) --seconds \(TextNumber.exact(settings.seconds)) --size \(settings.size) --seed \(settings.seed)"

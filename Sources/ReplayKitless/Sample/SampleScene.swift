@@ -175,7 +175,7 @@ struct CameraPath {
         let position = SIMD3(0.3 * wave(seconds, period: 9, phase: 0),
                              1.2 + 0.04 * wave(seconds, period: 4.3, phase: 1),
                              1.75 + 0.12 * wave(seconds, period: 11, phase: 2))
-        let target = SIMD3(0.3 + 0.1 * wave(seconds, period: 6, phase: 3), 0.15, -0.45)
+        let target = SIMD3(0.3 + 0.25 * wave(seconds, period: 5, phase: 3), 0.15 + 0.05 * wave(seconds, period: 3.7, phase: 5), -0.45)
         let direction = target - position
         let forward = direction / (direction * direction).sum().squareRoot()
         // The camera looks down −Z: R·(0, 0, −1) = (−cos p·sin y, sin p, −cos p·cos y) for roll 0.
