@@ -5,10 +5,11 @@ import Foundation
 /// video, downscaled, in a grid, each with its index and time, for people without a video player.
 ///
 /// As an effect it sees every frame after the others (so the sheet shows the final picture) but
-/// copies only a few: it keeps thumbnails at a spacing that doubles whenever more than twice the
-/// wanted number have piled up, dropping every other one. That needs no duration up front, keeps
-/// at most `2·count + 1` thumbnails, and leaves them evenly spaced from the first frame to within
-/// one spacing of the last; `count` of them, evenly chosen, make the sheet.
+/// copies only a few: the frames shown at the points of a time grid starting at the first frame,
+/// whose spacing doubles (dropping every other kept thumbnail) whenever more than twice the wanted
+/// number have piled up. That needs no duration up front, keeps at most `2·count + 1`
+/// thumbnails, and leaves them evenly spread from the first frame to within one spacing of the
+/// last; `count` of them, evenly chosen, make the sheet.
 public final class ContactSheet: FrameEffect {
     public let name = "preview"
     private let output: AtomicOutput
@@ -16,10 +17,11 @@ public final class ContactSheet: FrameEffect {
     private let columns: Int
     private let cellWidth: Int
     private let fontPath: String
-    /// Kept thumbnails, oldest first, with the frame each shows.
-    private var kept: [(time: FrameTime, picture: Frame)] = []
-    /// Seconds between kept thumbnails; 0 until the first thinning (every frame is taken).
-    private var spacing = 0.0
+    /// Kept thumbnails, oldest first: the grid point each was taken for and the frame it shows.
+    private var kept: [(point: Int, time: FrameTime, picture: Frame)] = []
+    /// Seconds between grid points (the first frame's duration to begin with) and the next point to fill.
+    private var spacing: Double?
+    private var nextPoint = 0
     /// The frames' colour space (the same for the whole render).
     private var colorSpace = ColorSpace.bt709Limited
     private let copy = Frame()
@@ -44,18 +46,24 @@ public final class ContactSheet: FrameEffect {
     }
 
     public func apply(to image: YUVImage, at time: FrameTime) throws(ReplayError) {
-        if let last = kept.last, time.seconds < last.time.seconds + spacing { return }
+        let spacing = self.spacing ?? max(time.duration, 1e-3)
+        self.spacing = spacing
+        // This frame is shown from its time to its end: does that span hold the next grid point?
+        let end = time.seconds + time.duration
+        guard Double(nextPoint) * spacing < end else { return }
         colorSpace = image.colorSpace
-        kept.append((time, try thumbnail(of: image, at: time)))
+        kept.append((nextPoint, time, try thumbnail(of: image, at: time)))
+        while Double(nextPoint) * spacing < end { nextPoint += 1 }
         guard kept.count > 2 * count else { return }
-        kept = kept.enumerated().filter { $0.offset.isMultiple(of: 2) }.map(\.element)
-        spacing = max(2 * spacing, (kept[kept.count - 1].time.seconds - kept[0].time.seconds) / Double(kept.count - 1))
+        kept = kept.filter { $0.point.isMultiple(of: 2) }.map { ($0.point / 2, $0.time, $0.picture) }
+        self.spacing = 2 * spacing
+        nextPoint = (nextPoint + 1) / 2
     }
 
     public func reportLines() -> [String: Int] { ["frames": chosen.count] }
 
     /// The kept thumbnails that go on the sheet: `count` of them, evenly spread, first and last included.
-    private var chosen: [(time: FrameTime, picture: Frame)] {
+    private var chosen: [(point: Int, time: FrameTime, picture: Frame)] {
         guard kept.count > count else { return kept }
         return (0..<count).map { kept[Int((Double($0) * Double(kept.count - 1) / Double(count - 1)).rounded())] }
     }
