@@ -6,10 +6,11 @@ import Foundation
 ///
 /// As an effect it sees every frame after the others (so the sheet shows the final picture) but
 /// copies only a few: the frames shown at the points of a time grid starting at the first frame,
-/// whose spacing doubles (dropping every other kept thumbnail) whenever more than twice the wanted
-/// number have piled up. That needs no duration up front, keeps at most `2·count + 1`
-/// thumbnails, and leaves them evenly spread from the first frame to within one spacing of the
-/// last; `count` of them, evenly chosen, make the sheet.
+/// whose spacing doubles (dropping every other kept thumbnail) whenever more than `8·count` have
+/// piled up. That needs no duration up front, keeps at most `8·count + 1` small thumbnails, and
+/// leaves them evenly spread from the first frame to within one spacing (under 1/24 of the video)
+/// of the last. The sheet shows those nearest `count` evenly spaced times between the first and
+/// the last kept.
 public final class ContactSheet: FrameEffect {
     public let name = "preview"
     private let output: AtomicOutput
@@ -54,7 +55,7 @@ public final class ContactSheet: FrameEffect {
         colorSpace = image.colorSpace
         kept.append((nextPoint, time, try thumbnail(of: image, at: time)))
         while Double(nextPoint) * spacing < end { nextPoint += 1 }
-        guard kept.count > 2 * count else { return }
+        guard kept.count > 8 * count else { return }
         kept = kept.filter { $0.point.isMultiple(of: 2) }.map { ($0.point / 2, $0.time, $0.picture) }
         self.spacing = 2 * spacing
         nextPoint = (nextPoint + 1) / 2
@@ -62,10 +63,14 @@ public final class ContactSheet: FrameEffect {
 
     public func reportLines() -> [String: Int] { ["frames": chosen.count] }
 
-    /// The kept thumbnails that go on the sheet: `count` of them, evenly spread, first and last included.
+    /// The kept thumbnails that go on the sheet: those nearest `count` evenly spaced times from the
+    /// first kept to the last (all of them when there are no more than `count`).
     private var chosen: [(point: Int, time: FrameTime, picture: Frame)] {
-        guard kept.count > count else { return kept }
-        return (0..<count).map { kept[Int((Double($0) * Double(kept.count - 1) / Double(count - 1)).rounded())] }
+        guard kept.count > count, let first = kept.first?.time.seconds, let last = kept.last?.time.seconds else { return kept }
+        return (0..<count).map { k in
+            let target = first + Double(k) * (last - first) / Double(count - 1)
+            return kept.min { abs($0.time.seconds - target) < abs($1.time.seconds - target) } ?? kept[0]
+        }
     }
 
     /// Writes the sheet as a PNG file (complete or absent). Call after the render has finished.
