@@ -62,7 +62,7 @@ public final class AudioReader {
         }
         /// Sample `index` of `channel`, scaled to −1…1.
         func value(_ channel: Int, _ index: Int) -> Float {
-            let plane = planes[planar ? channel : 0]!
+            guard let plane = planes[planar ? channel : 0] else { return 0 }
             let position = (planar ? index : index * channels + channel) * bytes
             switch packed {
             case AV_SAMPLE_FMT_S16: return Float(UnsafeRawPointer(plane).loadUnaligned(fromByteOffset: position, as: Int16.self)) / 32768

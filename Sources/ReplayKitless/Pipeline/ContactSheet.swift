@@ -38,7 +38,9 @@ public final class ContactSheet: FrameEffect {
     ///   - inputs: files the sheet must not be written over.
     public init(path: String, overwrite: Bool, inputs: [String], count: Int = 6, columns: Int = 3, cellWidth: Int = 320,
                 fontPath: String = AnnotationRenderer.Options.defaultFontPath) throws(ReplayError) {
-        guard count >= 2, columns >= 1, cellWidth >= 16 else { throw .usage("a contact sheet needs 2 or more frames") }
+        guard count >= 2, columns >= 1, cellWidth >= 16 else {
+            throw .usage("a contact sheet needs 2 or more frames, 1 or more columns and cells 16 or more pixels wide")
+        }
         output = try AtomicOutput(path: path, overwrite: overwrite, inputs: inputs)
         self.count = count
         self.columns = columns

@@ -24,6 +24,7 @@ public struct SampleSummary: Sendable {
 /// - `background.png`: a replacement background; `annotations.json`: marks on box corners and a
 ///   tap on a box; `job.yaml`: the demo render's options; `scene.json`: the truth, for tests.
 public enum SampleGenerator {
+    /// The files of a sample, as named in the directory.
     public static let fileNames = ["call.mp4", "call.poses.jsonl", "call.poses.csv", "call.poses.pose32", "call.mask.mkv",
                                    "background.png", "annotations.json", "job.yaml", "scene.json"]
 

@@ -94,6 +94,7 @@ public struct SampleScene: Sendable {
     /// The flash square, pixels: its top-left corner and side (even numbers).
     public let flashSquare: (x: Int, y: Int, size: Int)
 
+    /// The call these settings describe (its frames, drops, flashes and camera path).
     public init(settings: SampleSettings) {
         self.settings = settings
         var random = SampleRandom(seed: settings.seed)
