@@ -12,25 +12,6 @@ make_clip "$REFERENCE" 30
 CHECKED="$BENCH_DIR/clip720p30s-crf30.mp4"
 [ -f "$CHECKED" ] || ffmpeg -v error -y -i "$REFERENCE" -c:v libx264 -preset veryfast -crf 30 -c:a copy "$CHECKED"
 
-# timed NAME COMMAND...: measure (wall time, peak RSS), also appending "NAME user+sys seconds" to cpu.txt.
-timed() {
-  local name="$1"; shift
-  measure "$name" /usr/bin/time -a -o "$BENCH_DIR/cpu.txt" -f "$name %U %S" "$@"
-}
-
-cpu_ratio() {
-  python3 - "$BENCH_DIR/cpu.txt" "$1" "$2" <<'PY'
-import sys, statistics
-path, a, b = sys.argv[1:4]
-cpu = {}
-for line in open(path):
-    name, user, system = line.split()
-    cpu.setdefault(name, []).append(float(user) + float(system))
-print(f"CPU time: {a} {statistics.median(cpu[a]):.2f} s, {b} {statistics.median(cpu[b]):.2f} s, "
-      f"ratio {statistics.median(cpu[a]) / statistics.median(cpu[b]):.2f}x")
-PY
-}
-
 rm -f "$BENCH_DIR/times.txt" "$BENCH_DIR/cpu.txt"
 for round in $(seq "$ROUNDS"); do
   timed fxreplay-compare "$FX" compare "$CHECKED" "$REFERENCE"
