@@ -160,12 +160,14 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 // MARK: - End-to-end tests
 
 @Suite struct EndToEndTests {
+    /// The sample's demo render keeps every frame at its time and the flash and beep together.
     @Test func renderKeepsEveryFrameTimeAndTheSyncProbe() throws {
         let sample = try GeneratedSample.get()
         let truth = try sample.truth()
         let output = try makeScratchDirectory().appendingPathComponent("rendered.mp4").path
-        let run = try runFxreplay(["render", sample.path("call.mp4"), "-o", output, "--poses-from-sei",
-                                   "--annotations", sample.path("annotations.json"), "--progress", "none"])
+        // The sample's own job: poses from SEI, its annotations, background replaced by its mask.
+        let run = try runFxreplay(["render", "--job", sample.path("job.yaml"), sample.path("call.mp4"), "-o", output,
+                                   "--progress", "none", "--report", output + ".json"])
         try #require(run.status == 0, "\(run.stderr)")
 
         let input = try decodeFrames(sample.path("call.mp4"), measure: false).map(\.seconds)
@@ -174,6 +176,12 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(rendered == input, "every frame keeps its own presentation time")
         #expect(rendered.first == truth.firstFrameTime)
 
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output + ".json"))) as? [String: Any])
+        let effects = try #require(report["effects"] as? [String: [String: Int]])
+        #expect(effects["annotations"]?["framesDrawn"] == truth.frames)
+        #expect(effects["background"]?["framesReplaced"] == truth.frames, "background replacement: \(effects["background"] ?? [:])")
+
+        // The flash square is part of the mask, so it survives background replacement.
         let flashes = try flashFrames(output, square: truth.flashSquare)
         #expect(flashes.map(\.index) == truth.flashes.map(\.frame))
         let beeps = try beepOnsets(output)
