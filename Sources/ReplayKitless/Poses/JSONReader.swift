@@ -243,6 +243,19 @@ enum TextNumber {
 
     /// Fixed-point text with `decimals` digits, never "-0.000".
     static func fixed(_ value: Double, decimals: Int) -> String {
+        // Integer formatting: String(format:) dominates writing a long track.
+        if (0...9).contains(decimals), value.isFinite {
+            var scale: Int64 = 1
+            for _ in 0..<decimals { scale *= 10 }
+            let scaled = (value * Double(scale)).rounded()
+            if abs(scaled) < 9e15 {
+                let magnitude = Int64(abs(scaled))
+                var text = scaled < 0 && magnitude != 0 ? "-" : ""
+                text += String(magnitude / scale)
+                if decimals > 0 { text += "." + String(magnitude % scale).leftPadded(to: decimals) }
+                return text
+            }
+        }
         let text = String(format: "%.\(decimals)f", value)
         if text.hasPrefix("-"), !text.contains(where: { $0 >= "1" && $0 <= "9" }) { return String(text.dropFirst()) }
         return text
