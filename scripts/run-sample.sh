@@ -1,9 +1,27 @@
 #!/usr/bin/env bash
-# Installs what fxreplay needs, builds it, and renders the bundled sample call.
+# Installs what fxreplay needs, builds it, and renders the bundled sample call (Samples/, a synthetic
+# recorded call made by `fxreplay sample`) as Samples/job.yaml says: annotations placed from each
+# frame's pose SEI, background behind the person replaced using the call's mask. Prints where the
+# output is and a one-line summary. Extra arguments go to `fxreplay render`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 swift build -c release --product fxreplay >&2
+fxreplay=.build/release/fxreplay
 mkdir -p out
-.build/release/fxreplay render Samples/call.mp4 -o out/call-rendered.mp4 --overwrite --report out/call-report.json "$@"
-echo "output: $(pwd)/out/call-rendered.mp4 (report: out/call-report.json)"
+"$fxreplay" render --job Samples/job.yaml Samples/call.mp4 -o out/call-rendered.mp4 --overwrite \
+    --report out/call-report.json --preview out/call-preview.png "$@"
+# Placement check: where every annotation lands on every frame (formats.md §7), from the same poses.
+"$fxreplay" track Samples/call.mp4 --poses-from-sei --annotations Samples/annotations.json -o out/call-track.csv 2>/dev/null
+
+# One line: frames and timing as probe reads them back from the output, and the placement check.
+probe=$("$fxreplay" probe out/call-rendered.mp4)
+frames=$(sed -n 's/^  video frames: \([0-9]*\)$/\1/p' <<<"$probe")
+start=$(sed -n 's/^  #[0-9]* video .*, start \([0-9.]*\) s$/\1/p' <<<"$probe")
+timing=$(sed -n 's/^  frame interval: .*mean \([0-9.]*\) ms.*(\(.*\))$/\1 \2/p' <<<"$probe")
+placements=$(awk -F, 'NR > 1 { total++; if ($4 == 1) { shown++; ids[$3] = 1 } }
+                      END { n = 0; for (id in ids) n++; printf "%d annotations on screen in %d of %d frame placements", n, shown, total }' out/call-track.csv)
+echo "output: $(pwd)/out/call-rendered.mp4 (contact sheet out/call-preview.png, report out/call-report.json, track out/call-track.csv)"
+awk -v frames="$frames" -v start="$start" -v timing="$timing" -v placements="$placements" 'BEGIN {
+    split(timing, t, " "); kind = substr(timing, length(t[1]) + 2)
+    printf "summary: %d frames from %.3f s, %.1f fps on average (%s); %s\n", frames, start, 1000 / t[1], kind, placements }'

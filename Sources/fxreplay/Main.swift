@@ -9,7 +9,8 @@ struct Fxreplay: ParsableCommand {
         commandName: "fxreplay",
         abstract: "Re-render recorded video calls: poses, background replacement, 3D annotations, QA.",
         version: "0.1.0",
-        subcommands: [Render.self, Probe.self, Track.self, Poses.self, Compare.self, Framehash.self, QA.self, Batch.self]
+        subcommands: [Render.self, Probe.self, Track.self, Poses.self, Compare.self, Framehash.self, QA.self, Batch.self,
+                      Sample.self]
     )
 
     static func main() {

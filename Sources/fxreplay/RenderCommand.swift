@@ -49,6 +49,10 @@ struct Render: ParsableCommand {
     @Flag(help: "Draw the person (mask foreground) over the annotations.")
     var occludeWithMask = false
 
+    @Option(help: ArgumentHelp("Also write a PNG contact sheet: six frames spread over the render, 3×2, 320 pixels wide, with their times.",
+                               valueName: "FILE.png"))
+    var preview: String?
+
     @OptionGroup var progress: ProgressOptions
 
     /// Expanded by the entry point before parsing (see `RenderJob`); kept for `--help`.
@@ -91,7 +95,11 @@ struct Render: ParsableCommand {
             options.annotations = settings
         }
         options.background = try backgroundReplacement.settings()
-        let result = try Renderer(options: options).run(progress: progress.progress)
+        let sheet = try preview.map { path throws(ReplayError) in
+            try ContactSheet(path: path, overwrite: overwrite, inputs: options.inputFiles + [output])
+        }
+        let result = try Renderer(options: options, extraEffects: sheet.map { [$0] } ?? []).run(progress: progress.progress)
+        try sheet?.write()
         if let report {
             try AtomicOutput.write(try prettyJSON(result), to: report, inputs: options.inputFiles)
         }

@@ -72,8 +72,20 @@ public final class MediaWriter {
     private static func openEncoder(_ spec: VideoSpec, codec: VideoCodec, size: PictureSize, globalHeader: Bool) throws(ReplayError) -> Encoder {
         var settings = spec.encoder
         settings.deterministic = true
+        // Full-range pictures (exact masks) are tagged so; limited range stays untagged, as before.
+        guard spec.colorSpace.fullRange else {
+            return try Encoder(settings: settings, codec: codec, width: size.width, height: size.height,
+                               timeBase: spec.timeBase.av, frameRate: spec.frameRate.av, colorOf: nil,
+                               alpha: false, globalHeader: globalHeader)
+        }
+        guard let parameters = avcodec_parameters_alloc() else { throw .processing("avcodec_parameters_alloc: out of memory") }
+        defer {
+            var owned: UnsafeMutablePointer<AVCodecParameters>? = parameters
+            avcodec_parameters_free(&owned)
+        }
+        parameters.pointee.color_range = AVCOL_RANGE_JPEG
         return try Encoder(settings: settings, codec: codec, width: size.width, height: size.height,
-                           timeBase: spec.timeBase.av, frameRate: spec.frameRate.av, colorOf: nil,
+                           timeBase: spec.timeBase.av, frameRate: spec.frameRate.av, colorOf: UnsafePointer(parameters),
                            alpha: false, globalHeader: globalHeader)
     }
 

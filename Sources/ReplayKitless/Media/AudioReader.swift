@@ -1,0 +1,79 @@
+import CFFmpeg
+
+/// Decodes the first audio stream of a file to mono float samples with their presentation times:
+/// for checking sound against pictures (A/V sync probes). Encoder priming is dropped by the
+/// decoder (the container's skip-samples), so times are those a player uses.
+public final class AudioReader {
+    /// One decoded frame: when its first sample plays and its samples, channels averaged.
+    public struct Chunk: Sendable {
+        /// Stream time of the first sample, seconds.
+        public var seconds: Double
+        public var samples: [Float]
+    }
+
+    public let stream: StreamInfo
+    private let demuxer: Demuxer
+    private let decoder: Decoder
+    private let packet = Packet()
+    private let frame = Frame()
+    private var draining = false
+    private var finished = false
+
+    /// Opens the first audio stream of `url`; `badInput` when there is none.
+    public init(url: String) throws(ReplayError) {
+        demuxer = try Demuxer(url: url)
+        guard let audio = demuxer.streams.first(where: { $0.kind == .audio }) else { throw .badInput("\(url): no audio stream") }
+        stream = audio
+        decoder = try Decoder(demuxer: demuxer, stream: audio.index)
+        demuxer.keepOnly(streams: [audio.index])
+    }
+
+    /// The next decoded frame, or `nil` at the end of the stream.
+    public func next() throws(ReplayError) -> Chunk? {
+        while !finished {
+            switch try decoder.receive(into: frame) {
+            case .produced: return try chunk(of: frame)
+            case .endOfStream: finished = true
+            case .needsInput:
+                if draining {
+                    finished = true
+                } else if try demuxer.read(into: packet) {
+                    if packet.streamIndex == stream.index { try decoder.send(packet) }
+                    packet.unref()
+                } else {
+                    draining = true
+                    try decoder.send(nil)
+                }
+            }
+        }
+        return nil
+    }
+
+    private func chunk(of frame: Frame) throws(ReplayError) -> Chunk {
+        let f = frame.pointer.pointee
+        let count = Int(f.nb_samples), channels = Int(fx_frame_channels(frame.pointer))
+        let format = AVSampleFormat(rawValue: f.format)
+        let planar = av_sample_fmt_is_planar(format) != 0
+        let packed = av_get_packed_sample_fmt(format)
+        let bytes = Int(av_get_bytes_per_sample(format))
+        guard channels > 0, let planes = f.extended_data,
+              [AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_S16, AV_SAMPLE_FMT_S32, AV_SAMPLE_FMT_DBL].contains(packed) else {
+            throw .processing("\(demuxer.url): audio sample format \(String(cString: av_get_sample_fmt_name(format))) is not supported")
+        }
+        /// Sample `index` of `channel`, scaled to −1…1.
+        func value(_ channel: Int, _ index: Int) -> Float {
+            guard let plane = planes[planar ? channel : 0] else { return 0 }
+            let position = (planar ? index : index * channels + channel) * bytes
+            switch packed {
+            case AV_SAMPLE_FMT_S16: return Float(UnsafeRawPointer(plane).loadUnaligned(fromByteOffset: position, as: Int16.self)) / 32768
+            case AV_SAMPLE_FMT_S32: return Float(UnsafeRawPointer(plane).loadUnaligned(fromByteOffset: position, as: Int32.self)) / 2_147_483_648
+            case AV_SAMPLE_FMT_DBL: return Float(UnsafeRawPointer(plane).loadUnaligned(fromByteOffset: position, as: Double.self))
+            default: return UnsafeRawPointer(plane).loadUnaligned(fromByteOffset: position, as: Float.self)
+            }
+        }
+        let samples = (0..<count).map { index in
+            (0..<channels).reduce(Float(0)) { $0 + value($1, index) } / Float(channels)
+        }
+        return Chunk(seconds: decoder.timeBase.seconds(frame.pts), samples: samples)
+    }
+}

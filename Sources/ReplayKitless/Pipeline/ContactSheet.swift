@@ -1,0 +1,140 @@
+import CFFmpeg
+import Foundation
+
+/// A contact sheet of a render (`render --preview FILE.png`): a few frames spread evenly over the
+/// video, downscaled, in a grid, each with its index and time, for people without a video player.
+///
+/// As an effect it sees every frame after the others (so the sheet shows the final picture) but
+/// copies only a few: the frames shown at the points of a time grid starting at the first frame,
+/// whose spacing doubles (dropping every other kept thumbnail) whenever more than `8·count` have
+/// piled up. That needs no duration up front, keeps at most `8·count + 1` small thumbnails, and
+/// leaves them evenly spread from the first frame to within one spacing (under 1/24 of the video)
+/// of the last. The sheet shows those nearest `count` evenly spaced times between the first and
+/// the last kept.
+public final class ContactSheet: FrameEffect {
+    public let name = "preview"
+    private let output: AtomicOutput
+    private let count: Int
+    private let columns: Int
+    private let cellWidth: Int
+    private let fontPath: String
+    /// Kept thumbnails, oldest first: the grid point each was taken for and the frame it shows.
+    private var kept: [(point: Int, time: FrameTime, picture: Frame)] = []
+    /// Seconds between grid points (the first frame's duration to begin with) and the next point to fill.
+    private var spacing: Double?
+    private var nextPoint = 0
+    /// The frames' colour space (the same for the whole render).
+    private var colorSpace = ColorSpace.bt709Limited
+    private let copy = Frame()
+    private let scaler = Scaler()
+    private var labels: (layer: RenderLayer, glyphs: GlyphCache?)?
+
+    /// Gap between cells and around the grid, pixels (even, for 4:2:0).
+    static let gap = 4
+
+    /// Reserves `path` for the sheet (checked now, written by ``write()``).
+    /// - Parameters:
+    ///   - count: frames on the sheet; `columns` per row; `cellWidth` pixels wide each (at most the frame's width).
+    ///   - inputs: files the sheet must not be written over.
+    public init(path: String, overwrite: Bool, inputs: [String], count: Int = 6, columns: Int = 3, cellWidth: Int = 320,
+                fontPath: String = AnnotationRenderer.Options.defaultFontPath) throws(ReplayError) {
+        guard count >= 2, columns >= 1, cellWidth >= 16 else {
+            throw .usage("a contact sheet needs 2 or more frames, 1 or more columns and cells 16 or more pixels wide")
+        }
+        output = try AtomicOutput(path: path, overwrite: overwrite, inputs: inputs)
+        self.count = count
+        self.columns = columns
+        self.cellWidth = cellWidth
+        self.fontPath = fontPath
+    }
+
+    public func apply(to image: YUVImage, at time: FrameTime) throws(ReplayError) {
+        let spacing = self.spacing ?? max(time.duration, 1e-3)
+        self.spacing = spacing
+        // This frame is shown from its time to its end: does that span hold the next grid point?
+        let end = time.seconds + time.duration
+        guard Double(nextPoint) * spacing < end else { return }
+        colorSpace = image.colorSpace
+        kept.append((nextPoint, time, try thumbnail(of: image, at: time)))
+        while Double(nextPoint) * spacing < end { nextPoint += 1 }
+        guard kept.count > 8 * count else { return }
+        kept = kept.filter { $0.point.isMultiple(of: 2) }.map { ($0.point / 2, $0.time, $0.picture) }
+        self.spacing = 2 * spacing
+        nextPoint = (nextPoint + 1) / 2
+    }
+
+    public func reportLines() -> [String: Int] { ["frames": chosen.count] }
+
+    /// The kept thumbnails that go on the sheet: those nearest `count` evenly spaced times from the
+    /// first kept to the last (all of them when there are no more than `count`).
+    private var chosen: [(point: Int, time: FrameTime, picture: Frame)] {
+        guard kept.count > count, let first = kept.first?.time.seconds, let last = kept.last?.time.seconds else { return kept }
+        return (0..<count).map { k in
+            let target = first + Double(k) * (last - first) / Double(count - 1)
+            return kept.min { abs($0.time.seconds - target) < abs($1.time.seconds - target) } ?? kept[0]
+        }
+    }
+
+    /// Writes the sheet as a PNG file (complete or absent). Call after the render has finished.
+    public func write() throws(ReplayError) {
+        let cells = chosen
+        guard let first = cells.first?.picture else {
+            throw .processing("\(output.finalPath): no frames to put on the contact sheet")
+        }
+        let rows = (cells.count + columns - 1) / columns
+        let gap = Self.gap
+        let sheet = PlanarBuffer(width: columns * first.width + (columns + 1) * gap, height: rows * first.height + (rows + 1) * gap,
+                                 colorSpace: colorSpace)
+        sheet.image.fill(colorSpace.yuv(red: 32, green: 32, blue: 34))
+        for (index, cell) in cells.enumerated() {
+            guard let picture = cell.picture.yuvImage else { continue }   // always 4:2:0
+            let x = gap + (index % columns) * (first.width + gap), y = gap + (index / columns) * (first.height + gap)
+            paste(picture.luma, into: sheet.image.luma, x: x, y: y)
+            paste(picture.cb, into: sheet.image.cb, x: x / 2, y: y / 2)
+            paste(picture.cr, into: sheet.image.cr, x: x / 2, y: y / 2)
+        }
+        let png = try ImageWriter.png(try ImageWriter.rgb(sheet.image))
+        guard FileManager.default.createFile(atPath: output.temporaryPath, contents: png) else {
+            throw .processing("\(output.finalPath): cannot write (disk full or permission denied)")
+        }
+        try output.commit()
+    }
+
+    private func paste(_ source: Plane, into destination: Plane, x: Int, y: Int) {
+        for row in 0..<source.height {
+            (destination.base + (y + row) * destination.stride + x).update(from: source.base + row * source.stride, count: source.width)
+        }
+    }
+
+    /// A downscaled copy of `image` (bicubic), labelled with the frame's index and time.
+    private func thumbnail(of image: YUVImage, at time: FrameTime) throws(ReplayError) -> Frame {
+        let width = min(cellWidth, image.width) & ~1
+        let height = max(2, Int((Double(image.height) * Double(width) / Double(image.width)).rounded()) & ~1)
+        let picture: Frame
+        do {
+            try copy.allocate(width: image.width, height: image.height, format: AV_PIX_FMT_YUV420P)
+            picture = try Frame(width: width, height: height, format: AV_PIX_FMT_YUV420P)
+        } catch { throw .processing("contact sheet: \(error)") }
+        guard var planes = copy.yuvImage, var small = picture.yuvImage, image.subsampling == .yuv420 else {
+            throw .processing("contact sheet: unexpected picture format")
+        }
+        planes.colorSpace = image.colorSpace
+        planes.copy(from: image)
+        try scaler.convert(copy, into: picture)
+        small.colorSpace = image.colorSpace
+        label(small, text: "#\(time.index)  " + String(format: "%.3f s", time.seconds))
+        return picture
+    }
+
+    /// Draws `text` in the lower-left corner of `picture`; without a usable font, no label.
+    private func label(_ picture: YUVImage, text: String) {
+        if labels == nil || labels?.layer.width != picture.width || labels?.layer.height != picture.height {
+            labels = (RenderLayer(width: picture.width, height: picture.height), labels?.glyphs ?? (try? GlyphCache(path: fontPath)))
+        }
+        guard let (layer, glyphs) = labels, let glyphs else { return }
+        LabelRenderer(glyphs: glyphs, colorSpace: picture.colorSpace)
+            .draw(text, size: 13, anchorX: 2, anchorY: Double(picture.height) - 2, clearance: 0, into: layer)
+        LayerCompositor.composite(layer, opacity: 1, into: picture, occlusion: nil)
+        layer.clear()
+    }
+}

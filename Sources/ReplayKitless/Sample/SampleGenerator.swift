@@ -1,0 +1,125 @@
+import CFFmpeg
+import Foundation
+
+/// What ``SampleGenerator/generate(_:into:overwrite:)`` made.
+public struct SampleSummary: Sendable {
+    /// The files written, in the order of ``SampleGenerator/fileNames``.
+    public var files: [String]
+    public var frames: Int
+    public var droppedFrames: Int
+    public var flashes: Int
+}
+
+/// Makes a synthetic recorded call and everything that goes with it (`fxreplay sample`), the
+/// same bytes for the same settings:
+///
+/// - `call.mp4`: H.264 (x264, bit-exact, 2 threads) + AAC, variable frame rate (±4 ms jitter,
+///   dropped frames), first frame at 1.0 s, each frame's pose32 in SEI (formats.md §4); the room
+///   of ``SampleScene`` drawn with the annotation rasterizer, the person of
+///   ``SamplePersonPainter`` over it, and on a few frames a white flash square while a 1 kHz beep
+///   starts at that frame's presentation time;
+/// - `call.poses.jsonl`, `.csv`, `.pose32`: the same poses as sidecars (times relative to the first frame);
+/// - `call.mask.mkv`: the person's exact coverage (and the flash square) as lossless FFV1, full
+///   range, with the video's timestamps;
+/// - `background.png`: a replacement background; `annotations.json`: marks on box corners and a
+///   tap on a box; `job.yaml`: the demo render's options; `scene.json`: the truth, for tests.
+public enum SampleGenerator {
+    /// The files of a sample, as named in the directory.
+    public static let fileNames = ["call.mp4", "call.poses.jsonl", "call.poses.csv", "call.poses.pose32", "call.mask.mkv",
+                                   "background.png", "annotations.json", "job.yaml", "scene.json"]
+
+    /// `name` inside `directory`, spelled as `directory` was given (relative stays relative).
+    public static func path(_ name: String, in directory: String) -> String {
+        directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    }
+
+    /// Writes the sample into `directory` (created when missing). Each file is complete or absent.
+    /// - Throws: `usage` for bad settings or, without `overwrite`, when one of the files exists;
+    ///   `processing` when something cannot be written.
+    public static func generate(_ settings: SampleSettings, into directory: String, overwrite: Bool) throws(ReplayError) -> SampleSummary {
+        try settings.validate()
+        let paths = fileNames.map { path($0, in: directory) }
+        if !overwrite, let existing = paths.first(where: { FileManager.default.fileExists(atPath: $0) }) {
+            throw .usage("\(existing): already exists (pass --overwrite to replace the sample)")
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw .processing("\(directory): cannot create the directory: \(error.localizedDescription)")
+        }
+        let scene = SampleScene(settings: settings)
+        let file = { (name: String) in path(name, in: directory) }
+        try writeVideos(scene, call: file("call.mp4"), mask: file("call.mask.mkv"))
+        let samples = scene.frames.map { PoseSample(key: .time(scene.seconds(of: $0)), pose32: $0.pose32) }
+        do {
+            for name in ["call.poses.jsonl", "call.poses.csv", "call.poses.pose32"] {
+                try PoseSidecar.write(samples, to: file(name))
+            }
+        } catch let error as ReplayError { throw error } catch { throw .processing("\(error)") }
+        try ImageWriter.writePNG(SampleBackground.picture(SampleBackground.size(for: settings.size)), to: file("background.png"))
+        try AtomicOutput.write(Data(SampleFiles.annotations(scene).utf8), to: file("annotations.json"))
+        try AtomicOutput.write(Data(SampleFiles.job(directory: directory).utf8), to: file("job.yaml"))
+        let command = "fxreplay sample -o \(directory) --seconds \(TextNumber.exact(settings.seconds)) --size \(settings.size) --seed \(settings.seed)"
+        try AtomicOutput.write(try SampleFiles.truth(scene, command: command), to: file("scene.json"))
+        return SampleSummary(files: paths, frames: scene.frames.count, droppedFrames: scene.droppedSlots.count,
+                             flashes: scene.frames.filter(\.flash).count)
+    }
+
+    /// The call and its mask, frame by frame: both files get every frame at the same time.
+    private static func writeVideos(_ scene: SampleScene, call: String, mask: String) throws(ReplayError) {
+        let size = scene.settings.size
+        // Untagged, as phones write it: readers take BT.709 above 576 lines, BT.601 up to there.
+        let colorSpace = ColorSpace(tag: AVCOL_SPC_UNSPECIFIED, fullRange: false, height: size.height)
+        var encoder = EncoderSettings()
+        encoder.codec = .h264
+        encoder.preset = "medium"
+        encoder.crf = 23
+        let video = try MediaWriter(
+            path: call,
+            video: .init(size: size, timeBase: Rational(1, 90000), frameRate: Rational(Int32(SampleScene.nominalRate), 1),
+                         encoder: encoder, colorSpace: colorSpace),
+            audio: .init(sampleRate: SampleSound.sampleRate, channels: 1, startSample: SampleSound.startSample))
+        var maskEncoder = EncoderSettings()
+        maskEncoder.codec = .ffv1
+        let masks = try MediaWriter(path: mask, video: .init(size: size, timeBase: Rational(1, 1000), encoder: maskEncoder,
+                                                             colorSpace: ColorSpace(matrix: colorSpace.matrix, fullRange: true)))
+        let world = SampleWorldPainter(width: size.width, height: size.height, colorSpace: colorSpace)
+        let person = SamplePersonPainter(width: size.width, height: size.height, colorSpace: colorSpace)
+        let coverageBuffer = PlanarBuffer(width: size.width, height: size.height)
+        let coverage = coverageBuffer.image.luma
+        let white = colorSpace.yuv(red: 255, green: 255, blue: 255)
+        let square = scene.flashSquare
+        let sei = PoseSEI()
+        for frame in scene.frames {
+            let seconds = scene.seconds(of: frame)
+            try video.addVideoFrame(pts: frame.milliseconds * 90, duration: frame.durationMilliseconds * 90,
+                                    sei: sei.userDataPayload(for: frame.pose32)) { image in
+                world.paint(scene.camera(of: frame), into: image)
+                person.paint(at: seconds, into: image, mask: coverage)
+                guard frame.flash else { return }
+                for y in square.y..<square.y + square.size {
+                    for x in square.x..<square.x + square.size {
+                        image.luma[x, y] = white.y
+                        coverage[x, y] = 255
+                    }
+                }
+                for y in (square.y >> 1)..<((square.y + square.size) >> 1) {
+                    for x in (square.x >> 1)..<((square.x + square.size) >> 1) {
+                        image.cb[x, y] = white.cb
+                        image.cr[x, y] = white.cr
+                    }
+                }
+            }
+            try masks.addVideoFrame(pts: frame.milliseconds, duration: frame.durationMilliseconds) { image in
+                image.luma.copy(from: coverage)
+                image.cb.fill(128)
+                image.cr.fill(128)
+            }
+        }
+        let last = scene.frames[scene.frames.count - 1]
+        try video.addAudio(SampleSound.samples(for: scene, endMilliseconds: last.milliseconds + last.durationMilliseconds))
+        try video.finish()
+        try masks.finish()
+        withExtendedLifetime(coverageBuffer) {}
+    }
+}
