@@ -33,7 +33,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "ReplayKitlessTests", dependencies: ["ReplayKitless"]),
+        // Throughput of the compositing kernels alone (benchmarks/background.sh); not a product.
+        .executableTarget(name: "fxbench", dependencies: ["ReplayKitless"]),
+        .testTarget(name: "ReplayKitlessTests", dependencies: ["ReplayKitless", .product(name: "Yams", package: "Yams")]),
         .testTarget(name: "fxreplayTests", dependencies: ["fxreplay", "ReplayKitless"]),
     ]
 )

@@ -42,3 +42,22 @@ print(f"{b}: median {med(b):.2f} s over {len(rows[b])} rounds, peak RSS {peak(b)
 print(f"ratio {a}/{b}: wall time {med(a)/med(b):.2f}x, peak RSS {peak(a)/peak(b):.2f}x")
 PY
 }
+
+# timed NAME COMMAND...: measure (wall time, peak RSS), also appending "NAME user+sys seconds" to cpu.txt.
+timed() {
+  local name="$1"; shift
+  measure "$name" /usr/bin/time -a -o "$BENCH_DIR/cpu.txt" -f "$name %U %S" "$@"
+}
+
+cpu_ratio() {
+  python3 - "$BENCH_DIR/cpu.txt" "$1" "$2" <<'PY'
+import sys, statistics
+path, a, b = sys.argv[1:4]
+cpu = {}
+for line in open(path):
+    name, user, system = line.split()
+    cpu.setdefault(name, []).append(float(user) + float(system))
+print(f"CPU time: {a} {statistics.median(cpu[a]):.2f} s, {b} {statistics.median(cpu[b]):.2f} s, "
+      f"ratio {statistics.median(cpu[a]) / statistics.median(cpu[b]):.2f}x")
+PY
+}

@@ -8,13 +8,14 @@ struct Fxreplay: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fxreplay",
         abstract: "Re-render recorded video calls: poses, background replacement, 3D annotations, QA.",
-        subcommands: [Render.self, Probe.self, Track.self, Poses.self, Compare.self, Framehash.self, QA.self]
+        version: "0.1.0",
+        subcommands: [Render.self, Probe.self, Track.self, Poses.self, Compare.self, Framehash.self, QA.self, Batch.self]
     )
 
     static func main() {
         let status: Int32
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(RenderJob.expand(Array(CommandLine.arguments.dropFirst())))
             try command.run()
             status = 0
         } catch let error as ReplayError {

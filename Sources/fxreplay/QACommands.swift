@@ -2,10 +2,20 @@ import ArgumentParser
 import Foundation
 import ReplayKitless
 
-/// `fxreplay compare A B`: PSNR and SSIM of two videos, as FFmpeg's psnr and ssim filters compute them.
+extension FrameAlignment: ExpressibleByArgument {}
+
+/// `fxreplay compare A B`: PSNR and SSIM of two videos, as FFmpeg's psnr and ssim filters compute them,
+/// plus frame counts, timestamps, duration and audio presence.
 struct Compare: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "PSNR and SSIM of video A against video B, frame by frame (as FFmpeg's psnr/ssim filters).")
+        abstract: "Compare video A with reference B: PSNR and SSIM per frame (as FFmpeg's psnr/ssim filters), "
+            + "frame counts, timestamps, duration, audio.",
+        discussion: """
+            Frames pair up by presentation time measured from each video's first frame (a partner must lie \
+            within half a frame), or in order with --align index. The check fails (exit 1) when a threshold \
+            is missed (naming the worst frame), frame counts differ, a frame has no partner, timestamps differ \
+            by more than --max-time-delta, durations differ by more than a frame, or only one video has audio.
+            """)
 
     @Argument(help: "The video to check (FFmpeg's main input).")
     var a: String
@@ -13,26 +23,59 @@ struct Compare: ParsableCommand {
     @Argument(help: "The reference video.")
     var b: String
 
-    @Option(name: .customLong("min-psnr"), help: "Fail (exit 1) when the average PSNR is below this many dB.")
+    @Option(name: .customLong("min-psnr"), help: "Fail when the average PSNR is below this many dB.")
     var minPSNR: Double?
 
-    @Option(name: .customLong("min-ssim"), help: "Fail (exit 1) when the SSIM (All) is below this value.")
+    @Option(name: .customLong("min-ssim"), help: "Fail when the SSIM (All) is below this value.")
     var minSSIM: Double?
 
-    @Option(help: "Also write the summary and per-frame values as JSON to this file.")
-    var json: String?
+    @Option(help: "Pair frames by presentation time or by index.")
+    var align: FrameAlignment = .time
+
+    @Option(name: .customLong("max-time-delta"), help: "Largest allowed timestamp difference of a pair, seconds (default: half a frame).")
+    var maxTimeDelta: Double?
+
+    @Flag(help: "Do not fail when only one of the videos has audio.")
+    var ignoreAudio = false
+
+    @Flag(help: "Print the report as JSON on stdout instead of text.")
+    var json = false
+
+    @Flag(help: "With --json: include every pair's PSNR and SSIM.")
+    var perFrame = false
+
+    @Option(help: "Write the worst frame as PNG: A | B | heat map of the luma difference.")
+    var diff: String?
+
+    func validate() throws {
+        if let maxTimeDelta, !(maxTimeDelta >= 0) { throw ValidationError("--max-time-delta must be 0 or more seconds") }
+        if let minSSIM, !(minSSIM <= 1) { throw ValidationError("--min-ssim must be at most 1") }
+    }
 
     func run() throws {
         FFmpegLogging.configure(verbose: false)
-        let result = try VideoComparisonResult(comparing: a, with: b, keepFrames: json != nil)
-        print(result.text, terminator: "")
-        if let json { try AtomicOutput.write(try QAOutput.json(result), to: json, inputs: [a, b]) }
-        let failures = result.failures(minPSNR: minPSNR, minSSIM: minSSIM)
-        if !failures.isEmpty { throw ReplayError.checkFailed(failures.joined(separator: "; ")) }
+        var options = VideoComparisonOptions()
+        options.alignment = align
+        options.minPSNR = minPSNR
+        options.minSSIM = minSSIM
+        options.maxTimeDelta = maxTimeDelta
+        options.checkAudio = !ignoreAudio
+        options.perFrame = perFrame
+        options.diffPicture = diff != nil
+        let comparison = try VideoComparison(comparing: a, with: b, options: options)
+        if let diff, let picture = comparison.diff {
+            try ImageWriter.writePNG(picture, to: diff, inputs: [a, b])
+        }
+        if json {
+            FileHandle.standardOutput.write(try QAOutput.json(comparison.result) + Data("\n".utf8))
+        } else {
+            print(comparison.result.text, terminator: "")
+        }
+        if let failure = comparison.result.failure { throw failure }
     }
 }
 
-/// `fxreplay framehash INPUT [--check GOLDEN]`: ffmpeg's framemd5 data lines for the first video stream.
+/// `fxreplay framehash INPUT [--check GOLDEN [--update]]`: ffmpeg's framemd5 lines for the first video stream.
 struct Framehash: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "MD5 of every decoded frame, as `ffmpeg -f framemd5` prints them; or check against a golden file.")
@@ -40,18 +83,26 @@ struct Framehash: ParsableCommand {
     @Argument(help: "The recording to hash.")
     var input: String
 
-    @Option(help: "Compare with this framemd5 file instead of printing; exit 1 at the first difference.")
+    @Option(help: "Compare with this framemd5 file instead of printing; exit 1 at the first difference, naming the frame.")
     var check: String?
+
+    @Flag(help: "With --check: rewrite the golden file from INPUT when it differs (a deliberate golden update).")
+    var update = false
+
+    func validate() throws {
+        if update && check == nil { throw ValidationError("--update needs --check GOLDEN, the file to rewrite") }
+    }
 
     func run() throws {
         FFmpegLogging.configure(verbose: false)
-        let golden = try check.map { path throws(ReplayError) in try FrameHashGolden.load(path: path) }
         let hasher = try VideoFrameHasher(url: input)
-        guard let golden else {
+        guard let check else {
             for line in hasher.headerLines { print(line) }
             while let line = try hasher.nextLine() { print(line) }
             return
         }
+        if update { return try rewrite(check, from: hasher) }
+        let golden = try FrameHashGolden.load(path: check)
         var checker = FrameHashChecker(golden: golden)
         while let line = try hasher.nextLine() {
             if let difference = checker.check(line) { throw difference.error }
@@ -59,12 +110,30 @@ struct Framehash: ParsableCommand {
         if let difference = checker.finish() { throw difference.error }
         print("\(input): all \(checker.frames) frames match \(golden.file)")
     }
+
+    /// `--update`: the whole listing replaces the golden file, unless it already matches.
+    private func rewrite(_ path: String, from hasher: VideoFrameHasher) throws {
+        var lines: [String] = []
+        while let line = try hasher.nextLine() { lines.append(line) }
+        // A golden file that is missing or unreadable is simply written anew.
+        let existing = try? FrameHashGolden.load(path: path)
+        let difference = existing?.compare(lines)
+        if existing != nil, difference == nil {
+            print("\(input): all \(lines.count) frames match \(path); left unchanged")
+            return
+        }
+        let text = (hasher.headerLines + lines).joined(separator: "\n") + "\n"
+        try AtomicOutput.write(Data(text.utf8), to: path, inputs: [input])
+        let was = difference.map { " (before: \($0.description.prefix { $0 != "\n" && $0 != ":" }))" } ?? ""
+        print("\(input): wrote \(path) with \(lines.count) frames\(was)")
+    }
 }
 
-/// `fxreplay qa …`: quality-assurance checks on placement tracks.
+/// `fxreplay qa …`: quality-assurance checks on annotation placement.
 struct QA: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "qa", abstract: "Quality checks on placement tracks.", subcommands: [QACompare.self])
+        commandName: "qa", abstract: "Quality checks on annotation placement.",
+        subcommands: [QACompare.self, QALatency.self, QAOverlay.self])
 }
 
 /// How `qa compare` pairs rows.
@@ -80,15 +149,15 @@ struct QACompare: ParsableCommand {
         discussion: """
             Rows pair up by annotation id and frame number, or with --match time by the nearest time within \
             --time-tolerance. Per annotation: frames compared (both visible), mean, median, p95 (nearest rank) \
-            and max pixel distance, visibility mismatches, unmatched rows, worst frame. An annotation fails when \
-            its p95 exceeds --tolerance, or it has more visibility mismatches or unmatched rows than allowed, \
-            or it is missing from one track; then the exit status is 1.
+            and max pixel distance, visibility disagreements, unmatched rows, worst frame. An annotation fails when \
+            its p95 exceeds --tolerance, or it has more visibility disagreements or unmatched rows than allowed, \
+            or it is missing from one track; then the failing ids are named and the exit status is 1.
             """)
 
-    @Argument(help: "The track to check.")
+    @Argument(help: "The track to check (A).")
     var a: String
 
-    @Argument(help: "The reference track.")
+    @Argument(help: "The reference track (B).")
     var b: String
 
     @Option(help: "Largest allowed p95 pixel error per annotation.")
@@ -100,44 +169,173 @@ struct QACompare: ParsableCommand {
     @Option(name: .customLong("time-tolerance"), help: "With --match time: largest time difference of a pair, seconds.")
     var timeTolerance: Double = 0.02
 
-    @Option(name: .customLong("max-visibility-mismatches"), help: "Allowed frames per annotation where visibility differs.")
-    var maxVisibilityMismatches: Int = 0
+    @Option(name: .customLong("max-visibility-mismatch"), help: "Allowed frames per annotation where visibility differs.")
+    var maxVisibilityMismatch: Int = 0
 
     @Option(name: .customLong("max-unmatched"), help: "Allowed rows per annotation without a partner.")
     var maxUnmatched: Int = 0
 
-    @Option(help: "Write the report as JSON to this file.")
-    var json: String?
+    @Flag(help: "Print the report as JSON on stdout instead of the text table.")
+    var json = false
+
+    @Option(help: "Write an HTML report (table, error plot, worst-frame pictures with --video) to this file.")
+    var report: String?
 
     @Option(help: "Write an SVG plot of error over time to this file.")
-    var svg: String?
+    var plot: String?
 
-    @Option(help: "Write an HTML report (table, plot, thumbnails) to this file.")
-    var html: String?
+    @Option(help: "The video the tracks belong to: the HTML report then shows its worst frames with both placements drawn.")
+    var video: String?
 
-    @Option(help: "A picture for the HTML report, as LABEL=PATH (repeatable).")
-    var thumbnail: [String] = []
+    @Option(help: "With --video: at most this many worst-frame pictures.")
+    var thumbnails: Int = 6
 
     func validate() throws {
         guard tolerance >= 0, timeTolerance >= 0 else { throw ValidationError("tolerances must not be negative") }
-        guard maxVisibilityMismatches >= 0, maxUnmatched >= 0 else { throw ValidationError("maximum counts must not be negative") }
-        for item in thumbnail where !item.contains("=") {
-            throw ValidationError("--thumbnail '\(item)': expected LABEL=PATH")
+        guard maxVisibilityMismatch >= 0, maxUnmatched >= 0, thumbnails >= 0 else {
+            throw ValidationError("counts must not be negative")
+        }
+        if video != nil && report == nil { throw ValidationError("--video needs --report FILE.html to show its pictures in") }
+    }
+
+    func run() throws {
+        FFmpegLogging.configure(verbose: false)
+        let options = TrackComparisonOptions(matching: match == .frame ? .frame : .time(tolerance: timeTolerance),
+                                             tolerance: tolerance, maxVisibilityMismatches: maxVisibilityMismatch,
+                                             maxUnmatched: maxUnmatched)
+        let trackA = try PlacementTrack.load(path: a), trackB = try PlacementTrack.load(path: b)
+        let comparison = TrackComparisonReport(comparing: trackA, with: trackB, options: options)
+        var pictures: [QAThumbnail] = []
+        if let video, let report {
+            let stem = URL(fileURLWithPath: report).deletingPathExtension().path
+            let requests = comparison.thumbnailFrames(limit: thumbnails).map { frame, label in
+                ThumbnailRequest(frame: frame.frame, t: frame.t, label: label, path: "\(stem)-frame\(frame.frame).png")
+            }
+            pictures = try PlacementThumbnails.write(video: video, requests: requests, a: trackA, b: trackB,
+                                                     timeTolerance: match == .time ? timeTolerance : nil)
+        }
+        let legend = [QALegendEntry(label: "A: \(a)", color: MarkerStyle.trackColor(0)),
+                      QALegendEntry(label: "B: \(b)", color: MarkerStyle.trackColor(1))]
+        try comparison.write(svg: plot, html: report, thumbnails: pictures, legend: legend, inputs: [a, b] + (video.map { [$0] } ?? []))
+        if json {
+            FileHandle.standardOutput.write(try comparison.json() + Data("\n".utf8))
+        } else {
+            print(comparison.text, terminator: "")
+        }
+        if let failure = comparison.failure { throw failure }
+    }
+}
+
+/// `fxreplay qa latency INPUT …`: what a tap-to-anchor delay does to placement.
+struct QALatency: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "latency",
+        abstract: "Placement error of tap annotations resolved late, measured on the recording's own poses (no decoding).",
+        discussion: """
+            For each tap annotation and delay D: the true anchor is the tap resolved with the pose of the frame \
+            nearest the tap time, the late anchor the tap resolved with the pose of the frame nearest tap time + D \
+            (the same resolution the scene uses). Both are projected into every frame from the tap frame on \
+            (until the annotation's "until"); where both are on screen their pixel distance is the error. \
+            Delays: 200ms, 0.2s or 0.2 (seconds); a comma list prints one row per delay and tap.
+            """)
+
+    @Argument(help: "The recording.")
+    var input: String
+
+    @OptionGroup var poseOptions: PoseOptions
+
+    @Option(help: "Annotation scene (annotations.json); its tap annotations are checked.")
+    var annotations: String
+
+    @Option(help: "Tap latency, e.g. 200ms, or a comma list (0,100ms,200ms).")
+    var delay: String?
+
+    @Option(name: .customLong("delay-list"), help: "More delays, comma separated.")
+    var delayList: String?
+
+    @Option(help: "Fail (exit 1) when an annotation's p95 error exceeds this many pixels at any delay.")
+    var tolerance: Double?
+
+    @Flag(help: "Print the report as JSON on stdout instead of the text table.")
+    var json = false
+
+    @Option(help: "Write an HTML report (table, one error plot per delay) to this file.")
+    var report: String?
+
+    @Option(help: "Write an SVG plot of error over time (every tap and delay) to this file.")
+    var plot: String?
+
+    func validate() throws {
+        try poseOptions.requireSource()
+        if delay == nil && delayList == nil { throw ValidationError("give --delay (e.g. 200ms) or --delay-list") }
+        if let tolerance, !(tolerance >= 0) { throw ValidationError("--tolerance must not be negative") }
+    }
+
+    func run() throws {
+        FFmpegLogging.configure(verbose: false)
+        var delays: [Double] = []
+        for text in [delay, delayList].compactMap({ $0 }).flatMap({ $0.split(separator: ",") }) {
+            let value = try LatencyQA.parseDelay(String(text))
+            if !delays.contains(value) { delays.append(value) }
+        }
+        let scene = try AnnotationScene.load(path: annotations)
+        let qa = try LatencyQA(input: input, poses: try poseOptions.settings())
+        let taps = LatencyTap.taps(in: scene, width: qa.width, height: qa.height)
+        guard !taps.isEmpty else { throw ReplayError.badInput(file: annotations, "no tap annotations to check for latency") }
+        let result = qa.report(taps: taps, delays: delays, tolerance: tolerance)
+        try result.write(svg: plot, html: report, inputs: [input, annotations] + (poseOptions.poses.map { [$0] } ?? []))
+        if json {
+            FileHandle.standardOutput.write(try result.json() + Data("\n".utf8))
+        } else {
+            print(result.text, terminator: "")
+        }
+        if let failure = result.failure { throw failure }
+    }
+}
+
+/// `fxreplay qa overlay INPUT --track A.csv --track B.csv -o review.mp4`: placements drawn on the video.
+struct QAOverlay: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "overlay",
+        abstract: "Draw the placements of one or more tracks on the video as coloured markers (re-encoded, audio copied).",
+        discussion: """
+            Each track's visible rows become a ring and cross at (x, y) on the frame with that number, in the \
+            track's colour: 1st red, 2nd cyan, 3rd yellow, 4th green, 5th purple. Every frame keeps its own time.
+            """)
+
+    @Argument(help: "The recording the tracks belong to.")
+    var input: String
+
+    @Option(help: "A placement track (CSV); repeat for several, each in its own colour.")
+    var track: [String] = []
+
+    @Option(name: .shortAndLong, help: "The review video to write.")
+    var output: String
+
+    @OptionGroup var encoder: EncoderOptions
+
+    @Flag(help: "Replace OUTPUT if it exists.")
+    var overwrite = false
+
+    @OptionGroup var progress: ProgressOptions
+
+    func validate() throws {
+        if track.isEmpty { throw ValidationError("give at least one --track FILE") }
+        let target = URL(fileURLWithPath: output).standardizedFileURL.path
+        if track.contains(where: { URL(fileURLWithPath: $0).standardizedFileURL.path == target }) {
+            throw ValidationError("\(output): refusing to write over a track file")
         }
     }
 
     func run() throws {
-        let options = TrackComparisonOptions(matching: match == .frame ? .frame : .time(tolerance: timeTolerance),
-                                             tolerance: tolerance, maxVisibilityMismatches: maxVisibilityMismatches,
-                                             maxUnmatched: maxUnmatched)
-        let report = TrackComparisonReport(comparing: try PlacementTrack.load(path: a), with: try PlacementTrack.load(path: b),
-                                           options: options)
-        let thumbnails = thumbnail.map { item in
-            let parts = item.split(separator: "=", maxSplits: 1)
-            return QAThumbnail(label: String(parts[0]), path: String(parts.count > 1 ? parts[1] : ""))
-        }
-        try report.write(json: json, svg: svg, html: html, thumbnails: thumbnails, inputs: [a, b])
-        print(report.text, terminator: "")
-        if let failure = report.failure { throw failure }
+        InterruptCleanup.shared.install()
+        FFmpegLogging.configure(verbose: progress.verbose)
+        let tracks = try track.map { path throws(ReplayError) in try PlacementTrack.load(path: path) }
+        var options = RenderOptions(input: input, output: output)
+        options.encoder = encoder.settings
+        options.overwrite = overwrite
+        let result = try Renderer(options: options, extraEffects: [PlacementOverlay(tracks: tracks)]).run(progress: progress.progress)
+        let legend = track.enumerated().map { "\($0.element) \(MarkerStyle.trackColorName($0.offset))" }
+        printError("fxreplay: wrote \(output): \(result.framesEncoded) frames; markers: " + legend.joined(separator: ", "))
     }
 }

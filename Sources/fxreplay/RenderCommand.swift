@@ -51,16 +51,28 @@ struct Render: ParsableCommand {
 
     @OptionGroup var progress: ProgressOptions
 
+    /// Expanded by the entry point before parsing (see `RenderJob`); kept for `--help`.
+    @Option(help: "Job spec (YAML or JSON) whose keys are render's option names; options on the command line override it.")
+    var job: String?
+
+    @OptionGroup(title: "Background replacement") var backgroundReplacement: BackgroundOptions
+
     func validate() throws {
         if let maxDecodeErrors, maxDecodeErrors < 0 { throw ValidationError("--max-decode-errors must be 0 or more") }
+    }
+
+    /// Options that only make sense together. Checked when the command runs, not in `validate()`,
+    /// so a job spec may hold one half and the command line or a batch's discovered inputs the other.
+    private func checkCombinations() throws(ReplayError) {
         if annotations != nil && !poseOptions.isGiven {
-            throw ValidationError("--annotations needs camera poses: --poses FILE or --poses-from-sei")
+            throw .usage("--annotations needs camera poses: --poses FILE or --poses-from-sei")
         }
-        if (font != nil || occludeWithMask) && annotations == nil { throw ValidationError("--font and --occlude-with-mask go with --annotations") }
-        if embedPoses && !poseOptions.isGiven { throw ValidationError("--embed-poses needs --poses FILE or --poses-from-sei") }
+        if (font != nil || occludeWithMask) && annotations == nil { throw .usage("--font and --occlude-with-mask go with --annotations") }
+        if embedPoses && !poseOptions.isGiven { throw .usage("--embed-poses needs --poses FILE or --poses-from-sei") }
     }
 
     func run() throws {
+        try checkCombinations()
         InterruptCleanup.shared.install()
         FFmpegLogging.configure(verbose: progress.verbose)
         var options = RenderOptions(input: input, output: output)
@@ -78,6 +90,7 @@ struct Render: ParsableCommand {
             settings.occludeWithMask = occludeWithMask
             options.annotations = settings
         }
+        options.background = try backgroundReplacement.settings()
         let result = try Renderer(options: options).run(progress: progress.progress)
         if let report {
             try AtomicOutput.write(try prettyJSON(result), to: report, inputs: options.inputFiles)
@@ -85,5 +98,9 @@ struct Render: ParsableCommand {
         printError("fxreplay: wrote \(output): \(result.framesEncoded) frames, \(result.output.width)x\(result.output.height) \(result.output.codec), "
                    + String(format: "%.1f fps", result.speedFPS)
                    + (result.decodeErrors > 0 ? ", \(result.decodeErrors) decode errors skipped" : ""))
+        if let masks = result.effects["background"], masks["masksHeld", default: 0] + masks["framesKeptOriginal", default: 0] > 0 {
+            printError("fxreplay: warning: frames without a mask: \(masks["masksHeld", default: 0]) held the last mask, "
+                       + "\(masks["framesKeptOriginal", default: 0]) kept their original background")
+        }
     }
 }

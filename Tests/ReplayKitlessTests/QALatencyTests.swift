@@ -95,6 +95,39 @@ import Testing
         #expect(report.html(directory: "/tmp").components(separatedBy: "<svg").count == 4)
     }
 
+    /// Latency taps resolve exactly as the scene places tap anchors, in both modes; with no delay the
+    /// late anchor is the true one, so the error is exactly 0.
+    @Test func tapsResolveAsTheSceneDoes() throws {
+        let poses = Self.times.map { Pose(position: [0.5 * $0, 0.1, 0], euler: [0.05, 0.3 * $0, 0], zNear: 0.01, fovY: 60) }
+        let scene = AnnotationScene(annotations: [
+            Annotation(id: "world", anchor: .world([0, 0, -1])),
+            Annotation(id: "depth", anchor: .tap(TapAnchor(t: 0.5, x: 100, y: 200, depth: 2))),
+            Annotation(id: "sample", anchor: .tap(TapAnchor(t: 1.0, x: 500, y: 90, depth: 1.5, mode: .opentokSample))),
+        ])
+        let frames = zip(Self.times, poses).map { TrackFrame(time: $0, width: Self.width, height: Self.height, pose: $1) }
+        let placed = try scene.placed(frames: frames, file: "scene.json")
+        let taps = LatencyTap.taps(in: scene, width: Self.width, height: Self.height)
+        #expect(taps.map(\.id) == ["depth", "sample"])
+        #expect(taps[0].resolve(poses[15]) == placed[1].world && taps[1].resolve(poses[30]) == placed[2].world)
+        let qa = try LatencyQA(times: Self.times, poses: poses, width: Self.width, height: Self.height)
+        for tap in taps {
+            let result = qa.evaluate(tap, delay: 0)
+            #expect(result.compared > 0 && result.error?.max == 0 && result.note == nil)
+            #expect((qa.evaluate(tap, delay: 0.2).error?.max ?? 0) > 1)
+        }
+    }
+
+    @Test func framesWithoutPoseAreSkipped() throws {
+        let poses: [Pose?] = Self.times.indices.map { $0 % 10 == 5 ? nil : Pose(position: [2 * Self.times[$0], 0, 0], euler: .zero, zNear: 0.01, fovY: 60) }
+        let qa = try LatencyQA(times: Self.times, poses: poses, width: Self.width, height: Self.height)
+        let result = qa.evaluate(Self.centreTap(t: 1.0), delay: 0.2)
+        // The 24 frames 30…53 on screen (see slidingCameraGivesConstantError), less 35, 45 without a pose.
+        #expect(result.compared == 22 && !result.samples.contains { $0.frame % 10 == 5 })
+        let lost = qa.evaluate(Self.centreTap(t: 0.5), delay: 0.2)
+        #expect(lost.compared == 0 && lost.error == nil && lost.note == "frame 15 has no pose" && lost.passed)
+        #expect(qa.report(taps: [Self.centreTap(t: 0.5)], delays: [0.2]).text.contains("tap at 200 ms: frame 15 has no pose"))
+    }
+
     @Test func badFramesAreRejected() {
         let pose = Pose(position: .zero, euler: .zero, zNear: 0.01, fovY: 60)
         #expect(throws: ReplayError.self) { try LatencyQA(times: [0, 1], poses: [pose], width: 8, height: 8) }

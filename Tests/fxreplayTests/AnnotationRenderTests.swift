@@ -82,3 +82,20 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: output))
     }
 }
+
+@Suite struct AnnotationJobTests {
+    /// A job may hold poses and annotations together (each key alone would be an incomplete render).
+    @Test func jobWithPosesAndAnnotationsRenders() throws {
+        let dir = try makeScratchDirectory()
+        let (video, poses) = try AnnotationRenderTests().makeInput(in: dir, frames: 3)
+        let scene = dir.appendingPathComponent("annotations.json").path
+        let json = ##"{"version": 1, "annotations": [{"id": "ball", "anchor": {"world": [0, 0, -2]}, "shape": "sphere", "size": 0.2}]}"##
+        try json.write(toFile: scene, atomically: true, encoding: .utf8)
+        let job = dir.appendingPathComponent("job.yaml").path
+        try "poses: \(poses)\nannotations: \(scene)\ncodec: ffv1\n".write(toFile: job, atomically: true, encoding: .utf8)
+        let output = dir.appendingPathComponent("out.mkv").path
+        let run = try runFxreplay(["render", video, "--job", job, "-o", output, "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try decodeFrames(output, measure: false).count == 3)
+    }
+}

@@ -1,27 +1,85 @@
 import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 import ReplayKitless
 import Testing
 
-/// Runs the real `ffmpeg` CLI; returns its exit status and log.
-private func ffmpegCLI(_ arguments: [String]) throws -> (status: Int32, log: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-    process.arguments = ["-hide_banner", "-nostdin", "-nostats", "-y"] + arguments
-    let err = Pipe()
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = err
-    try process.run()
-    let data = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-}
-
-/// FFmpeg's closing PSNR and SSIM lines for A against B (both autorotated, as ffmpeg does).
-private func ffmpegQualityLines(_ a: String, _ b: String) throws -> [String] {
-    let run = try ffmpegCLI(["-filter_threads", "1", "-i", a, "-i", b, "-lavfi", "[0:v][1:v]psnr;[0:v][1:v]ssim", "-f", "null", "-"])
-    return run.log.split(separator: "\n").compactMap { line in
-        (line.range(of: "PSNR y:") ?? line.range(of: "SSIM Y:")).map { String(line[$0.lowerBound...]) }
+/// Helpers of the QA command tests: the real `ffmpeg`/`ffprobe` CLIs as independent references,
+/// lossless fixtures with hand-chosen sample values, and report parsing.
+enum QAFixtures {
+    /// Runs `ffmpeg` or `ffprobe`; returns its exit status, stdout and stderr.
+    static func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, stdout: Data, log: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/\(tool)")
+        process.arguments = (tool == "ffmpeg" ? ["-hide_banner", "-nostdin", "-nostats", "-y"] : ["-v", "error"]) + arguments
+        // The log goes to a file, so neither it nor stdout can fill a pipe and stall the tool.
+        let logFile = FileManager.default.temporaryDirectory.appendingPathComponent("qa-tool-\(UUID().uuidString).log")
+        try #require(FileManager.default.createFile(atPath: logFile.path, contents: nil))
+        defer { try? FileManager.default.removeItem(at: logFile) }
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = try FileHandle(forWritingTo: logFile)
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, data, String(decoding: try Data(contentsOf: logFile), as: UTF8.self))
     }
+
+    /// FFmpeg's closing PSNR and SSIM lines for A against B (both autorotated, as ffmpeg does).
+    static func ffmpegQualityLines(_ a: String, _ b: String) throws -> [String] {
+        let result = try run("ffmpeg", ["-filter_threads", "1", "-i", a, "-i", b, "-lavfi", "[0:v][1:v]psnr;[0:v][1:v]ssim", "-f", "null", "-"])
+        return result.log.split(separator: "\n").compactMap { line in
+            (line.range(of: "PSNR y:") ?? line.range(of: "SSIM Y:")).map { String(line[$0.lowerBound...]) }
+        }
+    }
+
+    /// Writes a video with the project's writer: one picture per timestamp (1/90000 s), drawn by `draw`
+    /// with the picture's position in the list. FFV1 (lossless) unless told otherwise.
+    static func writeVideo(_ path: String, width: Int = 64, height: Int = 48, pts: [Int64], codec: VideoCodec = .ffv1,
+                           draw: (YUVImage, Int) -> Void) throws {
+        var settings = EncoderSettings()
+        settings.codec = codec
+        settings.preset = "ultrafast"
+        let writer = try MediaWriter(path: path, video: .init(size: PictureSize(width: width, height: height),
+                                                              timeBase: Rational(1, 90000), encoder: settings))
+        for (index, timestamp) in pts.enumerated() {
+            let next = index + 1 < pts.count ? pts[index + 1] : timestamp + 3000
+            try writer.addVideoFrame(pts: timestamp, duration: next - timestamp) { draw($0, index) }
+        }
+        try writer.finish()
+    }
+
+    /// Pictures of one flat colour.
+    static func flat(_ y: UInt8, _ cb: UInt8, _ cr: UInt8) -> (YUVImage, Int) -> Void {
+        { image, _ in image.fill(YUVColor(y: y, cb: cb, cr: cr)) }
+    }
+
+    /// The pixels of a picture file as packed rgb24, decoded by the ffmpeg CLI.
+    static func rgb24(_ path: String) throws -> [UInt8] {
+        [UInt8](try run("ffmpeg", ["-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]).stdout)
+    }
+
+    /// Whether `text` is well-formed XML (FoundationXML's parser).
+    static func isWellFormedXML(_ text: String) -> Bool {
+        XMLParser(data: Data(text.utf8)).parse()
+    }
+
+    /// The JSON object a command printed.
+    static func object(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    /// The `src` attributes of an HTML page's images, resolved against the page's folder.
+    static func imageFiles(inPage path: String) throws -> [String] {
+        let page = try String(contentsOfFile: path, encoding: .utf8)
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        return page.components(separatedBy: "<img src=\"").dropFirst().compactMap { rest in
+            rest.split(separator: "\"").first.map { folder.appendingPathComponent(String($0).removingPercentEncoding ?? String($0)).path }
+        }
+    }
+
+    static func frameTimes(_ count: Int) -> [Int64] { (0..<Int64(count)).map { $0 * 3000 } }
 }
 
 @Suite struct QACommandTests {
@@ -29,25 +87,26 @@ private func ffmpegQualityLines(_ a: String, _ b: String) throws -> [String] {
         let dir = try makeScratchDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let reference = dir.appendingPathComponent("ref.mp4").path, worse = dir.appendingPathComponent("worse.mp4").path
-        #expect(try ffmpegCLI(["-f", "lavfi", "-i", "testsrc=size=96x64:rate=25", "-frames:v", "8", "-pix_fmt", "yuv420p",
-                               "-c:v", "libx264", "-qp", "0", reference]).status == 0)
-        #expect(try ffmpegCLI(["-i", reference, "-c:v", "libx264", "-crf", "38", worse]).status == 0)
+        #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "testsrc=size=96x64:rate=25", "-frames:v", "8", "-pix_fmt", "yuv420p",
+                                              "-c:v", "libx264", "-qp", "0", reference]).status == 0)
+        #expect(try QAFixtures.run("ffmpeg", ["-i", reference, "-c:v", "libx264", "-crf", "38", worse]).status == 0)
 
         let run = try runFxreplay(["compare", worse, reference])
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first == "\(worse) vs \(reference): 8 frames compared")
-        #expect(Array(lines.dropFirst()) == (try ffmpegQualityLines(worse, reference)))
+        #expect(Array(lines.dropFirst().prefix(2)) == (try QAFixtures.ffmpegQualityLines(worse, reference)))
+        #expect(lines.last == "PASS")
 
-        let json = dir.appendingPathComponent("q.json").path
-        let strict = try runFxreplay(["compare", worse, reference, "--min-psnr", "60", "--min-ssim", "0.5", "--json", json])
+        let strict = try runFxreplay(["compare", worse, reference, "--min-psnr", "60", "--min-ssim", "0.5", "--json"])
         #expect(strict.status == 1 && strict.stderr.contains("PSNR") && !strict.stderr.contains("SSIM"))
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
-        #expect((object["frames"] as? [Any])?.count == 8 && object["framesA"] as? Int == 8)
+        #expect(strict.stderr.contains("worst frame"))
+        let object = try QAFixtures.object(strict.stdout)
+        #expect(object["frames"] as? Int == 8 && object["pass"] as? Bool == false)
         #expect(try runFxreplay(["compare", reference, reference, "--min-psnr", "99", "--min-ssim", "1"]).status == 0)
 
         let shorter = dir.appendingPathComponent("short.mp4").path
-        #expect(try ffmpegCLI(["-i", reference, "-frames:v", "5", "-c:v", "libx264", "-qp", "0", shorter]).status == 0)
+        #expect(try QAFixtures.run("ffmpeg", ["-i", reference, "-frames:v", "5", "-c:v", "libx264", "-qp", "0", shorter]).status == 0)
         let mismatch = try runFxreplay(["compare", shorter, reference])
         #expect(mismatch.status == 1 && mismatch.stderr.contains("frame counts differ"))
         #expect(mismatch.stdout.hasPrefix("\(shorter) vs \(reference): 5 frames compared (\(shorter) has 5, \(reference) has 8)"))
@@ -58,24 +117,137 @@ private func ffmpegQualityLines(_ a: String, _ b: String) throws -> [String] {
         defer { try? FileManager.default.removeItem(at: dir) }
         let plain = dir.appendingPathComponent("plain.mp4").path, rotated = dir.appendingPathComponent("rotated.mp4").path
         let upright = dir.appendingPathComponent("upright.mp4").path
-        #expect(try ffmpegCLI(["-f", "lavfi", "-i", "testsrc=size=80x64:rate=25", "-frames:v", "4", "-pix_fmt", "yuv420p",
-                               "-c:v", "libx264", plain]).status == 0)
-        #expect(try ffmpegCLI(["-i", plain, "-c", "copy", "-metadata:s:v:0", "rotate=90", rotated]).status == 0)
+        #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "testsrc=size=80x64:rate=25", "-frames:v", "4", "-pix_fmt", "yuv420p",
+                                              "-c:v", "libx264", plain]).status == 0)
+        #expect(try QAFixtures.run("ffmpeg", ["-i", plain, "-c", "copy", "-metadata:s:v:0", "rotate=90", rotated]).status == 0)
         // ffmpeg turns the rotated input upright while re-encoding it (lossy, so the two differ a little).
-        #expect(try ffmpegCLI(["-i", rotated, "-c:v", "libx264", "-crf", "30", upright]).status == 0)
+        #expect(try QAFixtures.run("ffmpeg", ["-i", rotated, "-c:v", "libx264", "-crf", "30", upright]).status == 0)
         let run = try runFxreplay(["compare", rotated, upright])
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(Array(run.stdout.split(separator: "\n").map(String.init).dropFirst()) == (try ffmpegQualityLines(rotated, upright)))
+        #expect(Array(run.stdout.split(separator: "\n").map(String.init).dropFirst().prefix(2))
+                == (try QAFixtures.ffmpegQualityLines(rotated, upright)))
     }
 
-    @Test func framehashPrintsFFmpegLinesAndChecksGolden() throws {
+    /// A luma offset of 10 and a Cb offset of 3 everywhere: MSE 100, 9 and 0 per plane, by hand.
+    @Test func psnrOfAKnownDifference() throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let a = dir.appendingPathComponent("a.mkv").path, b = dir.appendingPathComponent("b.mkv").path
+        try QAFixtures.writeVideo(a, pts: QAFixtures.frameTimes(3), draw: QAFixtures.flat(110, 131, 128))
+        try QAFixtures.writeVideo(b, pts: QAFixtures.frameTimes(3), draw: QAFixtures.flat(100, 128, 128))
+        let run = try runFxreplay(["compare", a, b, "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let psnr = try #require(try QAFixtures.object(run.stdout)["psnr"] as? [String: Any])
+        // 64×48 luma and two 32×24 chroma planes: weights 4/6, 1/6, 1/6.
+        let averageMSE = (100.0 * 4 + 9 + 0) / 6
+        let expected = ["y": 10 * log10(65025.0 / 100), "u": 10 * log10(65025.0 / 9), "average": 10 * log10(65025 / averageMSE),
+                        "min": 10 * log10(65025 / averageMSE)]
+        for (key, value) in expected {
+            let measured = try #require(psnr[key] as? Double, "psnr.\(key)")
+            #expect(abs(measured - value) < 1e-9, "psnr.\(key) \(measured) ≠ \(value)")
+        }
+        #expect(psnr["v"] as? String == "inf")
+
+        #expect(try runFxreplay(["compare", a, b, "--min-psnr", "28"]).status == 0)
+        let failing = try runFxreplay(["compare", a, b, "--min-psnr", "35"])
+        #expect(failing.status == 1 && failing.stderr.contains("worst frame 0 at 0.000 s"), "\(failing.stderr)")
+    }
+
+    @Test func identicalVideosHaveSSIMOneAndInfinitePSNR() throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let a = dir.appendingPathComponent("a.mkv").path
+        try QAFixtures.writeVideo(a, pts: QAFixtures.frameTimes(4)) { image, index in drawPattern(image, index: index) }
+        let run = try runFxreplay(["compare", a, a, "--json", "--min-ssim", "1"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let object = try QAFixtures.object(run.stdout)
+        let ssim = try #require(object["ssim"] as? [String: Any]), psnr = try #require(object["psnr"] as? [String: Any])
+        #expect(ssim["y"] as? Double == 1 && ssim["u"] as? Double == 1 && ssim["v"] as? Double == 1 && ssim["min"] as? Double ?? 0 > 1 - 1e-12)
+        #expect(abs((ssim["all"] as? Double ?? 0) - 1) < 1e-12)
+        #expect(psnr["average"] as? String == "inf" && psnr["y"] as? String == "inf")
+        #expect(object["pass"] as? Bool == true && object["frames"] as? Int == 4)
+    }
+
+    /// B lost frame 4 of 10: by time the other nine pair with their identical partners and frame 4 is
+    /// reported unmatched; by index frames 5… pair with the wrong pictures.
+    @Test func alignsByTimeAroundADroppedFrame() throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let a = dir.appendingPathComponent("a.mkv").path, b = dir.appendingPathComponent("b.mkv").path
+        let times = QAFixtures.frameTimes(10)
+        let kept = Array(0..<10).filter { $0 != 4 }
+        try QAFixtures.writeVideo(a, pts: times) { image, index in drawPattern(image, index: index) }
+        try QAFixtures.writeVideo(b, pts: kept.map { times[$0] }) { image, index in drawPattern(image, index: kept[index]) }
+
+        let byTime = try runFxreplay(["compare", a, b, "--json"])
+        #expect(byTime.status == 1)
+        #expect(byTime.stderr.contains("1 frames of \(a) have no frame of \(b)") && byTime.stderr.contains("frame 4 at 0.133 s"),
+                "\(byTime.stderr)")
+        let object = try QAFixtures.object(byTime.stdout)
+        let timestamps = try #require(object["timestamps"] as? [String: Any])
+        #expect(object["frames"] as? Int == 9 && timestamps["unmatchedA"] as? Int == 1 && timestamps["unmatchedB"] as? Int == 0)
+        #expect((timestamps["firstUnmatchedA"] as? [String: Any])?["frame"] as? Int == 4)
+        #expect(timestamps["maxDelta"] as? Double == 0)
+        #expect((object["psnr"] as? [String: Any])?["average"] as? String == "inf")
+        #expect((object["a"] as? [String: Any])?["frames"] as? Int == 10 && (object["b"] as? [String: Any])?["frames"] as? Int == 9)
+
+        let byIndex = try QAFixtures.object(try runFxreplay(["compare", a, b, "--json", "--align", "index"]).stdout)
+        let worst = try #require(byIndex["worst"] as? [String: Any])
+        #expect(byIndex["frames"] as? Int == 9 && (byIndex["psnr"] as? [String: Any])?["average"] is Double)
+        #expect(worst["index"] as? Int ?? 0 >= 4 && worst["frameB"] as? Int == (worst["index"] as? Int ?? 0))
+        #expect(((byIndex["timestamps"] as? [String: Any])?["maxDelta"] as? Double ?? 0) > 0.03)
+    }
+
+    @Test func reportsAudioAndDurationDifferences() throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let silent = dir.appendingPathComponent("silent.mp4").path, sound = dir.appendingPathComponent("sound.mp4").path
+        try writeRecording(to: silent, pts: QAFixtures.frameTimes(6))
+        #expect(try QAFixtures.run("ffmpeg", ["-i", silent, "-f", "lavfi", "-i", "sine=d=0.2", "-c:v", "copy", "-c:a", "aac", sound]).status == 0)
+        let run = try runFxreplay(["compare", silent, sound])
+        #expect(run.status == 1 && run.stderr.contains("\(sound) has audio, \(silent) has none"), "\(run.stderr)")
+        #expect(run.stdout.contains("audio: A no, B yes"))
+        #expect(try runFxreplay(["compare", silent, sound, "--ignore-audio"]).status == 0)
+    }
+
+    /// The worst pair side by side: A | B | heat map, 3 × 64 pixels wide. Frame 1 differs most (luma 40).
+    @Test func diffWritesTheWorstFrameSideBySide() throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let a = dir.appendingPathComponent("a.mkv").path, b = dir.appendingPathComponent("b.mkv").path
+        let png = dir.appendingPathComponent("worst.png").path
+        try QAFixtures.writeVideo(a, pts: QAFixtures.frameTimes(3), draw: QAFixtures.flat(100, 128, 128))
+        try QAFixtures.writeVideo(b, pts: QAFixtures.frameTimes(3)) { image, index in
+            image.fill(YUVColor(y: 100, cb: 128, cr: 128))
+            for y in 0..<16 { for x in 0..<16 { image.luma[x, y] = index == 1 ? 140 : 104 } }
+        }
+        let run = try runFxreplay(["compare", a, b, "--diff", png, "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let worst = try #require(try QAFixtures.object(run.stdout)["worst"] as? [String: Any])
+        #expect(worst["index"] as? Int == 1 && abs((worst["t"] as? Double ?? 0) - 1.0 / 30) < 0.001, "\(worst)")  // Matroska keeps milliseconds
+
+        let reader = try VideoFrameReader(url: png)
+        let frame = try #require(try reader.next())
+        #expect(frame.width == 3 * 64 && frame.height == 48)
+        let pixels = try QAFixtures.rgb24(png)
+        #expect(pixels.count == 3 * 64 * 48 * 3)
+        func pixel(_ x: Int, _ y: Int) -> [UInt8] { Array(pixels[(y * 192 + x) * 3..<(y * 192 + x) * 3 + 3]) }
+        // Heat: s = min(8·|ΔY|, 510) = 320 inside the block: red 255, green 65; black outside.
+        #expect(pixel(128 + 5, 5) == [255, 65, 0] && pixel(128 + 40, 30) == [0, 0, 0])
+        // Grey Y 100 in limited range is (100 − 16)·255/219 = 97.8 in every channel, in A and outside B's block.
+        for value in pixel(40, 30) + pixel(64 + 40, 30) { #expect(abs(Int(value) - 98) <= 1) }
+        // B's block, Y 140: (140 − 16)·255/219 = 144.4.
+        for value in pixel(64 + 5, 5) { #expect(abs(Int(value) - 144) <= 1) }
+    }
+
+    @Test func framehashPrintsFFmpegLinesChecksAndUpdatesGolden() throws {
         let dir = try makeScratchDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let video = dir.appendingPathComponent("clip.mp4").path, golden = dir.appendingPathComponent("golden.framemd5").path
-        #expect(try ffmpegCLI(["-f", "lavfi", "-i", "testsrc=size=48x32:rate=30", "-frames:v", "5", "-pix_fmt", "yuv420p",
-                               "-c:v", "libx264", video]).status == 0)
-        #expect(try ffmpegCLI(["-i", video, "-map", "0:v:0", "-fps_mode", "passthrough", "-enc_time_base", "-1",
-                               "-fflags", "+bitexact", "-f", "framemd5", golden]).status == 0)
+        #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "testsrc=size=48x32:rate=30", "-frames:v", "5", "-pix_fmt", "yuv420p",
+                                              "-c:v", "libx264", video]).status == 0)
+        #expect(try QAFixtures.run("ffmpeg", ["-i", video, "-map", "0:v:0", "-fps_mode", "passthrough", "-enc_time_base", "-1",
+                                              "-fflags", "+bitexact", "-f", "framemd5", golden]).status == 0)
         let expected = try String(contentsOfFile: golden, encoding: .utf8)
 
         let run = try runFxreplay(["framehash", video])
@@ -90,38 +262,14 @@ private func ffmpegQualityLines(_ a: String, _ b: String) throws -> [String] {
         let broken = dir.appendingPathComponent("broken.framemd5").path
         try lines.joined(separator: "\n").write(toFile: broken, atomically: true, encoding: .utf8)
         let failed = try runFxreplay(["framehash", video, "--check", broken])
-        #expect(failed.status == 1 && failed.stderr.contains("frame 3"))
+        #expect(failed.status == 1 && failed.stderr.contains("frame 3 differs"))
         #expect(try runFxreplay(["framehash", video, "--check", dir.appendingPathComponent("missing").path]).status == 3)
-    }
 
-    @Test func qaCompareExitCodesAndReports() throws {
-        let dir = try makeScratchDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        var a = "frame,t,id,visible,x,y,depth\n", b = a
-        for frame in 0..<20 {
-            let t = Double(frame) / 30
-            a += "\(frame),\(t),valve,1,100,100,2\n\(frame),\(t),pin,1,10,10,2\n"
-            b += "\(frame),\(t),valve,1,103,104,2\n\(frame),\(t),pin,1,10.5,10,2\n"
-        }
-        let fileA = dir.appendingPathComponent("a.csv").path, fileB = dir.appendingPathComponent("b.csv").path
-        try a.write(toFile: fileA, atomically: true, encoding: .utf8)
-        try b.write(toFile: fileB, atomically: true, encoding: .utf8)
-
-        let passing = try runFxreplay(["qa", "compare", fileA, fileB, "--tolerance", "5"])
-        #expect(passing.status == 0 && passing.stdout.contains("PASS"))
-        let json = dir.appendingPathComponent("r.json").path, svg = dir.appendingPathComponent("r.svg").path
-        let html = dir.appendingPathComponent("r.html").path
-        let failing = try runFxreplay(["qa", "compare", fileA, fileB, "--json", json, "--svg", svg, "--html", html,
-                                       "--thumbnail", "valve=\(dir.path)/valve.png"])
-        #expect(failing.status == 1 && failing.stderr.contains("valve") && !failing.stderr.contains("pin"))
-        let report = try QAOutput.decode(TrackComparisonReport.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
-        #expect(report.failingIDs == ["valve"] && report.annotations.first?.error?.p95 == 5)
-        #expect(FileManager.default.fileExists(atPath: svg))
-        #expect(try String(contentsOfFile: html, encoding: .utf8).contains("src=\"valve.png\""))
-
-        try (a + "20,0.7,valve,yes,1,1,2\n").write(toFile: fileA, atomically: true, encoding: .utf8)
-        let malformed = try runFxreplay(["qa", "compare", fileA, fileB])
-        #expect(malformed.status == 3 && malformed.stderr.contains("\(fileA):42 (visible)"))
-        #expect(try runFxreplay(["qa", "compare", fileA, fileB, "--match", "sometimes"]).status == 2)
+        // --update rewrites the golden file deliberately: afterwards it is ffmpeg's listing again.
+        let updated = try runFxreplay(["framehash", video, "--check", broken, "--update"])
+        #expect(updated.status == 0 && updated.stdout.contains("wrote \(broken) with 5 frames (before: frame 3 differs"), "\(updated.stdout)")
+        #expect(try String(contentsOfFile: broken, encoding: .utf8) == expected)
+        #expect(try runFxreplay(["framehash", video, "--check", broken]).status == 0)
+        #expect(try runFxreplay(["framehash", video, "--update"]).status == 2)
     }
 }

@@ -11,7 +11,9 @@ import Foundation
 ///   σ² by up to a width step, e.g. σ = 3 comes out as 2.83, and are far off below σ ≈ 2. Each pass
 ///   is a running (integer) sum: constant time per sample.
 ///
-/// Edges repeat the outermost sample (clamp-to-edge). Every pass rounds to 8 bits, to nearest, so a
+/// Edges repeat the outermost sample (clamp-to-edge), once for the whole cascade of passes, as for
+/// a single Gaussian (clamping again before every pass bends the result near the edges by up to
+/// ±14 at σ = 15). Every pass rounds to 8 bits, to nearest, so a
 /// constant plane stays exactly constant. Against an exact Gaussian the result is within ±3
 /// (typically ±1) on hard-edged content. The blur owns its scratch memory; use one per thread.
 public final class GaussianBlur {
@@ -19,6 +21,8 @@ public final class GaussianBlur {
     public static let maximumSigma = 2000.0
 
     private var intermediateMemory = ScratchBuffer<UInt8>()
+    private var columnMemoryA = ScratchBuffer<UInt8>()
+    private var columnMemoryB = ScratchBuffer<UInt8>()
     private var paddedRowMemory = ScratchBuffer<UInt8>()
     private var prefixSumMemory = ScratchBuffer<Int32>()
     private var columnSumMemory = ScratchBuffer<Int32>()
@@ -58,105 +62,122 @@ public final class GaussianBlur {
             if !sameMemory { destination.copy(from: source) }
             return
         }
-        let intermediate = intermediateMemory.plane(width: source.width, height: source.height)
-        let accumulator = accumulatorMemory.reserve(source.width)
-        // Column passes ping-pong between the intermediate plane and the destination and must end
-        // in the destination, so they start from whichever of the two makes that come out right.
-        let columnStart = alongColumns.passes % 2 == 0 ? destination : intermediate
+        let width = source.width, height = source.height
+        // Rows go to the destination unless columns follow: a single column pass must not read the
+        // plane it writes, so rows then go to a scratch plane (and so does an unblurred source).
+        let rowTarget = alongColumns.passes == 0 ? destination : intermediateMemory.plane(width: width, height: height)
         var current = source
         if alongRows.passes > 0 {
-            let paddedCount = source.width + 2 * alongRows.padding
-            let padded = paddedRowMemory.reserve(paddedCount)
-            let prefix = prefixSumMemory.reserve(paddedCount + 1)
-            for y in 0..<source.height {
-                Self.blurRow(source.base + y * source.stride, into: columnStart.base + y * columnStart.stride,
-                             count: source.width, kernel: alongRows,
-                             padded: padded, prefix: prefix, accumulator: accumulator)
+            let lineLength = width + 2 * alongRows.reach
+            let lines = paddedRowMemory.reserve(2 * lineLength)
+            let prefix = prefixSumMemory.reserve(lineLength + 1)
+            let accumulator = accumulatorMemory.reserve(lineLength)
+            for y in 0..<height {
+                Self.blurRow(source.base + y * source.stride, into: rowTarget.base + y * rowTarget.stride, count: width,
+                             kernel: alongRows, lines: (lines, lines + lineLength), prefix: prefix, accumulator: accumulator)
             }
-            current = columnStart
-        } else if alongColumns.passes % 2 == 1 && sameMemory {
-            intermediate.copy(from: source)  // an odd number of column passes cannot run in place
-            current = intermediate
+            current = rowTarget
+        } else if alongColumns.passes == 1 && sameMemory {
+            rowTarget.copy(from: source)
+            current = rowTarget
         }
-        let columnSums = columnSumMemory.reserve(source.width)
+        guard alongColumns.passes > 0 else { return }
+        // The column passes run on the plane extended by the cascade's whole reach above and below
+        // (edge rows repeated once), each pass `padding` rows shorter at both ends than its input.
+        let sums = columnSumMemory.reserve(width)
+        let accumulator = accumulatorMemory.reserve(width)
+        let step = alongColumns.padding, scratchHeight = height + 2 * (alongColumns.reach - step)
+        let scratch = alongColumns.passes > 1
+            ? (columnMemoryA.plane(width: width, height: scratchHeight), columnMemoryB.plane(width: width, height: scratchHeight))
+            : (destination, destination)
+        let reach = alongColumns.reach, last = height - 1
+        var input: (Int) -> UnsafeMutablePointer<UInt8> = { [current] row in current.base + min(max(row - reach, 0), last) * current.stride }
+        var rows = height + 2 * reach
         for pass in 0..<alongColumns.passes {
-            let target = (alongColumns.passes - pass) % 2 == 1 ? destination : intermediate
-            Self.blurColumns(current, into: target, kernel: alongColumns, sums: columnSums, accumulator: accumulator)
-            current = target
+            rows -= 2 * step
+            let target = pass == alongColumns.passes - 1 ? destination : pass % 2 == 0 ? scratch.0 : scratch.1
+            Self.blurColumns(input, into: target, rows: rows, width: width, kernel: alongColumns, sums: sums, accumulator: accumulator)
+            input = { [target] row in target.base + row * target.stride }
         }
     }
 
     // MARK: Along rows
 
-    /// All passes of `kernel` along one row. Each pass first copies its input into `padded` with the
-    /// edge samples repeated, so the kernels need no clamping; `input` may equal `output`.
+    /// All passes of `kernel` along one row; `input` may equal `output`. The row is first copied into
+    /// the first of `lines` with its edge samples repeated for the cascade's whole reach; every pass
+    /// then reads one line and writes the other (the last writes `output`), `padding` samples shorter
+    /// at both ends, so the kernels need no clamping and the edge is clamped once, as for one Gaussian.
     private static func blurRow(_ input: UnsafeMutablePointer<UInt8>, into output: UnsafeMutablePointer<UInt8>,
-                                count: Int, kernel: BlurKernel, padded: UnsafeMutablePointer<UInt8>,
+                                count: Int, kernel: BlurKernel, lines: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>),
                                 prefix: UnsafeMutablePointer<Int32>, accumulator: UnsafeMutablePointer<Float>) {
-        let pad = kernel.padding
+        let reach = kernel.reach, step = kernel.padding
+        var line = lines.0, spare = lines.1
+        line.update(repeating: input[0], count: reach)
+        (line + reach).update(from: input, count: count)
+        (line + reach + count).update(repeating: input[count - 1], count: reach)
+        var length = count + 2 * reach
         for pass in 0..<kernel.passes {
-            let from = pass == 0 ? input : output
-            padded.update(repeating: from[0], count: pad)
-            (padded + pad).update(from: from, count: count)
-            (padded + pad + count).update(repeating: from[count - 1], count: pad)
+            let produced = length - 2 * step
+            let target = pass == kernel.passes - 1 ? output : spare
             switch kernel.method {
             case .sampled(let radius, let weights):
                 // Tap by tap over the whole row, so every inner loop is a plain vector loop.
-                accumulator.update(repeating: 0, count: count)
+                accumulator.update(repeating: 0, count: produced)
                 for k in 0...(2 * radius) {
-                    let weight = weights[k], taps = padded + pad - radius + k
-                    for x in 0..<count { accumulator[x] += weight * Float(taps[x]) }
+                    let weight = weights[k], taps = line + k
+                    for x in 0..<produced { accumulator[x] += weight * Float(taps[x]) }
                 }
-                for x in 0..<count { output[x] = roundedByte(accumulator[x]) }
+                for x in 0..<produced { target[x] = roundedByte(accumulator[x]) }
             case .extendedBox(let radius, let inner, let outer):
                 // Prefix sums turn every window sum into one subtraction; only the scan is serial.
                 var running: Int32 = 0
                 prefix[0] = 0
-                let sums = prefix + 1
-                for i in 0..<(count + 2 * pad) {
-                    running &+= Int32(padded[i])
-                    sums[i] = running
+                for i in 0..<length {
+                    running &+= Int32(line[i])
+                    prefix[i + 1] = running
                 }
-                // Base pointers per offset keep the vector loop free of index arithmetic.
-                let windowEnd = prefix + pad + radius + 1, windowStart = prefix + pad - radius
-                let before = padded + pad - radius - 1, after = padded + pad + radius + 1
-                for x in 0..<count {
+                // Output x is centred on line[x + radius + 1]: inner window line[x + 1 ... x + 2·radius + 1],
+                // outer samples line[x] and line[x + 2·radius + 2]. Base pointers keep the loop vectorisable.
+                let windowEnd = prefix + 2 * radius + 2, windowStart = prefix + 1, after = line + 2 * radius + 2
+                for x in 0..<produced {
                     let sum = windowEnd[x] &- windowStart[x]
-                    let outside = Int32(before[x]) &+ Int32(after[x])
-                    output[x] = roundedByte(Float(sum) * inner + Float(outside) * outer)
+                    let outside = Int32(line[x]) &+ Int32(after[x])
+                    target[x] = roundedByte(Float(sum) * inner + Float(outside) * outer)
                 }
             }
+            swap(&line, &spare)
+            length = produced
         }
     }
 
     // MARK: Down columns
 
-    /// One pass of `kernel` down every column at once, so each inner loop walks a row. `source` and
-    /// `destination` must be different memory.
-    private static func blurColumns(_ source: Plane, into destination: Plane, kernel: BlurKernel,
-                                    sums: UnsafeMutablePointer<Int32>, accumulator: UnsafeMutablePointer<Float>) {
-        let last = source.height - 1, count = source.width
-        func row(_ y: Int) -> UnsafeMutablePointer<UInt8> { source.base + min(max(y, 0), last) * source.stride }
+    /// One pass of `kernel` down every column at once, so each inner loop walks a row: output row y
+    /// is centred on input row y + `padding` (input rows y … y + 2·`padding`). The input must not
+    /// be the output's memory.
+    private static func blurColumns(_ input: (Int) -> UnsafeMutablePointer<UInt8>, into destination: Plane, rows: Int, width count: Int,
+                                    kernel: BlurKernel, sums: UnsafeMutablePointer<Int32>, accumulator: UnsafeMutablePointer<Float>) {
         switch kernel.method {
         case .sampled(let radius, let weights):
-            for y in 0...last {
+            for y in 0..<rows {
                 let output = destination.base + y * destination.stride
                 accumulator.update(repeating: 0, count: count)
                 for k in 0...(2 * radius) {
-                    let input = row(y - radius + k), weight = weights[k]
-                    for x in 0..<count { accumulator[x] += weight * Float(input[x]) }
+                    let source = input(y + k), weight = weights[k]
+                    for x in 0..<count { accumulator[x] += weight * Float(source[x]) }
                 }
                 for x in 0..<count { output[x] = roundedByte(accumulator[x]) }
             }
         case .extendedBox(let radius, let inner, let outer):
+            // Running sums of the inner window, input rows y + 1 … y + 2·radius + 1.
             sums.update(repeating: 0, count: count)
-            for i in -radius...radius {
-                let input = row(i)
-                for x in 0..<count { sums[x] &+= Int32(input[x]) }
+            for i in 1...(2 * radius + 1) {
+                let source = input(i)
+                for x in 0..<count { sums[x] &+= Int32(source[x]) }
             }
-            for y in 0...last {
+            for y in 0..<rows {
                 let output = destination.base + y * destination.stride
-                let above = row(y - radius - 1), leaving = row(y - radius), beyond = row(y + radius + 1)
+                let above = input(y), leaving = input(y + 1), beyond = input(y + 2 * radius + 2)
                 for x in 0..<count {
                     let sum = sums[x]
                     let outside = Int32(above[x]) &+ Int32(beyond[x])
@@ -185,8 +206,10 @@ struct BlurKernel {
     let method: Method
     /// How many times `method` is applied (0: this direction is left alone).
     let passes: Int
-    /// The furthest offset any tap reaches.
+    /// The furthest offset any tap of one pass reaches.
     let padding: Int
+    /// The furthest offset the whole cascade of passes reaches.
+    var reach: Int { padding * passes }
 
     /// The kernel for `sigma`, writing sampled weights into `weights`.
     init(sigma: Double, weights: inout ScratchBuffer<Float>) {

@@ -27,7 +27,7 @@ public final class Decoder: @unchecked Sendable {
         let stream = demuxer.stream(index)
         source = demuxer.url
         let par = stream.pointee.codecpar
-        guard let codec = avcodec_find_decoder(par!.pointee.codec_id) else {
+        guard let codec = Decoder.alphaDecoder(for: stream) ?? avcodec_find_decoder(par!.pointee.codec_id) else {
             throw .badInput("\(demuxer.url): stream \(index): no decoder for codec \(String(cString: avcodec_get_name(par!.pointee.codec_id)))")
         }
         guard let context = avcodec_alloc_context3(codec), let counter = fx_error_counter_new() else {
@@ -46,6 +46,15 @@ public final class Decoder: @unchecked Sendable {
         } catch {
             throw .badInput("\(demuxer.url): stream \(index): cannot open decoder: \(error)")
         }
+    }
+
+    /// VP9 keeps alpha in a side channel (Matroska BlockAdditional) that FFmpeg's native VP9
+    /// decoder ignores; streams tagged `alpha_mode` need libvpx's decoder to get it back.
+    static func alphaDecoder(for stream: UnsafeMutablePointer<AVStream>) -> UnsafePointer<AVCodec>? {
+        guard stream.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_VP9,
+              let tag = av_dict_get(stream.pointee.metadata, "alpha_mode", nil, 0),
+              (Int(String(cString: tag.pointee.value)) ?? 0) != 0 else { return nil }
+        return avcodec_find_decoder_by_name("libvpx-vp9")
     }
 
     deinit {

@@ -101,7 +101,7 @@ final class Encoder: @unchecked Sendable {
 
         var options: OpaquePointer? = nil
         defer { av_dict_free(&options) }
-        Encoder.applyCodecOptions(settings, codec: codec, into: &options)
+        Encoder.applyCodecOptions(settings, codec: codec, alpha: alpha, into: &options)
         let status = avcodec_open2(context, avCodec, &options)
         guard status >= 0 else {
             throw .processing("cannot open encoder \(codec.encoderName) at \(width)x\(height): \(ffmpegErrorText(status))")
@@ -123,7 +123,8 @@ final class Encoder: @unchecked Sendable {
         return formats
     }
 
-    private static func applyCodecOptions(_ settings: EncoderSettings, codec: VideoCodec, into options: inout OpaquePointer?) {
+    private static func applyCodecOptions(_ settings: EncoderSettings, codec: VideoCodec, alpha: Bool,
+                                          into options: inout OpaquePointer?) {
         func set(_ key: String, _ value: String) { av_dict_set(&options, key, value, 0) }
         switch codec {
         case .h264, .hevc:
@@ -141,7 +142,8 @@ final class Encoder: @unchecked Sendable {
             set("cpu-used", String(vpxCPUUsed(preset: settings.preset)))
             if codec == .vp9 { set("row-mt", "1") }
         case .prores:
-            set("profile", settings.preset ?? "standard")
+            // Only the 4444 profiles carry alpha.
+            set("profile", settings.preset ?? (alpha ? "4444" : "standard"))
         case .ffv1:
             set("level", "3")
             set("slicecrc", "1")

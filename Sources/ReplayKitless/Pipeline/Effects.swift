@@ -17,6 +17,9 @@ public struct EffectContext {
 /// The effects `options` ask for, in pipeline order: background replacement, then annotations.
 func makeEffects(for context: EffectContext) throws(ReplayError) -> [any FrameEffect] {
     var effects: [any FrameEffect] = []
+    if let background = context.options.background {
+        effects.append(try BackgroundReplacement(settings: background, context: context))
+    }
     if let annotations = context.options.annotations {
         // Drawn after background replacement, whose mask can hide them behind the person.
         let masks = effects.lazy.compactMap { $0 as? FrameMaskProvider }.first

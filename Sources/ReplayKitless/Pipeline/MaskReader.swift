@@ -3,9 +3,10 @@ import Foundation
 
 /// Where per-frame masks come from (formats.md §5).
 public enum MaskSource: Sendable, Equatable, Codable {
-    /// A video: its alpha plane when it has one, else its luma.
+    /// A video (or a single image, used for every frame): its alpha plane when it has one, else its luma.
     case video(path: String)
-    /// Numbered images such as `masks/mask_%05d.png`; image k belongs to video frame k.
+    /// Numbered images such as `masks/mask_%05d.png`, numbered from 0: image N belongs to the
+    /// video frame with presentation index N.
     case imageSequence(pattern: String)
     /// The input's own alpha plane.
     case inputAlpha
@@ -28,155 +29,221 @@ public enum MissingMaskPolicy: String, Sendable, Codable, CaseIterable {
     case fail
 }
 
-/// Reads masks from a video or image sequence and pairs them with video frames by presentation
-/// time, scaled to the frame size, as full-range 8-bit grey (255 = foreground).
+/// Reads masks from a video or an image sequence, pairs them with the frames being rendered and
+/// writes each as a frame-sized, full-range 8-bit plane (255 = foreground), in display orientation.
+///
+/// Pairing (formats.md §5, by presentation time): times are seconds from each stream's first
+/// frame. A mask picture is shown from its time until the next one's, no longer than its own
+/// duration (see ``TimedFrames``); a video frame at time t lasting d takes the mask shown at
+/// t + min(d, mask frame interval) / 2, so timing jitter below half a frame does not matter.
+/// With a 10 fps mask and a 30 fps video, frames 0–2 take mask 0, frames 3–5 mask 1. A mask source
+/// holding one picture is a still mask for every frame. Image sequences pair by number instead:
+/// image N belongs to frame N, and a missing file is a missing mask.
+///
+/// Masks of another size are scaled with ``BilinearPlaneScaler``.
 final class MaskReader {
-    private let reader: VideoFrameReader
+    private enum Input {
+        case video(TimedFrames)
+        case images(pattern: String)
+    }
+
+    private let input: Input
     private let source: String
-    private let pairByIndex: Bool
     private let policy: MissingMaskPolicy
-    /// The decoded mask currently paired, and the one after it (look-ahead for nearest-time pairing).
-    private var current: MaskFrame?
-    private var upcoming: MaskFrame?
-    private var firstTime: Double?
-    private var exhausted = false
-    private let scaler = Scaler()
-    private let gray = Frame()
-    private let scaled = Frame()
+    private let extractor = MaskExtractor()
+    private let scaler = BilinearPlaneScaler()
+    /// The last mask read, at its own size, in display orientation.
+    private var latestMemory = ScratchBuffer<UInt8>()
+    private var latest: Plane?
+    /// Frames that reused the last mask (`hold`) or kept their picture (`keep-original`).
     private(set) var held = 0
     private(set) var kept = 0
 
-    private struct MaskFrame {
-        var index: Int
-        var seconds: Double
-        var duration: Double
-        var plane: PlanarBuffer
-    }
-
-    private var decodedCount = 0
-
+    /// Opens the mask source and reads its first mask, so a missing or unreadable source fails
+    /// before any output is written.
+    /// - Throws: `ReplayError.badInput` naming the file; `.usage` for a malformed pattern.
     init(source: MaskSource, policy: MissingMaskPolicy) throws(ReplayError) {
+        self.policy = policy
         switch source {
         case .video(let path):
-            reader = try VideoFrameReader(url: path)
             self.source = path
-            pairByIndex = false
+            input = .video(try TimedFrames(url: path))
         case .imageSequence(let pattern):
-            reader = try VideoFrameReader(url: pattern, imageSequence: true)
             self.source = pattern
-            pairByIndex = true
+            guard let first = Demuxer.imagePath(pattern: pattern, number: 0) else {
+                throw .usage("--mask \(pattern): an image pattern needs exactly one %d (e.g. mask_%05d.png)")
+            }
+            guard FileManager.default.fileExists(atPath: first) else {
+                throw .badInput("\(first): no such file (mask images are numbered from 0: image N belongs to frame N)")
+            }
+            input = .images(pattern: pattern)
+            try readImage(first)
         case .inputAlpha:
             throw .usage("--mask alpha is read from the input's frames, not by a mask reader")
         }
-        self.policy = policy
     }
 
-    /// The mask for the video frame shown at `time`, as a frame-sized plane; `nil` when the frame
-    /// is to be left untouched (`keep-original`).
-    func mask(for time: FrameTime, width: Int, height: Int) throws(ReplayError) -> Plane? {
-        let target = pairByIndex ? Double(time.index) : time.seconds
-        try advance(to: target, tolerance: pairByIndex ? 0.5 : max(time.duration, 1e-3) / 2)
-        if let current, matches(current, target: target, tolerance: pairByIndex ? 0.5 : max(time.duration, 1e-3) / 2) {
-            return try fitted(current.plane.image.luma, width: width, height: height)
+    /// Writes the mask for the frame shown at `time` into `destination` (the frame's size).
+    /// Returns `false` when the frame has no mask and is to be left as it is (`keep-original`).
+    /// - Throws: `ReplayError.badInput` when the frame has no mask under `fail`, or a mask image is unreadable.
+    func mask(for time: FrameTime, into destination: Plane) throws(ReplayError) -> Bool {
+        if try readMask(for: time), let latest {
+            scaler.scale(latest, into: destination)
+            return true
         }
         switch policy {
         case .fail:
-            throw .badInput("\(source): no mask for video frame \(time.index) (t = \(String(format: "%.3f", time.seconds)) s)")
+            throw .badInput("\(source): no mask for video frame \(time.index) (t = \(String(format: "%.3f", time.seconds)) s); "
+                            + "--missing-mask hold or keep-original would carry on")
         case .keepOriginal:
             kept += 1
-            return nil
+            return false
         case .hold:
-            guard let current else {
-                throw .badInput("\(source): no mask at or before video frame \(time.index); nothing to hold")
-            }
+            guard let latest else { throw .badInput("\(source): no mask at or before video frame \(time.index) to hold") }
             held += 1
-            return try fitted(current.plane.image.luma, width: width, height: height)
+            scaler.scale(latest, into: destination)
+            return true
         }
     }
 
-    /// A mask frame covers its own display interval, widened by half the video frame's duration.
-    private func matches(_ mask: MaskFrame, target: Double, tolerance: Double) -> Bool {
-        target >= mask.seconds - tolerance && target < mask.seconds + max(mask.duration, 2 * tolerance)
-    }
-
-    private func advance(to target: Double, tolerance: Double) throws(ReplayError) {
-        if upcoming == nil && !exhausted { upcoming = try decodeNext() }
-        while let next = upcoming, next.seconds - tolerance <= target {
-            current = next
-            upcoming = exhausted ? nil : try decodeNext()
+    /// Brings `latest` up to the mask for `time`; `false` when that frame has none.
+    private func readMask(for time: FrameTime) throws(ReplayError) -> Bool {
+        switch input {
+        case .images(let pattern):
+            guard let path = Demuxer.imagePath(pattern: pattern, number: time.index),
+                  FileManager.default.fileExists(atPath: path) else { return false }
+            if time.index > 0 { try readImage(path) }
+            return true
+        case .video(let frames):
+            if frames.isStill { return true }
+            let point = frames.pairingTime(for: time)
+            if try frames.advance(to: point) {
+                try store(frames.current, rotation: frames.rotation, mirrored: frames.mirrored, source: frames.url)
+            }
+            return frames.isStill || point < frames.currentEnd
         }
     }
 
-    private func decodeNext() throws(ReplayError) -> MaskFrame? {
-        guard let frame = try reader.next() else {
-            exhausted = true
-            return nil
-        }
-        let seconds: Double
-        if pairByIndex {
-            seconds = Double(decodedCount)
+    /// Decodes one mask image into `latest`.
+    private func readImage(_ path: String) throws(ReplayError) {
+        let reader = try VideoFrameReader(url: path)
+        guard let frame = try reader.next() else { throw .badInput("\(path): no picture could be decoded") }
+        try store(frame, rotation: reader.stream.rotation, mirrored: reader.stream.mirrored, source: path)
+    }
+
+    /// Extracts the mask from a decoded picture into `latest`, turned upright, in full range.
+    private func store(_ frame: Frame, rotation: Int, mirrored: Bool, source: String) throws(ReplayError) {
+        let (picture, limitedRange) = try extractor.extract(frame, source: source)
+        let quarterTurns = rotation / 90
+        let width = quarterTurns % 2 == 1 ? picture.height : picture.width
+        let height = quarterTurns % 2 == 1 ? picture.width : picture.height
+        let mask = latestMemory.plane(width: width, height: height)
+        if quarterTurns == 0 && !mirrored {
+            if limitedRange { MaskExtractor.expandLimitedRange(picture, into: mask) } else { mask.copy(from: picture) }
         } else {
-            let absolute = reader.stream.timeBase.seconds(frame.pts)
-            let first = firstTime ?? absolute
-            firstTime = first
-            seconds = absolute - first
+            reorient(picture, into: mask, quarterTurns: quarterTurns, mirror: mirrored)
+            if limitedRange { MaskExtractor.expandLimitedRange(mask, into: mask) }
         }
-        decodedCount += 1
-        let plane = PlanarBuffer(width: frame.width, height: frame.height, subsampling: .yuv444)
-        try extractMask(frame, into: plane.image.luma)
-        let duration = pairByIndex ? 1 : reader.stream.timeBase.seconds(frame.duration)
-        return MaskFrame(index: decodedCount - 1, seconds: seconds, duration: duration, plane: plane)
+        latest = mask
+    }
+}
+
+/// Takes the mask out of a decoded picture of any pixel format (formats.md §5): its alpha plane
+/// when it has one, else its luma (which the caller expands to full range when it is limited).
+final class MaskExtractor {
+    private let scaler = Scaler()
+    private let converted = Frame()
+    private var alphaMemory = ScratchBuffer<UInt8>()
+
+    /// The mask samples of `frame` at its own size and orientation, valid until the next call or
+    /// until the frame changes, and whether they are limited-range luma (16…235).
+    func extract(_ frame: Frame, source: String) throws(ReplayError) -> (plane: Plane, limitedRange: Bool) {
+        let format = frame.pixelFormat
+        guard let descriptor = av_pix_fmt_desc_get(format)?.pointee else {
+            throw .badInput("\(source): unknown pixel format \(format.rawValue)")
+        }
+        let flags = descriptor.flags
+        let hasAlpha = flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 && !(format == AV_PIX_FMT_PAL8 && Self.paletteIsOpaque(frame))
+        if hasAlpha {
+            if let alpha = frame.yuvImage?.alpha { return (alpha, false) }
+            if let alpha = unpackAlpha(frame, descriptor) { return (alpha, false) }
+            // Deeper alpha: libswscale reduces it to 8 bits (alpha is never range-scaled).
+            try convert(frame, to: AV_PIX_FMT_YUVA444P, colorSpace: nil, source: source)
+            return (converted.yuvImage!.alpha!, false)
+        }
+        if format == AV_PIX_FMT_GRAY8 { return (Plane(frame: frame), false) }
+        if let image = frame.yuvImage { return (image.luma, !image.colorSpace.fullRange) }
+        if flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0 || flags & UInt64(AV_PIX_FMT_FLAG_PAL) != 0 || descriptor.nb_components < 3 {
+            // RGB and grey pictures: full-range luma (a grey R = G = B gives the same value back).
+            try convert(frame, to: AV_PIX_FMT_GRAY8, colorSpace: ColorSpace(matrix: .bt601, fullRange: true), source: source)
+            return (Plane(frame: converted), false)
+        }
+        // Deeper or other Y'CbCr: 8-bit 4:4:4 at the picture's own range.
+        let space = frame.colorSpace
+        try convert(frame, to: AV_PIX_FMT_YUV444P, colorSpace: space, source: source)
+        return (converted.yuvImage!.luma, !space.fullRange)
     }
 
-    /// The mask values of a decoded picture: its alpha plane, else its luma expanded to full range.
-    private func extractMask(_ frame: Frame, into destination: Plane) throws(ReplayError) {
-        let descriptor = av_pix_fmt_desc_get(frame.pixelFormat)
-        let hasAlpha = descriptor.map { $0.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 } ?? false
-        if hasAlpha && frame.yuvImage?.alpha == nil {
-            // Packed or high-depth alpha formats: let libswscale unpack the alpha into YUVA.
-            try convert(frame, to: AV_PIX_FMT_YUVA444P)
-            destination.copy(from: scaled.yuvImage!.alpha!)
-            return
-        }
-        if let image = frame.yuvImage, hasAlpha, let alpha = image.alpha {
-            destination.copy(from: alpha)
-            return
-        }
-        if frame.pixelFormat == AV_PIX_FMT_GRAY8 {
-            destination.copy(from: Plane(frame: frame))
-            return
-        }
-        // Anything else: luma of an 8-bit conversion, expanded from limited range where tagged so.
-        let image: YUVImage
-        if let own = frame.yuvImage { image = own } else {
-            try convert(frame, to: AV_PIX_FMT_YUV444P)
-            image = scaled.yuvImage!
-        }
-        destination.copy(from: image.luma)
-        if !image.colorSpace.fullRange {
-            for y in 0..<destination.height {
-                let row = destination.row(y)
-                for x in 0..<row.count { row[x] = UInt8(clamping: (max(0, Int(row[x]) - 16) * 255 + 109) / 219) }
+    /// Maps limited-range luma (16…235) onto 0…255, rounded, clamping outside values; `destination`
+    /// (the same size) may be `source`.
+    static func expandLimitedRange(_ source: Plane, into destination: Plane) {
+        limitedToFull.withUnsafeBufferPointer { lookup in
+            for y in 0..<source.height {
+                let input = source.base + y * source.stride, output = destination.base + y * destination.stride
+                for x in 0..<source.width { output[x] = lookup[Int(input[x])] }
             }
         }
     }
 
-    private func convert(_ frame: Frame, to format: AVPixelFormat) throws(ReplayError) {
-        do { try scaled.allocate(width: frame.width, height: frame.height, format: format) }
-        catch { throw .processing("\(source): \(error)") }
-        try scaler.convert(frame, into: scaled)
+    /// `round((v − 16) · 255 / 219)`, clamped to 0…255, for every byte v.
+    static let limitedToFull: [UInt8] = (0..<256).map { (v: Int) -> UInt8 in
+        let numerator: Int = max(0, (v - 16) * 510 + 219)
+        return UInt8(min(255, numerator / 438))
     }
 
-    /// The mask plane at the frame's size (scaled with libswscale when the sizes differ).
-    private func fitted(_ mask: Plane, width: Int, height: Int) throws(ReplayError) -> Plane {
-        if mask.width == width && mask.height == height { return mask }
-        do {
-            try gray.allocate(width: mask.width, height: mask.height, format: AV_PIX_FMT_GRAY8)
-            try scaled.allocate(width: width, height: height, format: AV_PIX_FMT_GRAY8)
-        } catch { throw .processing("\(source): \(error)") }
-        Plane(frame: gray).copy(from: mask)
-        try scaler.convert(gray, into: scaled)
-        return Plane(frame: scaled)
+    private func convert(_ frame: Frame, to format: AVPixelFormat, colorSpace: ColorSpace?, source: String) throws(ReplayError) {
+        do { try converted.allocate(width: frame.width, height: frame.height, format: format) }
+        catch { throw .processing("\(source): \(error)") }
+        try scaler.convert(frame, into: converted, colorSpace: colorSpace)
+    }
+
+    /// The 8-bit alpha of a packed (RGBA, YA8, …) or paletted picture, copied exactly (libswscale
+    /// rounds packed alpha through a 15-bit path and can be off by one); `nil` for deeper alpha.
+    private func unpackAlpha(_ frame: Frame, _ descriptor: AVPixFmtDescriptor) -> Plane? {
+        let picture = frame.pointer.pointee
+        let output = alphaMemory.plane(width: frame.width, height: frame.height)
+        if frame.pixelFormat == AV_PIX_FMT_PAL8 {
+            guard let indices = picture.data.0, let palette = picture.data.1 else { return nil }
+            palette.withMemoryRebound(to: UInt32.self, capacity: 256) { entries in
+                for y in 0..<output.height {
+                    let row = indices + y * Int(picture.linesize.0), out = output.base + y * output.stride
+                    for x in 0..<output.width { out[x] = UInt8(truncatingIfNeeded: entries[Int(row[x])] >> 24) }
+                }
+            }
+            return output
+        }
+        // The alpha component is the last one: the second of grey + alpha, the fourth otherwise.
+        guard descriptor.nb_components == 2 || descriptor.nb_components == 4 else { return nil }
+        let component = descriptor.nb_components == 2 ? descriptor.comp.1 : descriptor.comp.3
+        guard component.depth == 8, component.shift == 0 else { return nil }
+        let plane = Int(component.plane)
+        let base = withUnsafeBytes(of: picture.data) { $0.load(fromByteOffset: plane * 8, as: UnsafeMutablePointer<UInt8>?.self) }
+        let stride = withUnsafeBytes(of: picture.linesize) { $0.load(fromByteOffset: plane * 4, as: Int32.self) }
+        guard let base else { return nil }
+        let step = Int(component.step), offset = Int(component.offset)
+        for y in 0..<output.height {
+            let row = base + y * Int(stride) + offset, out = output.base + y * output.stride
+            for x in 0..<output.width { out[x] = row[x * step] }
+        }
+        return output
+    }
+
+    /// Whether every palette entry of a paletted picture is opaque (no tRNS: the mask is in the colours).
+    private static func paletteIsOpaque(_ frame: Frame) -> Bool {
+        guard let palette = frame.pointer.pointee.data.1 else { return true }
+        return palette.withMemoryRebound(to: UInt32.self, capacity: 256) { entries in
+            (0..<256).allSatisfy { entries[$0] >> 24 == 0xFF }
+        }
     }
 }
 

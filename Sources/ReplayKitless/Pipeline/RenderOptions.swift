@@ -33,6 +33,8 @@ public struct RenderOptions: Sendable, Codable, Equatable {
     public var embedPoses = false
     /// Fail once more than this many packets or frames fail to decode (`nil`: never; 0: the first error).
     public var maxDecodeErrors: Int?
+    /// Background replacement with supplied masks (formats.md §5); `nil`: none.
+    public var background: BackgroundSettings?
 
     public init(input: String, output: String) {
         self.input = input
@@ -41,7 +43,7 @@ public struct RenderOptions: Sendable, Codable, Equatable {
 
     /// Every file the render reads: none of them may be written over.
     public var inputFiles: [String] {
-        [input] + (poses?.inputFiles ?? []) + (annotations.map { [$0.scene] } ?? [])
+        [input] + (poses?.inputFiles ?? []) + (annotations.map { [$0.scene] } ?? []) + (background?.inputFiles ?? [])
     }
 }
 

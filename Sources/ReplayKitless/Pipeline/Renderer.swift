@@ -55,7 +55,10 @@ private final class RenderSession: @unchecked Sendable {
     let outputSize: PictureSize
     /// The size frames are scaled to before being turned upright.
     let unturnedSize: PictureSize
-    let workingFormat = AV_PIX_FMT_YUV420P
+    /// The pictures' format between decoding and encoding (with alpha when the output or the mask needs it).
+    let workingFormat: AVPixelFormat
+    /// Colour matrix and range of the frames between decoding and encoding (the range the output is tagged with).
+    let colorSpace: ColorSpace
     let expectedFrames: Int?
     var report: RenderReport
     let framePoses: FramePoses?
@@ -99,7 +102,9 @@ private final class RenderSession: @unchecked Sendable {
 
         let output = try AtomicOutput(path: options.output, overwrite: options.overwrite, inputs: options.inputFiles)
         muxer = try Muxer(output: output, bitexact: options.encoder.deterministic)
-        let codec = options.encoder.codec ?? VideoCodec.defaultCodec(forOutput: options.output)
+        let codec = try options.background?.alphaCodec(encoder: options.encoder, output: options.output)
+            ?? options.encoder.codec ?? VideoCodec.defaultCodec(forOutput: options.output)
+        workingFormat = options.background?.needsAlphaPlane == true ? AV_PIX_FMT_YUVA420P : AV_PIX_FMT_YUV420P
         if !muxer.accepts(Self.codecID(codec)) {
             throw .usage("\(options.output): a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot hold \(codec.rawValue) video")
         }
@@ -109,7 +114,7 @@ private final class RenderSession: @unchecked Sendable {
         if frameRate.num <= 0 || frameRate.den <= 0 { frameRate = AVRational(num: 30, den: 1) }
         encoder = try Encoder(settings: options.encoder, codec: codec, width: outputSize.width, height: outputSize.height,
                               timeBase: stream.pointee.time_base, frameRate: frameRate,
-                              colorOf: stream.pointee.codecpar, alpha: false, globalHeader: muxer.needsGlobalHeader)
+                              colorOf: stream.pointee.codecpar, alpha: options.background?.outputsAlpha ?? false, globalHeader: muxer.needsGlobalHeader)
         videoOut = try muxer.addStream(encoder: encoder, rotation: options.keepRotation ? video.rotation : nil)
 
         var copied: [Int: Int] = [:]
@@ -130,10 +135,9 @@ private final class RenderSession: @unchecked Sendable {
         framePoses = try options.poses.map { (settings: PoseSettings) throws(ReplayError) in
             try FramePoses(settings: settings, input: options.input)
         }
+        colorSpace = ColorSpace(codecParameters: stream.pointee.codecpar.pointee, height: outputSize.height)
         let context = EffectContext(options: options, demuxer: demuxer, videoStream: video,
-                                    outputSize: outputSize, colorSpace: ColorSpace(codecParameters: stream.pointee.codecpar.pointee,
-                                                                                  height: outputSize.height),
-                                    poses: framePoses)
+                                    outputSize: outputSize, colorSpace: colorSpace, poses: framePoses)
         effects = EffectBox(try makeEffects(for: context) + extraEffects)
         try muxer.writeHeader()
 
@@ -319,7 +323,9 @@ private final class RenderSession: @unchecked Sendable {
         do {
             if current.width != unturnedSize.width || current.height != unturnedSize.height || current.pixelFormat != workingFormat {
                 let scaled = try buffers.take(width: unturnedSize.width, height: unturnedSize.height, format: workingFormat)
-                try scaler.convert(current, into: scaled)
+                // libswscale turns full-range (yuvj) pictures into limited range unless told to keep
+                // the range; the output is tagged with the stream's range, so keep it when that is full.
+                try scaler.convert(current, into: scaled, colorSpace: colorSpace.fullRange ? colorSpace : nil)
                 replace(with: scaled)
             }
             if quarterTurns != 0 || mirror {

@@ -82,21 +82,38 @@ extension AnnotationScene {
                     throw fail("frame \(index), nearest the tap time \(tap.t) s, has no pose")
                 }
                 let camera = Camera(pose: pose, width: frame.width, height: frame.height)
-                let depth: Double
-                switch tap.mode {
-                case .cameraDepth:
-                    depth = tap.depth
-                case .opentokSample:
-                    let reference = pose.rotation * SIMD3(0, 0, -tap.depth)
-                    depth = -camera.cameraSpace(reference).z
-                    guard depth > 0 else {
-                        throw fail("opentok-sample reference point (world forward × \(tap.depth) m from the origin) is "
-                                   + "behind the camera of frame \(index) (view depth \(depth)); use camera-depth mode")
-                    }
+                guard let world = tap.worldPoint(seenBy: camera) else {
+                    guard tap.mode == .opentokSample else { throw fail("depth must be greater than 0, got \(tap.depth)") }
+                    throw fail("opentok-sample reference point (world forward × \(tap.depth) m from the origin) is "
+                               + "behind the camera of frame \(index) (view depth \(tap.viewDepth(seenBy: camera))); use camera-depth mode")
                 }
-                return PlacedAnnotation(annotation: annotation, world: camera.unproject(x: tap.x, y: tap.y, depth: depth))
+                return PlacedAnnotation(annotation: annotation, world: world)
             }
         }
+    }
+}
+
+extension TapAnchor {
+    /// The view depth the anchor is placed at when the tap is resolved with `camera` (the tap frame's
+    /// pose and size): `depth` in `camera-depth` mode; in `opentok-sample` mode the view depth of
+    /// `P = R·(0, 0, −depth)`, which is ≤ 0 when P is behind the camera.
+    public func viewDepth(seenBy camera: Camera) -> Double {
+        switch mode {
+        case .cameraDepth:
+            return depth
+        case .opentokSample:
+            let reference = camera.pose.rotation * SIMD3(0, 0, -depth)
+            return -camera.cameraSpace(reference).z
+        }
+    }
+
+    /// The world point the tap gives when resolved with `camera` (formats.md §6): the point on the
+    /// tapped pixel's ray at ``viewDepth(seenBy:)``; `nil` when that depth is not positive.
+    /// The one tap resolution used by scenes, tracks and latency QA.
+    public func worldPoint(seenBy camera: Camera) -> SIMD3<Double>? {
+        let depth = viewDepth(seenBy: camera)
+        guard depth > 0 else { return nil }
+        return camera.unproject(x: x, y: y, depth: depth)
     }
 }
 

@@ -8,14 +8,25 @@ public struct LatencyTap: Sendable {
     public var t: Double
     /// Frames after this time (seconds) are left out; `nil` for the whole video.
     public var until: Double?
-    /// The anchor the tap gives when resolved with `pose`.
-    public var resolve: @Sendable (Pose) -> SIMD3<Double>
+    /// The anchor the tap gives when resolved with `pose`; `nil` when it cannot be resolved with that pose.
+    public var resolve: @Sendable (Pose) -> SIMD3<Double>?
 
-    public init(id: String, t: Double, until: Double? = nil, resolve: @escaping @Sendable (Pose) -> SIMD3<Double>) {
+    public init(id: String, t: Double, until: Double? = nil, resolve: @escaping @Sendable (Pose) -> SIMD3<Double>?) {
         self.id = id
         self.t = t
         self.until = until
         self.resolve = resolve
+    }
+
+    /// The tap annotations of `scene`, resolved exactly as the scene resolves its anchors
+    /// (``TapAnchor/worldPoint(seenBy:)``) on frames of `width × height` pixels.
+    public static func taps(in scene: AnnotationScene, width: Int, height: Int) -> [LatencyTap] {
+        scene.annotations.compactMap { annotation in
+            guard case .tap(let tap) = annotation.anchor else { return nil }
+            return LatencyTap(id: annotation.id, t: tap.t, until: annotation.until) { pose in
+                tap.worldPoint(seenBy: Camera(pose: pose, width: width, height: height))
+            }
+        }
     }
 }
 
@@ -30,6 +41,8 @@ public struct LatencyResult: Sendable, Equatable, Codable {
     public var lateFrame: FrameReference
     /// Frames from the tap frame on (up to `until`) where both anchors are on screen.
     public var compared: Int
+    /// Why nothing could be compared, when the tap or late frame has no pose or the tap cannot be resolved with it.
+    public var note: String?
     /// Pixel distance between the two anchors' projections; `nil` when never both on screen.
     public var error: ErrorStatistics?
     /// `false` when the p95 error exceeds the report's tolerance.
@@ -38,7 +51,7 @@ public struct LatencyResult: Sendable, Equatable, Codable {
     public var samples: [ErrorSample] = []
 
     enum CodingKeys: String, CodingKey {
-        case id, delay, tapFrame, lateFrame, compared, error, passed
+        case id, delay, tapFrame, lateFrame, compared, note, error, passed
     }
 }
 
@@ -48,15 +61,16 @@ public struct LatencyResult: Sendable, Equatable, Codable {
 /// For a tap at time t and a delay D: the *true* anchor is the tap resolved with the pose of the frame
 /// nearest t, the *late* anchor the tap resolved with the pose of the frame nearest t + D (the earlier
 /// frame on ties). Both are projected (formats.md §2) into every frame from the tap frame on; on frames
-/// where both are on screen their pixel distance is the error.
+/// where both are on screen their pixel distance is the error. Frames without a pose are skipped.
 public struct LatencyQA: Sendable {
+    /// Scene times of the frames, seconds.
     public let times: [Double]
-    public let poses: [Pose]
+    public let poses: [Pose?]
     public let width: Int
     public let height: Int
 
     /// `times` (seconds, ascending) and `poses` are per frame; `width × height` is the display size.
-    public init(times: [Double], poses: [Pose], width: Int, height: Int) throws(ReplayError) {
+    public init(times: [Double], poses: [Pose?], width: Int, height: Int) throws(ReplayError) {
         guard !times.isEmpty else { throw .badInput("latency QA needs at least one frame") }
         guard times.count == poses.count else {
             throw .badInput("latency QA got \(times.count) frame times but \(poses.count) poses")
@@ -74,27 +88,44 @@ public struct LatencyQA: Sendable {
         self.height = height
     }
 
+    /// Frame times, display size and poses of the recording `input` from a packet scan (nothing is
+    /// decoded), matched to the frames exactly as `fxreplay track` and the renderer match them.
+    public init(input: String, poses settings: PoseSettings) throws {
+        let scan = try settings.scan(input)
+        let timeline = try settings.timeline(for: scan, input: input)
+        let origin = settings.sceneTimeOrigin(for: scan)
+        try self.init(times: scan.frames.map { $0.time + origin }, poses: timeline.poses, width: scan.width, height: scan.height)
+    }
+
     /// The error of `tap` resolved `delay` seconds late; fails when the p95 error exceeds `tolerance`.
     public func evaluate(_ tap: LatencyTap, delay: Double, tolerance: Double? = nil) -> LatencyResult {
         // `times` is non-empty (checked in init), so both lookups find a frame.
         let tapIndex = nearestIndex(in: times, to: tap.t) ?? 0
         let lateIndex = nearestIndex(in: times, to: tap.t + delay) ?? 0
-        let trueAnchor = tap.resolve(poses[tapIndex])
-        let lateAnchor = tap.resolve(poses[lateIndex])
+        func result(_ samples: [ErrorSample], note: String? = nil) -> LatencyResult {
+            let error = ErrorStatistics(samples)
+            let passed = tolerance.map { limit in error.map { $0.p95 <= limit } ?? true } ?? true
+            return LatencyResult(id: tap.id, delay: delay, tapFrame: FrameReference(frame: tapIndex, t: times[tapIndex]),
+                                 lateFrame: FrameReference(frame: lateIndex, t: times[lateIndex]), compared: samples.count,
+                                 note: note, error: error, passed: passed, samples: samples)
+        }
+        guard let tapPose = poses[tapIndex], let latePose = poses[lateIndex] else {
+            return result([], note: "frame \(poses[tapIndex] == nil ? tapIndex : lateIndex) has no pose")
+        }
+        guard let trueAnchor = tap.resolve(tapPose), let lateAnchor = tap.resolve(latePose) else {
+            return result([], note: "the tap cannot be resolved with the pose of frame \(tap.resolve(tapPose) == nil ? tapIndex : lateIndex)")
+        }
         var samples: [ErrorSample] = []
         for index in tapIndex..<times.count {
             if let until = tap.until, times[index] > until { break }
-            let camera = Camera(pose: poses[index], width: width, height: height)
+            guard let pose = poses[index] else { continue }
+            let camera = Camera(pose: pose, width: width, height: height)
             let truth = camera.project(trueAnchor), late = camera.project(lateAnchor)
             guard camera.isOnScreen(truth), camera.isOnScreen(late) else { continue }
             let dx = truth.x - late.x, dy = truth.y - late.y
             samples.append(ErrorSample(frame: index, t: times[index], error: (dx * dx + dy * dy).squareRoot()))
         }
-        let error = ErrorStatistics(samples)
-        let passed = tolerance.map { limit in error.map { $0.p95 <= limit } ?? true } ?? true
-        return LatencyResult(id: tap.id, delay: delay, tapFrame: FrameReference(frame: tapIndex, t: times[tapIndex]),
-                             lateFrame: FrameReference(frame: lateIndex, t: times[lateIndex]), compared: samples.count,
-                             error: error, passed: passed, samples: samples)
+        return result(samples)
     }
 
     /// Every tap at every delay, delays in the order given.
@@ -154,6 +185,9 @@ public struct LatencyReport: Sendable, Equatable, Codable, QAReportFiles {
         var text = "Latency QA, \(width)×\(height)"
         if let tolerance { text += ", p95 tolerance \(fixed(tolerance)) px" }
         text += "\n\n" + table.render()
+        for result in results {
+            if let note = result.note { text += "\(result.id) at \(String(format: "%.0f", result.delay * 1000)) ms: \(note)\n" }
+        }
         if tolerance != nil {
             text += "\n" + (passed ? "PASS" : "FAIL: " + failing.joined(separator: ", ")) + "\n"
         }
@@ -189,12 +223,13 @@ public struct LatencyReport: Sendable, Equatable, Codable, QAReportFiles {
     }
 
     /// An HTML page with the table and one plot per delay.
-    public func html(thumbnails: [QAThumbnail] = [], directory: String) -> String {
+    public func html(thumbnails: [QAThumbnail] = [], legend: [QALegendEntry] = [], directory: String) -> String {
         var page = HTMLReport(title: "fxreplay qa latency")
         page.table(table, failingRows: Set(results.indices.filter { !results[$0].passed }))
         for delay in delays { page.svg(plot(delay: delay).svg()) }
         if !thumbnails.isEmpty {
             page.heading("Frames")
+            page.legend(legend)
             page.images(thumbnails, relativeTo: directory)
         }
         return page.render()

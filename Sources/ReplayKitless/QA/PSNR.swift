@@ -26,12 +26,22 @@ public enum PSNR {
     /// The PSNR of `a` against `b` (same size and subsampling; alpha ignored).
     public static func measure(_ a: YUVImage, _ b: YUVImage) throws(ReplayError) -> PSNRFrame {
         let pair = try PlanePair(a, b)
+        var squaredErrors = PlaneValues.zero
+        for index in 0..<PlanePair.planeCount {
+            squaredErrors[index] = Double(sumOfSquaredDifferences(PlanePair.plane(a, index), PlanePair.plane(b, index)))
+        }
+        return frame(squaredErrors: squaredErrors, of: pair)
+    }
+
+    /// The figures of a pair whose planes have the sums of squared differences `squaredErrors`
+    /// (integers, exact in a `Double`).
+    static func frame(squaredErrors: PlaneValues, of pair: PlanePair) -> PSNRFrame {
         let weights = pair.weights
         var mse = PlaneValues.zero
         var average = 0.0
         for index in 0..<PlanePair.planeCount {
-            let pa = PlanePair.plane(a, index), pb = PlanePair.plane(b, index)
-            mse[index] = Double(sumOfSquaredDifferences(pa, pb)) / Double(pa.width * pa.height)
+            let plane = PlanePair.plane(pair.a, index)
+            mse[index] = squaredErrors[index] / Double(plane.width * plane.height)
             average += mse[index] * weights[index]
         }
         return PSNRFrame(mse: mse, mseAverage: average, psnr: mse.map { decibels(mse: $0) },

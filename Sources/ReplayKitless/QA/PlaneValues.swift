@@ -79,3 +79,10 @@ struct PlanePair {
         return PlaneValues(y: Double(luma) / total, u: Double(cb) / total, v: Double(cr) / total)
     }
 }
+
+extension Plane {
+    /// The `width × height` samples from column `x`, row `y` on (which must lie inside this plane).
+    func region(x: Int, y: Int, width: Int, height: Int) -> Plane {
+        Plane(base: base + y * stride + x, stride: stride, width: width, height: height)
+    }
+}

@@ -39,8 +39,7 @@ public final class QualityComparison {
     /// Measures one pair (`a` is FFmpeg's "main" input, `b` the reference) and adds it to the totals.
     @discardableResult
     public func add(_ a: YUVImage, _ b: YUVImage) throws(ReplayError) -> FrameQuality {
-        let psnr = try PSNR.measure(a, b)
-        let ssim = try ssimMeter.measure(a, b)
+        let (psnr, ssim) = try ssimMeter.measureBoth(a, b)
         let quality = FrameQuality(index: psnrTotals.frames, psnr: psnr, ssim: ssim)
         psnrTotals.add(psnr)
         ssimTotals.add(ssim)

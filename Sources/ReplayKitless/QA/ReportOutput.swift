@@ -44,6 +44,17 @@ public struct QAThumbnail: Sendable, Equatable {
     }
 }
 
+/// A colour key entry of an HTML report: which marker colour stands for what.
+public struct QALegendEntry: Sendable, Equatable {
+    public var label: String
+    public var color: RGBAColor
+
+    public init(label: String, color: RGBAColor) {
+        self.label = label
+        self.color = color
+    }
+}
+
 /// JSON as the QA reports write it.
 public enum QAOutput {
     /// JSON as fxreplay writes it: pretty, keys sorted, infinities as the strings `"inf"`/`"-inf"`.
@@ -70,19 +81,22 @@ public enum QAOutput {
 public protocol QAReportFiles {
     func json() throws(ReplayError) -> Data
     var plot: ErrorPlot { get }
-    func html(thumbnails: [QAThumbnail], directory: String) -> String
+    /// The HTML page, referencing `thumbnails` relative to `directory` (where it will be written),
+    /// with `legend` explaining their marker colours.
+    func html(thumbnails: [QAThumbnail], legend: [QALegendEntry], directory: String) -> String
 }
 
 extension QAReportFiles {
     /// Writes the requested report files, each complete or absent (``AtomicOutput``), never over one of
     /// `inputs`; the HTML references `thumbnails` relative to its own folder.
     public func write(json: String? = nil, svg: String? = nil, html: String? = nil, thumbnails: [QAThumbnail] = [],
-                      inputs: [String] = []) throws(ReplayError) {
+                      legend: [QALegendEntry] = [], inputs: [String] = []) throws(ReplayError) {
         if let json { try AtomicOutput.write(try self.json(), to: json, inputs: inputs) }
         if let svg { try AtomicOutput.write(Data(plot.svg().utf8), to: svg, inputs: inputs) }
         if let html {
             let directory = URL(fileURLWithPath: html).deletingLastPathComponent().path
-            try AtomicOutput.write(Data(self.html(thumbnails: thumbnails, directory: directory).utf8), to: html, inputs: inputs)
+            try AtomicOutput.write(Data(self.html(thumbnails: thumbnails, legend: legend, directory: directory).utf8),
+                                   to: html, inputs: inputs)
         }
     }
 }
@@ -148,6 +162,14 @@ public struct HTMLReport: Sendable {
         body.append("<figure class=\"plot\">\n\(svg)</figure>")
     }
 
+    /// A colour key: a swatch and a label per entry.
+    public mutating func legend(_ entries: [QALegendEntry]) {
+        guard !entries.isEmpty else { return }
+        body.append("<p class=\"legend\">" + entries.map { entry in
+            "<span class=\"swatch\" style=\"background:\(entry.color)\"></span> \(xmlEscaped(entry.label))"
+        }.joined(separator: " &#160; ") + "</p>")
+    }
+
     /// Images referenced by paths relative to `directory`, where the HTML file will be written.
     public mutating func images(_ thumbnails: [QAThumbnail], relativeTo directory: String) {
         guard !thumbnails.isEmpty else { return }
@@ -176,6 +198,7 @@ public struct HTMLReport: Sendable {
         tr.fail td, p.fail { color: #b00020; font-weight: bold; }
         .thumbnails figure { display: inline-block; margin: 0.5em; }
         .thumbnails img { max-width: 320px; border: 1px solid #ccc; }
+        .swatch { display: inline-block; width: 1em; height: 1em; vertical-align: middle; border: 1px solid #333; }
         </style>
         </head>
         <body>

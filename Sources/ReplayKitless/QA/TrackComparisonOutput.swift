@@ -53,8 +53,8 @@ extension TrackComparisonReport: QAReportFiles {
     }
 
     /// An HTML page with the table, the plot inline and `thumbnails` (e.g. worst frames) referenced
-    /// relative to `directory`, the folder the page will be written to.
-    public func html(thumbnails: [QAThumbnail] = [], directory: String) -> String {
+    /// relative to `directory`, the folder the page will be written to, under their colour `legend`.
+    public func html(thumbnails: [QAThumbnail] = [], legend: [QALegendEntry] = [], directory: String) -> String {
         var page = HTMLReport(title: "fxreplay qa compare")
         page.paragraph(headline)
         page.table(table, failingRows: Set(annotations.indices.filter { !annotations[$0].passed }))
@@ -62,9 +62,30 @@ extension TrackComparisonReport: QAReportFiles {
         page.svg(plot.svg())
         if !thumbnails.isEmpty {
             page.heading("Worst frames")
+            page.legend(legend)
             page.images(thumbnails, relativeTo: directory)
         }
         return page.render()
+    }
+
+    /// The frames worth a picture, at most `limit`, most telling first: each annotation's worst frame
+    /// (largest error first), then the first visibility mismatch of annotations that have one; each
+    /// frame once. Frame numbers and times are track A's.
+    public func thumbnailFrames(limit: Int) -> [(frame: FrameReference, label: String)] {
+        let worst = annotations.compactMap { annotation in
+            annotation.error.map { (annotation.id, $0.worst) }
+        }.sorted { $0.1.error > $1.1.error }
+        var chosen: [(frame: FrameReference, label: String)] = worst.map { id, sample in
+            (FrameReference(frame: sample.frame, t: sample.t),
+             "\(id): worst error \(fixed(sample.error)) px, frame \(sample.frame) (\(String(format: "%.3f", sample.t)) s)")
+        }
+        chosen += annotations.compactMap { annotation in
+            annotation.firstVisibilityMismatch.map {
+                ($0, "\(annotation.id): first visibility mismatch, frame \($0.frame) (\(String(format: "%.3f", $0.t)) s)")
+            }
+        }
+        var seen = Set<Int>()
+        return Array(chosen.filter { seen.insert($0.frame.frame).inserted }.prefix(max(0, limit)))
     }
 
     /// The error `fxreplay qa compare` ends with when an annotation fails (exit status 1); `nil` on a pass.

@@ -59,68 +59,204 @@ final class UprightPictures {
     }
 }
 
-/// `fxreplay compare A B`: PSNR and SSIM of two videos, frame by frame.
-public struct VideoComparisonResult: Sendable, Codable {
-    public var a: String
-    public var b: String
-    public var framesA: Int
-    public var framesB: Int
-    /// Whole-stream figures over the frames both videos have; `nil` when either has none.
-    public var summary: QualitySummary?
-    /// Per-frame figures (empty unless asked for).
-    public var frames: [FrameQuality]
 
-    /// The report for a terminal: frame counts and FFmpeg's two closing log lines.
-    public var text: String {
-        var text = "\(a) vs \(b): \(min(framesA, framesB)) frames compared"
-        if framesA != framesB { text += " (\(a) has \(framesA), \(b) has \(framesB))" }
-        text += "\n"
-        if let summary { text += summary.psnr.ffmpegLine + "\n" + summary.ssim.ffmpegLine + "\n" }
-        return text
-    }
+/// How `fxreplay compare` pairs the frames of its two videos.
+public enum FrameAlignment: String, Sendable, Codable, CaseIterable {
+    /// By presentation time, measured from each stream's first frame: a frame pairs with the other
+    /// video's frame at the same time, within the time tolerance (half a frame by default).
+    case time
+    /// In presentation order: first with first, second with second.
+    case index
+}
 
-    /// Why the comparison fails, empty when it passes: thresholds (``QualitySummary/failures(minPSNR:minSSIM:)``),
-    /// different frame counts, or nothing to compare.
-    public func failures(minPSNR: Double?, minSSIM: Double?) -> [String] {
-        var reasons: [String] = []
-        if framesA != framesB { reasons.append("frame counts differ: \(a) has \(framesA), \(b) has \(framesB)") }
-        if let summary { reasons += summary.failures(minPSNR: minPSNR, minSSIM: minSSIM) } else { reasons.append("no frames to compare") }
-        return reasons
-    }
+/// What `fxreplay compare` checks, besides the pictures themselves.
+public struct VideoComparisonOptions: Sendable, Equatable {
+    public var alignment = FrameAlignment.time
+    /// Smallest allowed average PSNR (dB, from the MSE over all pairs).
+    public var minPSNR: Double?
+    /// Smallest allowed SSIM `All` (mean over all pairs).
+    public var minSSIM: Double?
+    /// Largest allowed |Δt| of a pair, seconds; also the pairing window of time alignment.
+    /// `nil`: half the shorter nominal frame interval of the two videos.
+    public var maxTimeDelta: Double?
+    /// Fail when one video has audio and the other has not.
+    public var checkAudio = true
+    /// Keep every pair's figures (``VideoComparisonResult/perFrame``).
+    public var perFrame = false
+    /// Keep the worst pair's pictures for ``VideoComparison/diff``.
+    public var diffPicture = false
 
-    /// Decodes both videos' first video streams and compares them pair by pair in presentation order
-    /// (`a` is FFmpeg's "main" input, `b` the reference), each turned upright as `ffmpeg` does; pictures
-    /// that are not 8-bit planar Y'CbCr are converted to 4:2:0 first. Pictures must have the same size.
-    public init(comparing a: String, with b: String, keepFrames: Bool = false) throws(ReplayError) {
-        let readerA = try VideoFrameReader(url: a), readerB = try VideoFrameReader(url: b)
-        let uprightA = UprightPictures(stream: readerA.stream, convertOtherFormats: true)
-        let uprightB = UprightPictures(stream: readerB.stream, convertOtherFormats: true)
-        let comparison = QualityComparison()
-        var frames: [FrameQuality] = []
-        var countA = 0, countB = 0
-        while true {
-            let frameA = try readerA.next(), frameB = try readerB.next()
-            if frameA != nil { countA += 1 }
-            if frameB != nil { countB += 1 }
-            guard let frameA, let frameB else {
-                // Count what is left of the longer one.
-                while try readerA.next() != nil { countA += 1 }
-                while try readerB.next() != nil { countB += 1 }
-                break
-            }
-            let index = countA - 1
-            do {
-                let quality = try comparison.add(try uprightA.picture(frameA, index: index), try uprightB.picture(frameB, index: index))
-                if keepFrames { frames.append(quality) }
-            } catch {
-                throw ReplayError(error.kind, "\(a) vs \(b), frame \(index): \(error.message)")
+    public init() {}
+}
+
+/// `fxreplay compare A B`: both videos decoded side by side on two threads, turned upright as `ffmpeg`
+/// autorotates, other pixel formats converted to 4:2:0, frames paired (``FrameAlignment``) and each pair
+/// measured; pictures must have the same size.
+public struct VideoComparison {
+    public let result: VideoComparisonResult
+    /// The worst pair side by side, A | B | heat map of |A − B| in luma (with ``VideoComparisonOptions/diffPicture``).
+    public let diff: RGBPicture?
+
+    public init(comparing a: String, with b: String, options: VideoComparisonOptions = VideoComparisonOptions()) throws(ReplayError) {
+        let streamA = try PictureStream(url: a), streamB = try PictureStream(url: b)
+        streamA.start()
+        streamB.start()
+        defer {
+            streamA.cancel()
+            streamB.cancel()
+        }
+        let tolerance = options.maxTimeDelta ?? min(streamA.nominalInterval, streamB.nominalInterval) / 2
+        var run = ComparisonRun(a: streamA, b: streamB, keepPictures: options.diffPicture, perFrame: options.perFrame)
+        var itemA = try streamA.next(), itemB = try streamB.next()
+        while let x = itemA, let y = itemB {
+            let delta = x.time - y.time
+            if options.alignment == .index || abs(delta) <= tolerance + 1e-9 {
+                try run.pair(x, y)
+                itemA = try streamA.next()
+                itemB = try streamB.next()
+            } else if delta < 0 {
+                run.unmatched(x, in: streamA)
+                itemA = try streamA.next()
+            } else {
+                run.unmatched(y, in: streamB)
+                itemB = try streamB.next()
             }
         }
-        self.a = a
-        self.b = b
-        framesA = countA
-        framesB = countB
-        summary = comparison.summary
-        self.frames = frames
+        while let x = itemA {
+            run.unmatched(x, in: streamA)
+            itemA = try streamA.next()
+        }
+        while let y = itemB {
+            run.unmatched(y, in: streamB)
+            itemB = try streamB.next()
+        }
+        let timestamps = TimestampCheck(alignment: options.alignment, tolerance: tolerance, maxDelta: run.maxDelta,
+                                        unmatchedA: run.unmatchedA.count, firstUnmatchedA: run.unmatchedA.first,
+                                        unmatchedB: run.unmatchedB.count, firstUnmatchedB: run.unmatchedB.first)
+        result = VideoComparisonResult(a: run.factsA, b: run.factsB, frames: run.pairs, summary: run.comparison.summary,
+                                       lowestPSNR: run.lowestPSNR, lowestSSIM: run.lowestSSIM, timestamps: timestamps,
+                                       options: options, perFrame: options.perFrame ? run.perFrame : nil)
+        if let kept = run.worstPictures {
+            diff = try DiffPicture.sideBySide(kept.a.image, kept.b.image)
+        } else {
+            diff = nil
+        }
+    }
+}
+
+/// The state of one comparison while frames arrive.
+private struct ComparisonRun {
+    let streamA: PictureStream
+    let streamB: PictureStream
+    let uprightA: UprightPictures
+    let uprightB: UprightPictures
+    let comparison = QualityComparison()
+    let keepPictures: Bool
+    let keepFrames: Bool
+    var factsA: VideoFacts
+    var factsB: VideoFacts
+    var pairs = 0
+    var maxDelta = 0.0
+    var unmatchedA: [FrameReference] = []
+    var unmatchedB: [FrameReference] = []
+    var lowestPSNR: PairQuality?
+    var lowestSSIM: PairQuality?
+    var perFrame: [PairQuality] = []
+    var worstPictures: (a: PlanarBuffer, b: PlanarBuffer)?
+
+    init(a: PictureStream, b: PictureStream, keepPictures: Bool, perFrame: Bool) {
+        streamA = a
+        streamB = b
+        uprightA = UprightPictures(stream: a.stream, convertOtherFormats: true)
+        uprightB = UprightPictures(stream: b.stream, convertOtherFormats: true)
+        self.keepPictures = keepPictures
+        keepFrames = perFrame
+        factsA = VideoFacts(path: a.url, frames: 0, duration: 0, hasAudio: a.hasAudio, frameInterval: a.nominalInterval)
+        factsB = VideoFacts(path: b.url, frames: 0, duration: 0, hasAudio: b.hasAudio, frameInterval: b.nominalInterval)
+    }
+
+    /// Measures a pair (`x` of A, `y` of B), then gives both pictures back.
+    mutating func pair(_ x: PictureStream.Item, _ y: PictureStream.Item) throws(ReplayError) {
+        defer {
+            streamA.recycle(x)
+            streamB.recycle(y)
+        }
+        count(x, in: &factsA)
+        count(y, in: &factsB)
+        let pictureA: YUVImage, pictureB: YUVImage, measured: FrameQuality
+        do {
+            pictureA = try uprightA.picture(x.frame, index: x.index)
+            pictureB = try uprightB.picture(y.frame, index: y.index)
+            measured = try comparison.add(pictureA, pictureB)
+        } catch {
+            throw ReplayError(error.kind, "\(streamA.url) frame \(x.index) vs \(streamB.url) frame \(y.index): \(error.message)")
+        }
+        pairs += 1
+        maxDelta = max(maxDelta, abs(x.time - y.time))
+        let quality = PairQuality(pair: FramePair(index: x.index, t: x.time, frameB: y.index, tB: y.time),
+                                  psnr: measured.psnr, ssim: measured.ssim)
+        if keepFrames { perFrame.append(quality) }
+        if lowestSSIM.map({ quality.ssim.all < $0.ssim.all }) ?? true { lowestSSIM = quality }
+        if lowestPSNR.map({ quality.psnr.mseAverage > $0.psnr.mseAverage }) ?? true {
+            lowestPSNR = quality
+            if keepPictures { keep(pictureA, pictureB) }
+        }
+    }
+
+    /// A frame without a partner: counted, then given back.
+    mutating func unmatched(_ item: PictureStream.Item, in stream: PictureStream) {
+        if stream === streamA {
+            count(item, in: &factsA)
+            unmatchedA.append(FrameReference(frame: item.index, t: item.time))
+        } else {
+            count(item, in: &factsB)
+            unmatchedB.append(FrameReference(frame: item.index, t: item.time))
+        }
+        stream.recycle(item)
+    }
+
+    private func count(_ item: PictureStream.Item, in facts: inout VideoFacts) {
+        facts.frames += 1
+        facts.duration = max(facts.duration, item.time + item.duration)
+    }
+
+    /// Copies the worst pair so far (buffers allocated once).
+    private mutating func keep(_ a: YUVImage, _ b: YUVImage) {
+        func buffer(_ existing: PlanarBuffer?, like image: YUVImage) -> PlanarBuffer {
+            if let existing, existing.image.matches(image) { return existing }
+            return PlanarBuffer(width: image.width, height: image.height, subsampling: image.subsampling, colorSpace: image.colorSpace)
+        }
+        let kept = (a: buffer(worstPictures?.a, like: a), b: buffer(worstPictures?.b, like: b))
+        kept.a.image.copy(from: a)
+        kept.b.image.copy(from: b)
+        worstPictures = kept
+    }
+}
+
+/// The `--diff` picture of `fxreplay compare`.
+enum DiffPicture {
+    /// A | B | heat map, each converted to R'G'B' with its own colour space. The heat map shows
+    /// d = |Y_A − Y_B| per pixel: s = min(8·d, 510), red = min(s, 255), green = s − red, blue 0; so
+    /// black where equal, pure red at d = 32, yellow from d = 64 on.
+    static func sideBySide(_ a: YUVImage, _ b: YUVImage) throws(ReplayError) -> RGBPicture {
+        let width = a.width, height = a.height
+        var picture = RGBPicture(width: 3 * width, height: height)
+        picture.paste(try ImageWriter.rgb(a), x: 0, y: 0)
+        picture.paste(try ImageWriter.rgb(b), x: width, y: 0)
+        picture.pixels.withUnsafeMutableBufferPointer { pixels in
+            for y in 0..<height {
+                let rowA = a.luma.row(y), rowB = b.luma.row(y)
+                var out = (y * 3 * width + 2 * width) * 3
+                for x in 0..<width {
+                    let s = min(8 * abs(Int(rowA[x]) - Int(rowB[x])), 510)
+                    let red = min(s, 255)
+                    pixels[out] = UInt8(red)
+                    pixels[out + 1] = UInt8(s - red)
+                    pixels[out + 2] = 0
+                    out += 3
+                }
+            }
+        }
+        return picture
     }
 }

@@ -14,8 +14,10 @@ import Foundation
 ///   muxer fills it in; `ffmpeg` does not pass per-frame durations through), 0 when the rate is unknown;
 /// - the picture is turned upright as `ffmpeg`'s autorotate does, then packed as rawvideo in its
 ///   decoded pixel format (`av_image_copy_to_buffer`, no padding) and hashed with MD5.
+///
+/// Decoding runs on a thread of its own (``PictureStream``), so hashing overlaps with it.
 public final class VideoFrameHasher {
-    private let reader: VideoFrameReader
+    private let pictures: PictureStream
     private let md5: MD5
     /// The stream's time base, in which every timestamp is written.
     public let timeBase: Rational
@@ -27,13 +29,17 @@ public final class VideoFrameHasher {
     /// Frames listed so far.
     public private(set) var frames = 0
 
-    /// Opens the first video stream of `url`.
+    /// The `#` lines `ffmpeg -fflags +bitexact -f framemd5` starts with, for the upright picture size.
+    public let headerLines: [String]
+
+    /// Opens the first video stream of `url` and starts decoding it.
     public init(url: String) throws(ReplayError) {
-        reader = try VideoFrameReader(url: url)
+        pictures = try PictureStream(url: url)
         md5 = try MD5()
-        let stream = reader.demuxer.stream(reader.stream.index)
-        let context = reader.demuxer.context
-        timeBase = reader.stream.timeBase
+        let info = pictures.stream
+        let stream = pictures.demuxer.stream(info.index)
+        let context = pictures.demuxer.context
+        timeBase = info.timeBase
         var startTime = context.pointee.start_time
         // For formats with timestamp discontinuities (MPEG-TS…) ffmpeg recomputes the start from the
         // streams it reads, here only this one ("Correcting start time based on the enabled streams").
@@ -45,35 +51,35 @@ public final class VideoFrameHasher {
         let base = stream.pointee.time_base
         duration = rate.num > 0 && rate.den > 0 && base.num > 0
             ? av_rescale(1, Int64(rate.den) * Int64(base.den), Int64(rate.num) * Int64(base.num)) : 0
-        quarterTurns = reader.stream.rotation / 90
-        upright = UprightPictures(stream: reader.stream, convertOtherFormats: false)
-    }
-
-    /// The `#` lines `ffmpeg -fflags +bitexact -f framemd5` starts with, for the upright picture size.
-    public var headerLines: [String] {
-        let stream = reader.demuxer.stream(reader.stream.index).pointee
-        let sar = stream.codecpar.pointee.sample_aspect_ratio
+        quarterTurns = info.rotation / 90
+        upright = UprightPictures(stream: info, convertOtherFormats: false)
+        let sar = stream.pointee.codecpar.pointee.sample_aspect_ratio
         let turned = quarterTurns % 2 == 1
-        let width = turned ? reader.stream.height : reader.stream.width
-        let height = turned ? reader.stream.width : reader.stream.height
         // An unknown aspect ratio reaches ffmpeg's encoder as square pixels.
         let aspect = sar.num > 0 && sar.den > 0 ? (turned ? (sar.den, sar.num) : (sar.num, sar.den)) : (Int32(1), Int32(1))
-        return FrameMD5.headerLines(timeBase: (timeBase.numerator, timeBase.denominator), width: width, height: height,
-                                    sampleAspectRatio: (num: aspect.0, den: aspect.1))
+        headerLines = FrameMD5.headerLines(timeBase: (timeBase.numerator, timeBase.denominator),
+                                           width: turned ? info.height : info.width, height: turned ? info.width : info.height,
+                                           sampleAspectRatio: (num: aspect.0, den: aspect.1))
+        pictures.start()
     }
+
+    deinit { pictures.cancel() }
 
     /// The next data line, or `nil` after the last frame.
     public func nextLine() throws(ReplayError) -> String? {
-        guard let frame = try reader.next() else { return nil }
+        guard let item = try pictures.next() else { return nil }
+        defer { pictures.recycle(item) }
+        let frame = item.frame
         let size = try hash(frame)
         let pts = frame.pts == noPTS ? noPTS : frame.pts + offset
         frames += 1
         return FrameMD5.dataLine(stream: 0, dts: pts, pts: pts, duration: duration, size: size, hash: md5.finalize())
     }
 
-    /// Feeds the frame's rawvideo bytes to the MD5 context; returns how many there were.
+    /// Feeds the frame's rawvideo bytes to the MD5 context; returns how many there were. 8-bit planar
+    /// pictures are hashed row by row in place (the same bytes rawvideo packs), others packed first.
     private func hash(_ frame: Frame) throws(ReplayError) -> Int {
-        guard upright.isTurning else { return try hashPacked(frame) }
+        guard upright.isTurning || frame.yuvImage != nil else { return try hashPacked(frame) }
         let image = try upright.picture(frame, index: frames)
         var size = 0
         func add(_ plane: Plane) {

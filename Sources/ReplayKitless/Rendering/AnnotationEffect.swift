@@ -38,7 +38,7 @@ final class AnnotationEffect: FrameEffect {
             throw .usage("--occlude-with-mask needs a mask (--mask)")
         }
         self.poses = poses
-        self.masks = masks
+        self.masks = settings.occludeWithMask ? masks : nil
         let scan = poses.scan
         displaySize = PictureSize(width: scan.width, height: scan.height)
         let frames = zip(scan.frames, poses.timeline.poses).map { timing, pose in

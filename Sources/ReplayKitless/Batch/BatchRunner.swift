@@ -1,0 +1,254 @@
+import Foundation
+import Synchronization
+
+/// How a batch runs.
+public struct BatchSettings: Sendable {
+    /// Output directory; logs go to `DIR/logs`.
+    public var outputDirectory: String
+    /// Renders at once.
+    public var jobs: Int
+    /// Render even when an up-to-date output exists.
+    public var force = false
+    public var progress: ProgressStyle = .auto
+    /// Pass `--verbose` to every render.
+    public var verbose = false
+    /// Part of every fingerprint: a new version re-renders everything.
+    public var version: String
+    public var shard: Shard?
+    /// The `fxreplay` executable the renders run (default: this process's own).
+    public var executable = ChildProcess.currentExecutable
+
+    public init(outputDirectory: String, jobs: Int, version: String) {
+        self.outputDirectory = outputDirectory
+        self.jobs = jobs
+        self.version = version
+    }
+
+    /// Renders at once by default: half the cores, but at least two when there are two cores.
+    /// Each render is multi-threaded already; a second one mainly fills the serial phases
+    /// (opening, encoder lookahead and flush), which on two cores was worth more than the
+    /// contention cost (benchmarks/batch.sh). More than half the cores only adds memory.
+    public static var defaultJobs: Int {
+        let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        return min(cores, max(2, cores / 2))
+    }
+
+    /// `DIR/batch-report.json`, or `DIR/batch-report-I-of-N.json` for a shard so that workers
+    /// sharing the directory do not overwrite each other's report.
+    public var reportPath: String {
+        outputDirectory + "/" + (shard.map { "batch-report-\($0.index)-of-\($0.count).json" } ?? "batch-report.json")
+    }
+}
+
+/// Runs a batch: each recording as its own `fxreplay render` child process, a few at a time,
+/// so a failure or crash in one never stops the others. Outputs that a previous run already
+/// made from the same input and options are skipped; SIGINT/SIGTERM are passed on to the
+/// children, which remove their temporary files.
+public final class BatchRunner: @unchecked Sendable {
+    private let recordings: [BatchRecording]
+    private let settings: BatchSettings
+    private let logs: String
+    private let state = Mutex(RunState())
+
+    private struct RunState {
+        var entries: [BatchReport.Entry] = []
+        var children: [Int: ChildProcess] = [:]
+        var interruptedBy: Int32?
+    }
+
+    public init(recordings: [BatchRecording], settings: BatchSettings) {
+        self.recordings = recordings
+        self.settings = settings
+        logs = settings.outputDirectory + "/logs"
+    }
+
+    /// Renders everything not up to date and returns the report (not yet written).
+    public func run() throws(ReplayError) -> BatchReport {
+        let started = Date()
+        for directory in [settings.outputDirectory, logs] {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw .processing("\(directory): cannot create the directory: \(error.localizedDescription)")
+            }
+        }
+        let toRender = sortOutUpToDate()
+        let progress = BatchProgress(style: settings.progress, toRender: toRender.count, skipped: recordings.count - toRender.count)
+        let ticker = DispatchSource.makeTimerSource(queue: .global())
+        ticker.schedule(deadline: .now() + 0.25, repeating: 0.25)
+        ticker.setEventHandler { progress.tick() }
+        ticker.resume()
+        let signals = installSignalForwarding()
+        defer {
+            signals.forEach { $0.cancel() }
+            for signalNumber in [SIGINT, SIGTERM] { signal(signalNumber, SIG_DFL) }
+        }
+
+        let slots = DispatchSemaphore(value: max(1, settings.jobs))
+        let group = DispatchGroup()
+        for (index, key) in toRender {
+            slots.wait()
+            let child: ChildProcess?
+            do {
+                child = try state.withLock { state throws(ReplayError) -> ChildProcess? in
+                    guard state.interruptedBy == nil else { return nil }
+                    let child = try start(recordings[index])
+                    state.children[index] = child
+                    return child
+                }
+            } catch {
+                var entry = state.withLock { $0.entries[index] }
+                entry.status = .failed
+                entry.error = error.message
+                record(entry, at: index)
+                progress.finished(entry)
+                slots.signal()
+                continue
+            }
+            guard let child else { slots.signal(); break }
+            let started = Date()
+            progress.started(recordings[index].name)
+            group.enter()
+            Thread { [self] in
+                let entry = finish(recordings[index], child: child, key: key, started: started, progress: progress)
+                state.withLock { $0.children[index] = nil }
+                record(entry, at: index)
+                progress.finished(entry)
+                slots.signal()
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        ticker.cancel()
+        progress.finish()
+        let final = state.withLock { $0 }
+        return BatchReport(version: settings.version, shard: settings.shard?.description, jobs: settings.jobs,
+                           wallSeconds: Date().timeIntervalSince(started), interruptedBy: final.interruptedBy,
+                           recordings: final.entries)
+    }
+
+    /// Removes what killed runs left behind, marks recordings whose output is up to date as
+    /// skipped, and returns the others with their fingerprint keys.
+    private func sortOutUpToDate() -> [(index: Int, key: String)] {
+        var toRender: [(index: Int, key: String)] = []
+        var entries: [BatchReport.Entry] = []
+        for (index, recording) in recordings.enumerated() {
+            for path in [recording.output, OutputFingerprint.path(forOutput: recording.output), reportPath(recording)] {
+                removeStaleTemporaryFiles(for: path)
+            }
+            let key = OutputFingerprint.key(version: settings.version, arguments: recording.arguments, files: recording.files)
+            var entry = BatchReport.Entry(name: recording.name, input: recording.input, output: recording.output, status: .pending)
+            if !settings.force, OutputFingerprint.load(forOutput: recording.output)?.matches(key: key, output: recording.output) == true {
+                entry.status = .skipped
+                entry.bytes = FileStatus(recording.output)?.size
+            } else {
+                toRender.append((index, key))
+            }
+            entries.append(entry)
+        }
+        state.withLock { $0.entries = entries }
+        return toRender
+    }
+
+    private func reportPath(_ recording: BatchRecording) -> String { "\(logs)/\(recording.name).report.json" }
+    private func logPath(_ recording: BatchRecording) -> String { "\(logs)/\(recording.name).log" }
+
+    private func record(_ entry: BatchReport.Entry, at index: Int) {
+        state.withLock { $0.entries[index] = entry }
+    }
+
+    /// Starts render for one recording. The old fingerprint goes first, so that a run killed
+    /// after the new output replaced the old one never finds a fingerprint that vouches for it.
+    private func start(_ recording: BatchRecording) throws(ReplayError) -> ChildProcess {
+        // A manifest may put outputs in subdirectories of DIR.
+        try? FileManager.default.createDirectory(atPath: BatchPaths.directory(of: recording.output), withIntermediateDirectories: true)
+        OutputFingerprint.remove(forOutput: recording.output)
+        unlink(reportPath(recording))
+        var control = ["--progress=json", "--report=\(reportPath(recording))", "--overwrite"]
+        if settings.verbose { control.append("--verbose") }
+        return try ChildProcess(executable: settings.executable, arguments: ["render"] + recording.arguments + control)
+    }
+
+    /// Copies the child's output to its log while following its progress, waits for it, and
+    /// turns the outcome into a report entry (writing the fingerprint after a success).
+    private func finish(_ recording: BatchRecording, child: ChildProcess, key: String, started: Date,
+                        progress: BatchProgress) -> BatchReport.Entry {
+        let log = open(logPath(recording), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        var pending: [UInt8] = []
+        var lastMessage: String?
+        child.readOutput { chunk in
+            if log >= 0 { _ = write(log, chunk.baseAddress, chunk.count) }
+            pending.append(contentsOf: chunk)
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: pending[..<newline], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+                pending.removeSubrange(...newline)
+                if line.hasPrefix("{") {
+                    if let (frames, total) = Self.progressLine(line) { progress.progress(recording.name, frames: frames, total: total) }
+                } else if !line.isEmpty {
+                    lastMessage = line
+                }
+            }
+        }
+        if log >= 0 { close(log) }
+        let termination = child.wait()
+
+        var entry = BatchReport.Entry(name: recording.name, input: recording.input, output: recording.output, status: .failed)
+        entry.seconds = Date().timeIntervalSince(started)
+        entry.log = logPath(recording)
+        let message = lastMessage.map { $0.hasPrefix("fxreplay: ") ? String($0.dropFirst(10)) : $0 }
+        let interrupted = state.withLock { $0.interruptedBy != nil }
+        switch termination {
+        case .exited(0):
+            guard let fingerprint = OutputFingerprint(key: key, version: settings.version, arguments: recording.arguments,
+                                                      output: recording.output) else {
+                entry.exitCode = 0
+                entry.error = "render succeeded but \(recording.output) is missing"
+                return entry
+            }
+            entry.status = .done
+            entry.exitCode = 0
+            entry.bytes = fingerprint.outputBytes
+            if let data = FileManager.default.contents(atPath: reportPath(recording)),
+               let report = try? JSONDecoder().decode(RenderReport.self, from: data) {
+                entry.frames = report.framesEncoded
+                entry.fps = report.speedFPS
+            }
+            do { try fingerprint.write(forOutput: recording.output) } catch {
+                entry.error = "rendered, but the fingerprint was not saved (the next run renders it again): \(error.message)"
+            }
+        case .exited(let code):
+            entry.exitCode = code
+            entry.status = interrupted && (code == 128 + SIGINT || code == 128 + SIGTERM) ? .interrupted : .failed
+            entry.error = message ?? "render exited with status \(code)"
+        case .signaled(let signalNumber):
+            entry.signal = signalNumber
+            entry.status = interrupted ? .interrupted : .failed
+            entry.error = "render was killed by signal \(signalNumber)" + (message.map { " after: \($0)" } ?? "")
+        }
+        return entry
+    }
+
+    /// Frames done and expected from one of render's `--progress json` lines.
+    static func progressLine(_ line: String) -> (Int, Int?)? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+              let frames = object["frames"] as? Int else { return nil }
+        return (frames, object["total"] as? Int)
+    }
+
+    /// Passes SIGINT/SIGTERM on to every running render and stops starting new ones.
+    private func installSignalForwarding() -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { signalNumber in
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { [self] in
+                let children = state.withLock { state in
+                    if state.interruptedBy == nil { state.interruptedBy = signalNumber }
+                    return Array(state.children.values)
+                }
+                children.forEach { $0.send(signalNumber) }
+            }
+            source.resume()
+            return source
+        }
+    }
+}

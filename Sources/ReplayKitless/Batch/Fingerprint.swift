@@ -1,0 +1,182 @@
+import Foundation
+
+/// What a batch output was made from, kept next to it as `.NAME.EXT.fxreplay.json` and written
+/// only after the output is in place. A later run skips the recording when the key still
+/// matches and the output is the file the fingerprint describes.
+public struct OutputFingerprint: Codable, Sendable, Equatable {
+    /// SHA-256 (hex) over the fxreplay version, the render arguments, and the size, modification
+    /// time and first and last 64 KiB of every local file among them.
+    public var key: String
+    public var version: String
+    public var arguments: [String]
+    public var outputBytes: Int64
+    /// Nanoseconds since 1970.
+    public var outputModified: Int64
+
+    /// Bytes read from each end of a file: enough to see a rewritten header or index, cheap on
+    /// network volumes.
+    static let sampleBytes = 64 * 1024
+
+    /// The key for a render with `arguments` whose local files are `files`.
+    public static func key(version: String, arguments: [String], files: [String]) -> String {
+        var hash = SHA256()
+        func field(_ text: String) { hash.update(Array(text.utf8) + [0]) }
+        field("fxreplay batch fingerprint 1")
+        field(version)
+        field("\(arguments.count)")
+        arguments.forEach(field)
+        for file in files {
+            field(file)
+            guard let info = FileStatus(file) else { field("missing"); continue }
+            field("\(info.size) \(info.modified)")
+            field(sample(file, size: info.size))
+        }
+        return hash.hexDigest()
+    }
+
+    /// SHA-256 of the first and last ``sampleBytes`` of a file.
+    private static func sample(_ path: String, size: Int64) -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return "unreadable" }
+        defer { try? handle.close() }
+        var hash = SHA256()
+        hash.update(Array((try? handle.read(upToCount: sampleBytes)) ?? Data()))
+        if size > Int64(sampleBytes) {
+            try? handle.seek(toOffset: UInt64(max(Int64(sampleBytes), size - Int64(sampleBytes))))
+            hash.update(Array((try? handle.read(upToCount: sampleBytes)) ?? Data()))
+        }
+        return hash.hexDigest()
+    }
+
+    /// `DIR/.NAME.EXT.fxreplay.json` for output `DIR/NAME.EXT`.
+    public static func path(forOutput output: String) -> String {
+        BatchPaths.directory(of: output) + "/." + (output.split(separator: "/").last.map(String.init) ?? output) + ".fxreplay.json"
+    }
+
+    /// The fingerprint recorded for `output`, if there is a readable one.
+    public static func load(forOutput output: String) -> OutputFingerprint? {
+        guard let data = FileManager.default.contents(atPath: path(forOutput: output)) else { return nil }
+        return try? JSONDecoder().decode(OutputFingerprint.self, from: data)
+    }
+
+    /// A fingerprint for `output` as it is now on disk.
+    public init?(key: String, version: String, arguments: [String], output: String) {
+        guard let info = FileStatus(output) else { return nil }
+        self.key = key
+        self.version = version
+        self.arguments = arguments
+        outputBytes = info.size
+        outputModified = info.modified
+    }
+
+    /// Whether `output` is still the file this fingerprint was written for, made with `key`.
+    public func matches(key: String, output: String) -> Bool {
+        guard self.key == key, let info = FileStatus(output) else { return false }
+        return info.size == outputBytes && info.modified == outputModified
+    }
+
+    /// Writes the fingerprint next to `output`, atomically.
+    public func write(forOutput output: String) throws(ReplayError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data: Data
+        do { data = try encoder.encode(self) } catch { throw .processing("cannot encode the fingerprint of \(output): \(error)") }
+        try AtomicOutput.write(data, to: Self.path(forOutput: output))
+    }
+
+    /// Removes the fingerprint of `output` (before it is re-rendered).
+    public static func remove(forOutput output: String) {
+        unlink(path(forOutput: output))
+    }
+}
+
+/// Size and modification time of a regular file.
+struct FileStatus {
+    var size: Int64
+    /// Nanoseconds since 1970.
+    var modified: Int64
+
+    init?(_ path: String) {
+        var info = stat()
+        guard !BatchPaths.isURL(path), stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        size = Int64(info.st_size)
+        modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+    }
+}
+
+/// Removes temporary files that a killed run left next to `finalPath`: the
+/// `.NAME.fxreplay-*.part` files ``AtomicOutput`` writes before renaming into place.
+/// Returns how many were removed.
+@discardableResult
+public func removeStaleTemporaryFiles(for finalPath: String) -> Int {
+    let directory = BatchPaths.directory(of: finalPath)
+    let prefix = "." + (finalPath.split(separator: "/").last.map(String.init) ?? finalPath) + ".fxreplay-"
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return 0 }
+    var removed = 0
+    for name in names where name.hasPrefix(prefix) && name.hasSuffix(".part") {
+        if unlink(directory + "/" + name) == 0 { removed += 1 }
+    }
+    return removed
+}
+
+/// SHA-256 (FIPS 180-4), for fingerprints; swift-crypto is not a dependency.
+public struct SHA256 {
+    private static let k: [UInt32] = [
+        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+        0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+        0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+        0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+        0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+        0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+        0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+    ]
+    private var state: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
+    private var block: [UInt8] = []
+    private var length: UInt64 = 0
+    private var schedule = [UInt32](repeating: 0, count: 64)
+
+    public init() { block.reserveCapacity(64) }
+
+    public mutating func update(_ bytes: [UInt8]) {
+        length &+= UInt64(bytes.count)
+        for byte in bytes {
+            block.append(byte)
+            if block.count == 64 { compress() }
+        }
+    }
+
+    /// The digest; the hash must not be updated afterwards.
+    public mutating func finalize() -> [UInt8] {
+        let bits = length &* 8
+        block.append(0x80)
+        if block.count > 56 { while block.count < 64 { block.append(0) }; compress() }
+        while block.count < 56 { block.append(0) }
+        for shift in stride(from: 56, through: 0, by: -8) { block.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+        compress()
+        return state.flatMap { word in [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: word >> UInt32($0)) } }
+    }
+
+    public mutating func hexDigest() -> String {
+        finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    private mutating func compress() {
+        func rotate(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
+        for i in 0..<16 {
+            schedule[i] = UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16 | UInt32(block[4 * i + 2]) << 8 | UInt32(block[4 * i + 3])
+        }
+        for i in 16..<64 {
+            let s0 = rotate(schedule[i - 15], 7) ^ rotate(schedule[i - 15], 18) ^ (schedule[i - 15] >> 3)
+            let s1 = rotate(schedule[i - 2], 17) ^ rotate(schedule[i - 2], 19) ^ (schedule[i - 2] >> 10)
+            schedule[i] = schedule[i - 16] &+ s0 &+ schedule[i - 7] &+ s1
+        }
+        var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
+        for i in 0..<64 {
+            let t1 = h &+ (rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)) &+ ((e & f) ^ (~e & g)) &+ Self.k[i] &+ schedule[i]
+            let t2 = (rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)) &+ ((a & b) ^ (a & c) ^ (b & c))
+            (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
+        }
+        for (i, value) in [a, b, c, d, e, f, g, h].enumerated() { state[i] = state[i] &+ value }
+        block.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+/// Finds each recording's own inputs by naming convention, next to the recording:
+/// `NAME.poses.jsonl` (or `.csv`, `.pose32`) → `--poses`, `NAME.mask.mkv` (or `.mp4`, `.webm`)
+/// → `--mask`, `NAME.annotations.json` → `--annotations`. A job spec's `batch:` section
+/// replaces the patterns of an option, or turns its discovery off with `null`.
+public struct InputDiscovery: Sendable, Equatable {
+    /// The built-in conventions.
+    public static let defaultPatterns: [String: [String]] = [
+        "poses": ["{name}.poses.jsonl", "{name}.poses.csv", "{name}.poses.pose32"],
+        "mask": ["{name}.mask.mkv", "{name}.mask.mp4", "{name}.mask.webm"],
+        "annotations": ["{name}.annotations.json"],
+    ]
+
+    /// Render option → file name patterns, tried in order. `{name}` is the recording's file name
+    /// without its extension; relative patterns are relative to the recording's directory.
+    public var patterns: [String: [String]]
+
+    public init(patterns: [String: [String]] = InputDiscovery.defaultPatterns) {
+        self.patterns = patterns
+    }
+
+    /// One input found for a recording.
+    public struct Found: Sendable, Equatable {
+        public var option: String
+        public var path: String
+        /// `--option=path`.
+        public var argument: String { "--\(option)=\(path)" }
+    }
+
+    /// The first existing file per option, sorted by option. Recordings given as URLs have none.
+    public func inputs(for recording: String, exists: (String) -> Bool = BatchPaths.isRegularFile) -> [Found] {
+        guard !BatchPaths.isURL(recording) else { return [] }
+        return patterns.keys.sorted().compactMap { option in
+            patterns[option, default: []].lazy.map { Self.expand($0, for: recording) }.first(where: exists)
+                .map { Found(option: option, path: $0) }
+        }
+    }
+
+    /// Every path a pattern could name for `recording`, whether it exists or not.
+    public func candidates(for recording: String) -> [String] {
+        guard !BatchPaths.isURL(recording) else { return [] }
+        return patterns.values.flatMap { $0.map { Self.expand($0, for: recording) } }
+    }
+
+    /// The path `pattern` names for `recording`.
+    public static func expand(_ pattern: String, for recording: String) -> String {
+        let file = pattern.replacingOccurrences(of: "{name}", with: BatchPaths.name(of: recording))
+        if file.hasPrefix("/") { return file }
+        return BatchPaths.normalize(BatchPaths.directory(of: recording) + "/" + file)
+    }
+
+    /// Why a pattern list is unusable, or `nil`.
+    static func problem(option: String, patterns: [String]) -> String? {
+        for pattern in patterns {
+            guard pattern.contains("{name}") else {
+                return "'\(pattern)' has no {name}: one file for every recording belongs in the job itself (\(option): FILE)"
+            }
+            if pattern.replacingOccurrences(of: "{name}", with: "").contains("{") {
+                return "'\(pattern)': {name} is the only placeholder"
+            }
+        }
+        return nil
+    }
+}
+
+/// Path conventions shared by the batch planner, discovery and sharding.
+public enum BatchPaths {
+    /// Anything libavformat opens by protocol (`https://…`, `s3://…`) rather than a local file.
+    public static func isURL(_ path: String) -> Bool { path.contains("://") }
+
+    /// A recording's name: its file name without the extension (URL queries ignored).
+    public static func name(of path: String) -> String {
+        var last = path
+        if isURL(path), let url = URL(string: path) { last = url.lastPathComponent }
+        last = String(last.split(separator: "/").last ?? Substring(last))
+        guard let dot = last.lastIndex(of: "."), dot != last.startIndex else { return last }
+        return String(last[..<dot])
+    }
+
+    /// The directory part of a local path (`.` when there is none).
+    public static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// A path written one way only: no `./` segments, no repeated or trailing slashes, and a
+    /// leading `./` kept only where the path would otherwise start with `-`. `..` is kept
+    /// (resolving it needs the file system); symlinks are not resolved. URLs are left alone.
+    public static func normalize(_ path: String) -> String {
+        guard !isURL(path), !path.isEmpty else { return path }
+        let absolute = path.hasPrefix("/")
+        let parts = path.split(separator: "/").filter { $0 != "." }
+        var result = parts.joined(separator: "/")
+        if absolute { result = "/" + result }
+        if result.isEmpty { return absolute ? "/" : "." }
+        if result.hasPrefix("-") { result = "./" + result }
+        return result
+    }
+
+    /// `relative` resolved against `directory` (absolute paths and URLs unchanged).
+    public static func resolve(_ relative: String, against directory: String) -> String {
+        if isURL(relative) || relative.hasPrefix("/") || directory == "." { return normalize(relative) }
+        return normalize(directory + "/" + relative)
+    }
+
+    public static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+}

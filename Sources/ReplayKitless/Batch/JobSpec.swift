@@ -1,0 +1,311 @@
+import Foundation
+import Yams
+
+/// The value a job spec or manifest row gives a render option.
+public enum JobValue: Sendable, Equatable {
+    /// `true` passes the flag, `false` leaves it out.
+    case flag(Bool)
+    /// One value: `--key=value`.
+    case text(String)
+    /// The option repeated once per value (an empty list passes nothing).
+    case list([String])
+}
+
+/// One render option set by a job spec or a manifest row: the key is render's long option name.
+public struct JobOption: Sendable, Equatable {
+    /// The long option name without `--`.
+    public var key: String
+    public var value: JobValue
+    /// The file that set it.
+    public var file: String
+    /// The line that set it, when known.
+    public var line: Int?
+
+    public init(key: String, value: JobValue, file: String, line: Int? = nil) {
+        self.key = key
+        self.value = value
+        self.file = file
+        self.line = line
+    }
+
+    /// The command-line arguments this option stands for. Values use the `--key=value` form so
+    /// that a value starting with `-` stays a value.
+    public var arguments: [String] {
+        switch value {
+        case .flag(let on): on ? ["--\(key)"] : []
+        case .text(let text): ["--\(key)=\(text)"]
+        case .list(let items): items.map { "--\(key)=\($0)" }
+        }
+    }
+
+    /// A `badInput` error naming this option's file, line and key.
+    public func error(_ message: String) -> ReplayError {
+        .badInput(file: file, line: line, field: key, message)
+    }
+}
+
+/// Everything `fxreplay render` takes, kept in a YAML or JSON file.
+///
+/// The keys are render's long option names without `--`, so the format never lags behind the
+/// command: `true` passes a flag, `false` leaves it out, a list repeats the option, anything
+/// else is the option's value. An optional `batch:` section is for `fxreplay batch` only: the
+/// output `container` and the naming patterns of per-recording inputs (see ``InputDiscovery``).
+///
+/// ```yaml
+/// codec: h264
+/// crf: 20
+/// mirror: true
+/// batch:
+///   container: mkv
+///   poses: ["{name}.poses.jsonl", "{name}.poses.csv"]
+/// ```
+public struct JobSpec: Sendable {
+    /// The file the spec was read from.
+    public let path: String
+    /// Render options, sorted by key (each key appears once, so order never changes the meaning).
+    public let options: [JobOption]
+    /// How `fxreplay batch` finds each recording's own inputs.
+    public let discovery: InputDiscovery
+    /// Output file extension for `fxreplay batch` (`mp4` unless the `batch:` section says otherwise).
+    public let container: String
+
+    /// Keys that are not render options of a job: the output is per run, and jobs do not nest.
+    static let forbiddenKeys = [
+        "output": "the output is given on the command line (render -o) or decided by batch (--out DIR)",
+        "job": "job specs cannot include other job specs",
+    ]
+
+    /// Reads a job spec; `.json` files are parsed as JSON, everything else as YAML.
+    public init(contentsOf path: String) throws(ReplayError) {
+        let text = try readText(path)
+        try self.init(parsing: text, path: path, json: path.lowercased().hasSuffix(".json"))
+    }
+
+    /// Parses a job spec's text; `path` names it in error messages.
+    public init(parsing text: String, path: String, json: Bool = false) throws(ReplayError) {
+        self.path = path
+        let root = json ? try RawValue.json(text, file: path) : try RawValue.yaml(text, file: path)
+        var options: [JobOption] = []
+        var discovery = InputDiscovery()
+        var container = "mp4"
+        switch root {
+        case .null:
+            break
+        case .map(let entries):
+            for entry in entries {
+                if entry.key == "batch" {
+                    try Self.parseBatchSection(entry.value, line: entry.line, file: path, discovery: &discovery, container: &container)
+                } else if let option = try JobOption(key: entry.key, raw: entry.value, file: path, line: entry.line, nullAllowed: false) {
+                    options.append(option)
+                }
+            }
+        default:
+            throw .badInput(file: path, "a job spec must be a mapping of render option names to values")
+        }
+        self.options = options.sorted { $0.key < $1.key }
+        self.discovery = discovery
+        self.container = container
+    }
+
+    /// The job as render arguments, in key order.
+    public var arguments: [String] { options.flatMap(\.arguments) }
+
+    private static func parseBatchSection(_ raw: RawValue, line: Int?, file: String,
+                                          discovery: inout InputDiscovery, container: inout String) throws(ReplayError) {
+        guard case .map(let entries) = raw else {
+            throw .badInput(file: file, line: line, field: "batch", "must be a mapping (container, and naming patterns per option)")
+        }
+        for entry in entries {
+            let field = "batch.\(entry.key)"
+            if entry.key == "container" {
+                guard case .scalar(let text) = entry.value else {
+                    throw .badInput(file: file, line: entry.line, field: field, "must be a file extension such as mp4, mkv, mov or webm")
+                }
+                let ext = text.hasPrefix(".") ? String(text.dropFirst()) : text
+                guard !ext.isEmpty, ext.allSatisfy({ $0.isLetter || $0.isNumber }) else {
+                    throw .badInput(file: file, line: entry.line, field: field, "'\(text)' is not a file extension such as mp4, mkv, mov or webm")
+                }
+                container = ext
+                continue
+            }
+            let patterns: [String]
+            switch entry.value {
+            case .null: patterns = []
+            case .scalar(let text): patterns = [text]
+            case .list(let items):
+                patterns = try items.map { (item: RawValue) throws(ReplayError) -> String in
+                    guard case .scalar(let text) = item else {
+                        throw .badInput(file: file, line: entry.line, field: field, "patterns must be strings such as \"{name}.poses.jsonl\"")
+                    }
+                    return text
+                }
+            default:
+                throw .badInput(file: file, line: entry.line, field: field, "must be a pattern such as \"{name}.poses.jsonl\", a list of them, or null")
+            }
+            if let message = InputDiscovery.problem(option: entry.key, patterns: patterns) {
+                throw .badInput(file: file, line: entry.line, field: field, message)
+            }
+            discovery.patterns[entry.key] = patterns
+        }
+    }
+}
+
+extension JobOption {
+    /// Converts a parsed value; `nil` for a null the caller allows (a manifest's empty cell).
+    init?(key: String, raw: RawValue, file: String, line: Int?, nullAllowed: Bool) throws(ReplayError) {
+        if key.hasPrefix("-") {
+            throw .badInput(file: file, line: line, field: key, "write option names without leading dashes (\(key.drop { $0 == "-" }))")
+        }
+        if let reason = JobSpec.forbiddenKeys[key] {
+            throw .badInput(file: file, line: line, field: key, reason)
+        }
+        switch raw {
+        case .null:
+            if nullAllowed { return nil }
+            throw .badInput(file: file, line: line, field: key, "has no value (write true, a value or a list)")
+        case .bool(let on):
+            self.init(key: key, value: .flag(on), file: file, line: line)
+        case .scalar(let text):
+            self.init(key: key, value: .text(text), file: file, line: line)
+        case .list(let items):
+            let values = try items.map { (item: RawValue) throws(ReplayError) -> String in
+                switch item {
+                case .scalar(let text): return text
+                case .bool(let on): return on ? "true" : "false"
+                default: throw .badInput(file: file, line: line, field: key, "list items must be single values")
+                }
+            }
+            self.init(key: key, value: .list(values), file: file, line: line)
+        case .map:
+            throw .badInput(file: file, line: line, field: key, "takes a value, not a mapping")
+        }
+    }
+}
+
+/// A parsed YAML/JSON value before it is interpreted: scalars keep the text as written.
+indirect enum RawValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case scalar(String)
+    case list([RawValue])
+    case map([Entry])
+
+    struct Entry: Sendable, Equatable {
+        var key: String
+        var value: RawValue
+        var line: Int?
+    }
+
+    static func yaml(_ text: String, file: String) throws(ReplayError) -> RawValue {
+        let node: Node?
+        do {
+            node = try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            throw .badInput(file: file, line: error.line, "not valid YAML: \(error.problem)")
+        } catch {
+            throw .badInput(file: file, "not valid YAML: \(error)")
+        }
+        guard let node else { return .null }
+        return try convert(node, file: file)
+    }
+
+    private static func convert(_ node: Node, file: String) throws(ReplayError) -> RawValue {
+        switch node {
+        case .scalar(let scalar):
+            switch node.tag.rawValue {
+            case Tag.Name.null.rawValue: return .null
+            case Tag.Name.bool.rawValue: return node.bool.map(RawValue.bool) ?? .scalar(scalar.string)
+            default: return .scalar(scalar.string)
+            }
+        case .sequence(let sequence):
+            var items: [RawValue] = []
+            for item in sequence { items.append(try convert(item, file: file)) }
+            return .list(items)
+        case .mapping(let mapping):
+            var entries: [Entry] = []
+            for (key, value) in mapping {
+                guard case .scalar(let name) = key else {
+                    throw .badInput(file: file, line: key.mark?.line, "keys must be option names")
+                }
+                entries.append(Entry(key: name.string, value: try convert(value, file: file), line: key.mark?.line))
+            }
+            return .map(entries)
+        case .alias:
+            throw .badInput(file: file, line: node.mark?.line, "YAML aliases are not supported in job specs")
+        }
+    }
+
+    static func json(_ text: String, file: String, line: Int? = nil) throws(ReplayError) -> RawValue {
+        do {
+            return try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)).raw
+        } catch {
+            let reason = (error as? DecodingError).map(describe) ?? "\(error)"
+            throw .badInput(file: file, line: line, "not valid JSON: \(reason)")
+        }
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context):
+            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
+            return underlying ?? context.debugDescription
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}
+
+/// JSON decoded without losing the difference between `true`, `1` and `"1"`.
+private struct JSONValue: Decodable {
+    let raw: RawValue
+
+    init(from decoder: any Swift.Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            raw = .null
+        } else if let bool = try? container.decode(Bool.self) {
+            raw = .bool(bool)
+        } else if let integer = try? container.decode(Int64.self) {
+            raw = .scalar(String(integer))
+        } else if let number = try? container.decode(Double.self) {
+            raw = .scalar(number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number))
+        } else if let text = try? container.decode(String.self) {
+            raw = .scalar(text)
+        } else if let items = try? container.decode([JSONValue].self) {
+            raw = .list(items.map(\.raw))
+        } else {
+            let object = try container.decode([String: JSONValue].self)
+            raw = .map(object.sorted { $0.key < $1.key }.map { RawValue.Entry(key: $0.key, value: $0.value.raw) })
+        }
+    }
+}
+
+private extension YamlError {
+    var line: Int? {
+        switch self {
+        case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _): mark.line
+        case .duplicatedKeysInMapping(_, let context): context.mark.line
+        default: nil
+        }
+    }
+
+    var problem: String {
+        switch self {
+        case .scanner(let context, let problem, _, _), .parser(let context, let problem, _, _), .composer(let context, let problem, _, _):
+            context.map { "\($0.text) \(problem)" } ?? problem
+        case .duplicatedKeysInMapping(let duplicates, _): "duplicated key \(duplicates.joined(separator: ", "))"
+        default: "\(self)"
+        }
+    }
+}
+
+/// Reads a UTF-8 text file, naming it on failure.
+func readText(_ path: String) throws(ReplayError) -> String {
+    guard let data = FileManager.default.contents(atPath: path) else {
+        let reason = FileManager.default.fileExists(atPath: path) ? "cannot read it" : "no such file"
+        throw .badInput(file: path, reason)
+    }
+    var text = String(decoding: data, as: UTF8.self)
+    if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+    return text
+}

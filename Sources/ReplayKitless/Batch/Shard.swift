@@ -1,0 +1,91 @@
+import Foundation
+
+/// One worker's share of a batch: the recordings whose listed path hashes to ``index``
+/// modulo ``count``. The hash is FNV-1a 64 of the path's UTF-8 bytes after
+/// ``BatchPaths/normalize(_:)``, exactly as listed (glob match or manifest cell, before
+/// resolving against the manifest's directory), so every machine given the same list picks
+/// the same recordings and each recording is done by exactly one worker.
+public struct Shard: Sendable, Equatable, CustomStringConvertible {
+    public let index: Int
+    public let count: Int
+
+    public init(index: Int, count: Int) throws(ReplayError) {
+        guard count >= 1 else { throw .usage("shard count must be 1 or more (got \(count))") }
+        guard (0..<count).contains(index) else { throw .usage("shard index \(index) is not in 0..<\(count)") }
+        self.index = index
+        self.count = count
+    }
+
+    /// Parses `INDEX/COUNT`, e.g. `0/3`.
+    public init(parsing text: String) throws(ReplayError) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else {
+            throw .usage("--shard: '\(text)' is not INDEX/COUNT such as 0/4")
+        }
+        try self.init(index: index, count: count)
+    }
+
+    public var description: String { "\(index)/\(count)" }
+
+    /// Whether this shard does the recording listed as `path`.
+    public func contains(_ path: String) -> Bool { Self.index(of: path, count: count) == index }
+
+    /// The shard that does `path` among `count`.
+    public static func index(of path: String, count: Int) -> Int {
+        Int(fnv1a64(BatchPaths.normalize(path).utf8) % UInt64(max(1, count)))
+    }
+
+    /// Where a shard came from, for the log line.
+    public enum Source: String, Sendable {
+        case commandLine = "--shard"
+        case kubernetes = "JOB_COMPLETION_INDEX"
+        case slurm = "SLURM_ARRAY_TASK_ID"
+    }
+
+    /// The shard of a Kubernetes Indexed Job (`JOB_COMPLETION_INDEX`, with `count` or
+    /// `FXREPLAY_SHARD_COUNT`) or a Slurm job array (`SLURM_ARRAY_TASK_ID` minus
+    /// `SLURM_ARRAY_TASK_MIN`, divided by `SLURM_ARRAY_TASK_STEP`, among `count`,
+    /// `FXREPLAY_SHARD_COUNT` or `SLURM_ARRAY_TASK_COUNT`); `nil` when neither is set.
+    public static func fromEnvironment(_ environment: [String: String], count explicitCount: Int?) throws(ReplayError) -> (Shard, Source)? {
+        func number(_ name: String) throws(ReplayError) -> Int? {
+            guard let text = environment[name]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+            guard let value = Int(text) else { throw .usage("\(name)='\(text)' is not a number") }
+            return value
+        }
+        var configuredCount = explicitCount
+        if configuredCount == nil { configuredCount = try number("FXREPLAY_SHARD_COUNT") }
+        if let index = try number("JOB_COMPLETION_INDEX") {
+            guard let count = configuredCount else {
+                throw .usage("JOB_COMPLETION_INDEX is set but the shard count is not: pass --shard-count N (the Job's completions) or set FXREPLAY_SHARD_COUNT")
+            }
+            return (try Shard(index: index, count: count), .kubernetes)
+        }
+        if let id = try number("SLURM_ARRAY_TASK_ID") {
+            let minimum = try number("SLURM_ARRAY_TASK_MIN") ?? 0
+            let step = max(1, try number("SLURM_ARRAY_TASK_STEP") ?? 1)
+            if configuredCount == nil { configuredCount = try number("SLURM_ARRAY_TASK_COUNT") }
+            guard let count = configuredCount else {
+                throw .usage("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not: pass --shard-count N")
+            }
+            guard (id - minimum) % step == 0, id >= minimum else {
+                throw .usage("SLURM_ARRAY_TASK_ID \(id) is not on the array's range from \(minimum) in steps of \(step): use --array=A-B[:STEP]")
+            }
+            do {
+                return (try Shard(index: (id - minimum) / step, count: count), .slurm)
+            } catch {
+                throw .usage("SLURM_ARRAY_TASK_ID \(id) (from \(minimum) in steps of \(step)) does not fit \(count) shards: use a contiguous --array=A-B[:STEP] or --shard-count")
+            }
+        }
+        return nil
+    }
+}
+
+/// 64-bit FNV-1a: small, stable across platforms and releases (unlike Swift's `Hasher`).
+public func fnv1a64<Bytes: Sequence>(_ bytes: Bytes) -> UInt64 where Bytes.Element == UInt8 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in bytes {
+        hash ^= UInt64(byte)
+        hash &*= 0x0000_0100_0000_01b3
+    }
+    return hash
+}

@@ -1,0 +1,79 @@
+/// Placement markers drawn straight into a Y'CbCr picture: a ring with a cross through its centre,
+/// in a solid colour over a dark outline, so a placement shows on any background. No antialiasing:
+/// these pictures are for reviewing, not for delivery.
+public struct MarkerStyle: Sendable, Equatable {
+    public var color: RGBAColor
+    /// Ring radius in pixels (to the middle of the line); the cross arms reach the ring.
+    public var radius: Double
+    /// Line width in pixels.
+    public var thickness: Double
+
+    public init(color: RGBAColor, radius: Double, thickness: Double) {
+        self.color = color
+        self.radius = radius
+        self.thickness = thickness
+    }
+
+    /// Distinct marker colours, one per track, with their names: A red, B cyan, then yellow, green, purple.
+    public static let trackColors: [(name: String, color: RGBAColor)] = [
+        ("red", RGBAColor(red: 0xFF, green: 0x3B, blue: 0x30)), ("cyan", RGBAColor(red: 0x00, green: 0xC7, blue: 0xFF)),
+        ("yellow", RGBAColor(red: 0xFF, green: 0xCC, blue: 0x00)), ("green", RGBAColor(red: 0x34, green: 0xC7, blue: 0x59)),
+        ("purple", RGBAColor(red: 0xAF, green: 0x52, blue: 0xDE)),
+    ]
+
+    /// The colour of track `index` (repeating after five).
+    public static func trackColor(_ index: Int) -> RGBAColor { trackColors[index % trackColors.count].color }
+
+    /// The name of ``trackColor(_:)``, for messages.
+    public static func trackColorName(_ index: Int) -> String { trackColors[index % trackColors.count].name }
+
+    /// A marker sized for a picture `height` pixels tall: radius 1/36 of the height (at least 6 px),
+    /// line 1/5 of the radius (at least 2 px).
+    public static func sized(for height: Int, color: RGBAColor) -> MarkerStyle {
+        let radius = max(6, Double(height) / 36)
+        return MarkerStyle(color: color, radius: radius, thickness: max(2, radius / 5))
+    }
+
+    /// Draws the marker centred on continuous pixel coordinates (`x`, `y`) (formats.md §2), clipped to
+    /// the picture; the colour goes through the picture's own colour matrix and range.
+    public func draw(at x: Double, _ y: Double, in image: YUVImage) {
+        // Off the picture (projections near the camera plane can be huge): nothing to draw.
+        let extent = radius + thickness + 2
+        guard x > -extent, y > -extent, x < Double(image.width) + extent, y < Double(image.height) + extent else { return }
+        let outline = image.colorSpace.yuv(red: 0, green: 0, blue: 0)
+        let fill = image.colorSpace.yuv(red: color.red, green: color.green, blue: color.blue)
+        paint(x, y, halfWidth: thickness / 2 + 1, reach: radius + 1, colour: outline, in: image)
+        paint(x, y, halfWidth: thickness / 2, reach: radius, colour: fill, in: image)
+    }
+
+    /// Sets every sample whose centre lies on the ring or the cross (lines `2·halfWidth` wide, cross
+    /// arms `reach` long) in each plane.
+    private func paint(_ x: Double, _ y: Double, halfWidth: Double, reach: Double, colour: YUVColor, in image: YUVImage) {
+        let sx = Double(1 << image.subsampling.shiftX), sy = Double(1 << image.subsampling.shiftY)
+        paint(image.luma, colour.y, scaleX: 1, scaleY: 1, x, y, halfWidth: halfWidth, reach: reach)
+        paint(image.cb, colour.cb, scaleX: sx, scaleY: sy, x, y, halfWidth: halfWidth, reach: reach)
+        paint(image.cr, colour.cr, scaleX: sx, scaleY: sy, x, y, halfWidth: halfWidth, reach: reach)
+    }
+
+    /// One plane whose samples each cover `scaleX × scaleY` luma samples. A chroma sample's lines are
+    /// widened by half its extra extent, so chroma lines are as thick as the luma lines they colour.
+    private func paint(_ plane: Plane, _ value: UInt8, scaleX: Double, scaleY: Double, _ x: Double, _ y: Double,
+                       halfWidth: Double, reach: Double) {
+        let half = halfWidth + (max(scaleX, scaleY) - 1) / 2, outer = max(radius, reach) + half
+        let left = max(0, Int(((x - outer) / scaleX).rounded(.down)))
+        let right = min(plane.width - 1, Int(((x + outer) / scaleX).rounded(.up)))
+        let top = max(0, Int(((y - outer) / scaleY).rounded(.down)))
+        let bottom = min(plane.height - 1, Int(((y + outer) / scaleY).rounded(.up)))
+        guard left <= right, top <= bottom else { return }
+        for row in top...bottom {
+            let dy = (Double(row) + 0.5) * scaleY - y
+            let line = plane.row(row)
+            for column in left...right {
+                let dx = (Double(column) + 0.5) * scaleX - x
+                let onRing = abs((dx * dx + dy * dy).squareRoot() - radius) <= half
+                let onCross = (abs(dx) <= half && abs(dy) <= reach) || (abs(dy) <= half && abs(dx) <= reach)
+                if onRing || onCross { line[column] = value }
+            }
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+
+/// The rows of a placement track that can be drawn (visible, with coordinates), by frame number.
+struct DrawableRows: Sendable {
+    private let byFrame: [Int: [PlacementRow]]
+
+    init(_ track: PlacementTrack) {
+        var byFrame: [Int: [PlacementRow]] = [:]
+        for row in track.rows where row.visible && row.x != nil && row.y != nil { byFrame[row.frame, default: []].append(row) }
+        self.byFrame = byFrame
+    }
+
+    /// The rows of frame `frame`.
+    subscript(frame: Int) -> [PlacementRow] { byFrame[frame] ?? [] }
+
+    /// Per annotation id, the row nearest time `t` within `tolerance` seconds (the earlier on ties):
+    /// what `qa compare --match time` pairs with a frame of the other track.
+    func nearest(to t: Double, tolerance: Double) -> [PlacementRow] {
+        var best: [String: PlacementRow] = [:]
+        for rows in byFrame.values {
+            for row in rows where abs(row.t - t) <= tolerance {
+                if let current = best[row.id], (abs(current.t - t), current.t) <= (abs(row.t - t), row.t) { continue }
+                best[row.id] = row
+            }
+        }
+        return best.values.sorted { $0.id < $1.id }
+    }
+}
+
+/// `fxreplay qa overlay`: draws the placements of one or more tracks on the frames they belong to,
+/// one marker colour per track (``MarkerStyle/trackColor(_:)``). Rows are looked up by the frame's
+/// presentation index; coordinates are the track's own (formats.md §7: display orientation), so
+/// the render must keep the input's size.
+public final class PlacementOverlay: FrameEffect {
+    public let name = "overlay"
+    private let tracks: [DrawableRows]
+    private let colors: [RGBAColor]
+    private var markers: [Int]
+
+    /// `colors[i]` for track `i`; tracks without one get ``MarkerStyle/trackColor(_:)``.
+    public init(tracks: [PlacementTrack], colors: [RGBAColor] = []) {
+        self.tracks = tracks.map(DrawableRows.init)
+        self.colors = tracks.indices.map { $0 < colors.count ? colors[$0] : MarkerStyle.trackColor($0) }
+        markers = Array(repeating: 0, count: tracks.count)
+    }
+
+    public func apply(to image: YUVImage, at time: FrameTime) throws(ReplayError) {
+        for (index, rows) in tracks.enumerated() {
+            let style = MarkerStyle.sized(for: image.height, color: colors[index])
+            for row in rows[time.index] {
+                guard let x = row.x, let y = row.y else { continue }
+                style.draw(at: x, y, in: image)
+                markers[index] += 1
+            }
+        }
+    }
+
+    /// Markers drawn per track (`track 1`, `track 2`, …).
+    public func reportLines() -> [String: Int] {
+        Dictionary(uniqueKeysWithValues: markers.enumerated().map { ("track \($0.offset + 1) markers", $0.element) })
+    }
+}
+
+/// A frame of a video to picture in a QA report, with its caption and the PNG file to write.
+public struct ThumbnailRequest: Sendable, Equatable {
+    /// Presentation index in the video (and frame number of track A).
+    public var frame: Int
+    /// Track A's time of that frame, seconds; pairs rows of B under time matching.
+    public var t: Double
+    public var label: String
+    public var path: String
+
+    public init(frame: Int, t: Double, label: String, path: String) {
+        self.frame = frame
+        self.t = t
+        self.label = label
+        self.path = path
+    }
+}
+
+/// Worst-frame pictures for `fxreplay qa compare --report … --video …`: the frames decoded and turned
+/// upright, both tracks' placements drawn as markers (A ``MarkerStyle/trackColor(_:)`` 0, B 1), scaled
+/// down and written as PNG.
+public enum PlacementThumbnails {
+    /// Writes one PNG per request, `width` pixels wide (never enlarged); returns the report entries.
+    /// - Parameter timeTolerance: pair B's rows by nearest time within this many seconds instead of by frame.
+    public static func write(video: String, requests: [ThumbnailRequest], a: PlacementTrack, b: PlacementTrack,
+                             timeTolerance: Double? = nil, width: Int = 320) throws(ReplayError) -> [QAThumbnail] {
+        guard let last = requests.map(\.frame).max() else { return [] }
+        let rowsA = DrawableRows(a), rowsB = DrawableRows(b)
+        let byFrame = Dictionary(grouping: requests, by: \.frame)
+        let reader = try VideoFrameReader(url: video)
+        let upright = UprightPictures(stream: reader.stream, convertOtherFormats: true)
+        var copy: PlanarBuffer?
+        var written: [QAThumbnail] = []
+        var index = 0
+        while index <= last, let frame = try reader.next() {
+            defer { index += 1 }
+            guard let wanted = byFrame[index] else { continue }
+            let picture = try upright.picture(frame, index: index)
+            // Draw on a copy: the decoder may still read its own picture as a reference.
+            let buffer = copy.flatMap { $0.image.matches(picture) ? $0 : nil }
+                ?? PlanarBuffer(width: picture.width, height: picture.height, subsampling: picture.subsampling,
+                                colorSpace: picture.colorSpace)
+            copy = buffer
+            let outputWidth = min(width, picture.width)
+            let scale = Double(picture.width) / Double(outputWidth)
+            for request in wanted {
+                buffer.image.copy(from: picture)
+                let rowsOfB = timeTolerance.map { rowsB.nearest(to: request.t, tolerance: $0) } ?? rowsB[index]
+                for (track, rows) in [rowsA[index], rowsOfB].enumerated() {
+                    // About 9 px radius and 2 px lines once scaled down.
+                    let style = MarkerStyle(color: MarkerStyle.trackColor(track), radius: 9 * scale, thickness: 2 * scale)
+                    for row in rows { if let x = row.x, let y = row.y { style.draw(at: x, y, in: buffer.image) } }
+                }
+                try ImageWriter.writePNG(try ImageWriter.rgb(buffer.image, width: outputWidth), to: request.path, inputs: [video])
+                written.append(QAThumbnail(label: request.label, path: request.path))
+            }
+        }
+        guard index > last else {
+            throw .badInput("\(video): the video has \(index) frames, but the tracks refer to frame \(last)")
+        }
+        let order = Dictionary(uniqueKeysWithValues: requests.enumerated().map { ($0.element.path, $0.offset) })
+        return written.sorted { (order[$0.path] ?? 0) < (order[$1.path] ?? 0) }
+    }
+}
+
+extension YUVImage {
+    /// Same size, subsampling and colour space (a buffer that can take a copy of `other`).
+    func matches(_ other: YUVImage) -> Bool {
+        width == other.width && height == other.height && subsampling == other.subsampling && colorSpace == other.colorSpace
+    }
+}

@@ -1,0 +1,106 @@
+import ArgumentParser
+import Foundation
+import ReplayKitless
+
+struct Batch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Render many recordings: several at once on one machine, or one shard per worker on a cluster.",
+        discussion: """
+        Each recording is rendered by its own `fxreplay render` process with the job's options; \
+        outputs go to DIR/NAME.EXT, logs to DIR/logs/NAME.log, the outcome to DIR/batch-report.json. \
+        A re-run skips outputs already made from the same input and options. Exit status: 0 when \
+        every recording is done or skipped, 1 when any failed.
+        """)
+
+    @Argument(help: "Recordings: files, URLs or glob patterns (quote patterns to let fxreplay expand them).")
+    var inputs: [String] = []
+
+    @Option(help: "A manifest instead of INPUTS: CSV with a header, or JSON Lines; columns input, output (optional) and any render option.")
+    var manifest: String?
+
+    @Option(help: "Output directory (created if missing).")
+    var out: String
+
+    @Option(help: "Job spec (YAML or JSON): render options for every recording, keyed by option name.")
+    var job: String?
+
+    @Option(name: [.customShort("j"), .long], help: "Renders at once (default: half the cores, at least 2 when there are 2).")
+    var jobs: Int?
+
+    @Flag(help: "Render every recording, even those whose output is up to date.")
+    var force = false
+
+    @Option(help: "Do only this worker's share, INDEX/COUNT (e.g. 0/4). Default: from a Kubernetes Indexed Job or a Slurm job array.")
+    var shard: String?
+
+    @Option(help: "Number of shards when the index comes from the environment (JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID).")
+    var shardCount: Int?
+
+    @OptionGroup var progress: ProgressOptions
+
+    func validate() throws {
+        if inputs.isEmpty == (manifest == nil) { throw ValidationError("give recordings (files or glob patterns) or --manifest FILE, not both") }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be 1 or more") }
+        if let shardCount, shardCount < 1 { throw ValidationError("--shard-count must be 1 or more") }
+    }
+
+    func run() throws {
+        let spec = try job.map { path throws(ReplayError) -> JobSpec in
+            let spec = try JobSpec(contentsOf: path)
+            try RenderJob.check(spec.options, origin: path)
+            return spec
+        }
+        let planner = BatchPlanner(outputDirectory: out, job: spec)
+        var recordings: [BatchRecording]
+        if let manifest {
+            let rows = try Manifest.load(manifest)
+            for row in rows {
+                try RenderJob.check((spec?.options ?? []) + row.options, origin: manifest, line: row.line)
+            }
+            recordings = try planner.recordings(rows: rows, manifest: manifest)
+        } else {
+            recordings = try planner.recordings(matching: inputs)
+        }
+
+        let selected = try resolveShard()
+        if let (shard, source) = selected {
+            let total = recordings.count
+            recordings = recordings.filter { shard.contains($0.listed) }
+            printError("fxreplay: shard \(shard) (from \(source.rawValue)): \(recordings.count) of \(total) recordings")
+        }
+
+        var settings = BatchSettings(outputDirectory: out, jobs: jobs ?? BatchSettings.defaultJobs,
+                                     version: Fxreplay.configuration.version)
+        settings.force = force
+        settings.progress = progress.progress
+        settings.verbose = progress.verbose
+        settings.shard = selected?.0
+        let report = try BatchRunner(recordings: recordings, settings: settings).run()
+        try AtomicOutput.write(try prettyJSON(report), to: settings.reportPath)
+        print(report.table)
+        print("report: \(settings.reportPath)")
+
+        if let signalNumber = report.interruptedBy {
+            throw ReplayError(.interrupted(signal: signalNumber), "interrupted: \(recordings.count - report.done - report.failed - report.skipped) recordings not finished (run again to finish them)")
+        }
+        if report.failed > 0 {
+            throw ReplayError.checkFailed("\(report.failed) of \(recordings.count) recordings failed (see \(settings.reportPath) and \(out)/logs)")
+        }
+    }
+
+    /// `--shard`, else the environment of a Kubernetes Indexed Job or a Slurm job array.
+    private func resolveShard() throws(ReplayError) -> (Shard, Shard.Source)? {
+        if let shard {
+            let parsed = try Shard(parsing: shard)
+            if let shardCount, shardCount != parsed.count {
+                throw .usage("--shard \(shard) and --shard-count \(shardCount) disagree")
+            }
+            return (parsed, .commandLine)
+        }
+        let found = try Shard.fromEnvironment(ProcessInfo.processInfo.environment, count: shardCount)
+        if found == nil, shardCount != nil {
+            throw .usage("--shard-count needs a shard index: --shard INDEX/COUNT, JOB_COMPLETION_INDEX (Kubernetes) or SLURM_ARRAY_TASK_ID (Slurm)")
+        }
+        return found
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+import Yams
+
+/// The cluster files cannot be run here; these checks keep them consistent with the CLI.
+@Suite struct BatchDeployTests {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func kubernetesIndexedJobRunsOneShardPerCompletion() throws {
+        let text = try String(contentsOf: root.appendingPathComponent("deploy/kubernetes/indexed-job.yaml"), encoding: .utf8)
+        let documents = try Yams.load_all(yaml: text).compactMap { $0 as? [String: Any] }
+        let job = try #require(documents.first { $0["kind"] as? String == "Job" })
+        let claim = try #require(documents.first { $0["kind"] as? String == "PersistentVolumeClaim" })
+        let spec = try #require(job["spec"] as? [String: Any])
+        #expect(spec["completionMode"] as? String == "Indexed")
+        let completions = try #require(spec["completions"] as? Int)
+        #expect(spec["parallelism"] as? Int == completions)
+
+        let pod = try #require((spec["template"] as? [String: Any])?["spec"] as? [String: Any])
+        #expect(pod["restartPolicy"] as? String == "Never")
+        let container = try #require((pod["containers"] as? [[String: Any]])?.first)
+        let command = try #require(container["command"] as? [String])
+        #expect(Array(command.prefix(2)) == ["fxreplay", "batch"])
+        func value(after option: String) -> String? {
+            command.firstIndex(of: option).flatMap { command.indices.contains($0 + 1) ? command[$0 + 1] : nil }
+        }
+        #expect(value(after: "--shard-count") == String(completions))
+        #expect(value(after: "--manifest") == "/data/manifest.csv")
+        #expect(value(after: "--out") == "/data/out")
+        // Manifest and outputs are on the shared claim, mounted at /data.
+        let mount = try #require((container["volumeMounts"] as? [[String: Any]])?.first)
+        #expect(mount["mountPath"] as? String == "/data")
+        let volume = try #require((pod["volumes"] as? [[String: Any]])?.first { $0["name"] as? String == mount["name"] as? String })
+        let claimName = (volume["persistentVolumeClaim"] as? [String: Any])?["claimName"] as? String
+        #expect(claimName == (claim["metadata"] as? [String: Any])?["name"] as? String)
+        #expect(((claim["spec"] as? [String: Any])?["accessModes"] as? [String]) == ["ReadWriteMany"])
+    }
+
+    @Test func slurmScriptIsValidBashAndUsesAnArray() throws {
+        let script = root.appendingPathComponent("deploy/slurm/array.sh").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-n", script]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let text = try String(contentsOfFile: script, encoding: .utf8)
+        #expect(text.contains("#SBATCH --array="))
+        #expect(text.contains("batch --manifest"))
+    }
+
+    @Test func dockerfileBuildsOnSwiftBookwormAndRunsOnDebian12() throws {
+        let text = try String(contentsOf: root.appendingPathComponent("Dockerfile"), encoding: .utf8)
+        let stages = text.split(separator: "\n").filter { $0.hasPrefix("FROM ") }
+        #expect(stages.count == 2)
+        #expect(stages.first?.contains("swift:${SWIFT_VERSION}-bookworm AS build") == true)
+        #expect(stages.last == "FROM debian:12-slim")
+        for library in ["libavformat59", "libavcodec59", "libavutil57", "libswscale6", "libfreetype6"] {
+            #expect(text.contains(library), "\(library) missing from the runtime stage")
+        }
+    }
+}

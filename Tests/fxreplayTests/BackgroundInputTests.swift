@@ -1,0 +1,199 @@
+import CFFmpeg
+import Foundation
+import Testing
+@testable import ReplayKitless
+
+/// Background replacement on real recordings (H.264/AAC MP4, VP8 WebM with a resolution change,
+/// rotated video), and every bad input: its exit status and no output left behind.
+@Suite struct BackgroundInputTests {
+    /// A left-half-foreground mask of `width × height` as a PNG.
+    func leftHalfMask(_ path: String, width: Int, height: Int) throws {
+        try writeRawImage(path, width: width, height: height, pixelFormat: "gray",
+                          bytes: (0..<(width * height)).map { $0 % width < width / 2 ? 255 : 0 })
+    }
+
+    /// Luma PSNR of the left half of `image` against the fixture pattern of frame `index`, and the
+    /// largest distance of the right half's samples from `background`.
+    func halves(_ image: YUVImage, index: Int, background: (y: UInt8, cb: UInt8, cr: UInt8)) -> (psnr: Double, off: Int) {
+        let expected = PlanarBuffer(width: image.width, height: image.height)
+        drawPattern(expected.image, index: index)
+        let margin = 4, w = image.width, h = image.height
+        var squared = 0.0, count = 0, off = 0
+        for y in 0..<h {
+            for x in 0..<(w / 2 - margin) {
+                let d = Double(image.luma[x, y]) - Double(expected.image.luma[x, y])
+                squared += d * d
+                count += 1
+            }
+            for x in (w / 2 + margin)..<w { off = max(off, abs(Int(image.luma[x, y]) - Int(background.y))) }
+        }
+        for y in 0..<image.cb.height {
+            for x in (w / 4 + margin)..<image.cb.width {
+                off = max(off, abs(Int(image.cb[x, y]) - Int(background.cb)), abs(Int(image.cr[x, y]) - Int(background.cr)))
+            }
+        }
+        let mse = squared / Double(count)
+        return (mse == 0 ? 99 : 10 * log10(255 * 255 / mse), off)
+    }
+
+    @Test func mp4WithAudioAndVariableTimingKeepsEveryTimestampAndTheSound() throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("call.mp4").path
+        let mask = dir.appendingPathComponent("mask.png").path
+        let output = dir.appendingPathComponent("out.mp4").path
+        let pts = jitteredTimestamps(count: 30, start: 1.5, dropping: [7, 8, 21])
+        try writeRecording(to: input, pts: pts, audioStart: 1.75)
+        try leftHalfMask(mask, width: 160, height: 96)
+        let run = try runFxreplay(["render", input, "-o", output, "--mask", mask, "--background", "color:#2040E0", "--crf", "10",
+                                   "--missing-mask", "fail", "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let source = try decodeFrames(input, measure: false), rendered = try decodeFrames(output, measure: false)
+        #expect(rendered.count == pts.count)
+        for (a, b) in zip(source, rendered) { #expect(abs(a.seconds - b.seconds) < 1e-6) }
+        let audioIn = try readPackets(input, kind: .audio), audioOut = try readPackets(output, kind: .audio)
+        #expect(!audioIn.isEmpty && audioIn.map(\.bytes) == audioOut.map(\.bytes) && audioIn.map(\.pts) == audioOut.map(\.pts))
+        let reader = try VideoFrameReader(url: output)
+        var index = 0
+        let blue = bt601Limited(red: 0x20, green: 0x40, blue: 0xE0)
+        while let frame = try reader.next() {
+            let check = halves(try reader.image(of: frame), index: index, background: blue)
+            #expect(check.psnr > 30 && check.off <= 4, "frame \(index): \(check)")
+            index += 1
+        }
+    }
+
+    @Test func webmWithAResolutionChangeIsMaskedThroughout() throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("call.webm").path
+        let mask = dir.appendingPathComponent("mask.png").path
+        let output = dir.appendingPathComponent("out.mkv").path
+        try writeRecording(to: input, pts: (0..<12).map { Int64($0) * 3000 }, sizes: [6: PictureSize(width: 320, height: 192)], codec: .vp8)
+        // A mask at half the frame's size: scaled up to 160×96.
+        try leftHalfMask(mask, width: 80, height: 48)
+        let run = try runFxreplay(["render", input, "-o", output, "--codec", "ffv1", "--mask", mask, "--background", "color:#000000",
+                                   "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let reader = try VideoFrameReader(url: output)
+        var index = 0
+        while let frame = try reader.next() {
+            #expect(frame.width == 160 && frame.height == 96)
+            let check = halves(try reader.image(of: frame), index: index, background: (16, 128, 128))
+            // VP8 at CRF 18, and frames 6… scaled down 2:1 by the pipeline.
+            #expect(check.psnr > (index < 6 ? 30 : 20) && check.off == 0, "frame \(index): \(check)")
+            index += 1
+        }
+        #expect(index == 12)
+    }
+
+    @Test func rotatedInputIsMaskedInDisplayOrientation() throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("rotated.mp4").path
+        let mask = dir.appendingPathComponent("top.png").path
+        let output = dir.appendingPathComponent("out.mkv").path
+        // Stored 64×48 black with a white block top-left, shown turned 90° clockwise: 48×64, block top-right.
+        try writeBlockRecording(to: input, rotation: 90)
+        // An upright mask keeping the top half.
+        try writeRawImage(mask, width: 48, height: 64, pixelFormat: "gray", bytes: (0..<(48 * 64)).map { $0 < 48 * 32 ? 255 : 0 })
+        let run = try runFxreplay(["render", input, "-o", output, "--codec", "ffv1", "--mask", mask, "--background", "color:#FFFFFF",
+                                   "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let picture = try decodePictures(output)[0]
+        #expect(picture.width == 48 && picture.height == 64)
+        func luma(_ x: Int, _ y: Int) -> Int { Int(picture.y[y * 48 + x]) }
+        #expect(luma(43, 4) > 200 && luma(4, 4) < 40)      // the block, top-right; black top-left
+        #expect(luma(4, 60) > 230 && luma(43, 60) > 230)   // bottom half: white background
+        #expect(luma(24, 28) < 40)                          // above the mask's edge: the picture
+    }
+
+    @Test func fullRangeInputKeepsItsRangeAndGetsFullRangeBackgroundColours() throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("full.mp4").path
+        let mask = dir.appendingPathComponent("mask.png").path
+        let output = dir.appendingPathComponent("out.mkv").path
+        // Lossless full-range H.264 (decoded as yuvj420p), light grey: Y' 224 in full range (208 if squeezed to limited).
+        try runFFmpegCLI(["-f", "lavfi", "-i", "color=c=0xE0E0E0:size=64x48:duration=0.2", "-pix_fmt", "yuvj420p",
+                          "-c:v", "libx264", "-qp", "0", input])
+        try leftHalfMask(mask, width: 64, height: 48)
+        let run = try runFxreplay(["render", input, "-o", output, "--codec", "ffv1", "--mask", mask, "--background", "color:#2040E0",
+                                   "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let demuxer = try Demuxer(url: output)
+        #expect(demuxer.stream(demuxer.bestVideoStream!.index).pointee.codecpar.pointee.color_range == AVCOL_RANGE_JPEG)
+        // BT.601 full range: Y' = 255 (0.299 R + 0.587 G + 0.114 B), Cb = 128 + 255 (B − Y)/1.772, Cr = 128 + 255 (R − Y)/1.402.
+        let y = 0.299 * 0x20 + 0.587 * 0x40 + 0.114 * 0xE0
+        let blue = (Int(y.rounded()), Int((128 + (0xE0 - y) / 1.772).rounded()), Int((128 + (0x20 - y) / 1.402).rounded()))
+        for picture in try decodePictures(output) {
+            #expect(abs(Int(picture.y[10 * 64 + 5]) - 224) <= 1)
+            #expect(Int(picture.y[10 * 64 + 60]) == blue.0)
+            #expect(Int(picture.cb[5 * 32 + 30]) == blue.1 && Int(picture.cr[5 * 32 + 30]) == blue.2)
+        }
+    }
+
+    @Test func missingOrUnreadableFilesAreBadInputWithNoOutput() throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("in.mkv").path
+        let mask = dir.appendingPathComponent("mask.png").path
+        let garbage = dir.appendingPathComponent("garbage.png").path
+        try writeLosslessVideo(input, width: 32, height: 32, frames: 3)
+        try leftHalfMask(mask, width: 32, height: 32)
+        var generator = SplitMix(seed: 3)
+        try Data((0..<4000).map { _ in UInt8(truncatingIfNeeded: generator.next()) }).write(to: URL(fileURLWithPath: garbage))
+        let before = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+        let output = dir.appendingPathComponent("out.mkv").path
+        let cases: [([String], String)] = [
+            (["--mask", dir.appendingPathComponent("nope.mkv").path, "--background", "blur:4"], "nope.mkv"),
+            (["--mask", dir.appendingPathComponent("seq/mask_%05d.png").path, "--background", "blur:4"], "mask_00000.png"),
+            (["--mask", garbage, "--background", "blur:4"], "garbage.png"),
+            (["--mask", mask, "--background", "image:\(garbage)"], "garbage.png"),
+            (["--mask", mask, "--background", "image:\(dir.appendingPathComponent("beach.jpg").path)"], "beach.jpg"),
+            (["--mask", mask, "--background", "video:\(dir.appendingPathComponent("loop.mp4").path)"], "loop.mp4"),
+        ]
+        for (flags, named) in cases {
+            let run = try runFxreplay(["render", input, "-o", output, "--progress", "none"] + flags)
+            #expect(run.status == 3, "\(flags): \(run.stderr)")
+            #expect(run.stderr.contains(named), "\(flags): \(run.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == before, "\(flags) left files behind")
+        }
+    }
+
+    @Test func jobSpecsCarryTheBackgroundOptions() throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("in.mkv").path
+        let mask = dir.appendingPathComponent("mask.png").path
+        let job = dir.appendingPathComponent("job.yaml").path
+        let output = dir.appendingPathComponent("out.mkv").path
+        try writeLosslessVideo(input, width: 32, height: 32, frames: 2)
+        try leftHalfMask(mask, width: 32, height: 32)
+        try "codec: ffv1\nmask: \(mask)\nbackground: \"color:#000000\"\ninvert: true\n".write(toFile: job, atomically: true, encoding: .utf8)
+        let run = try runFxreplay(["render", "--job", job, input, "-o", output, "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+        // Inverted: the left half shows the (black) background, the right half the picture.
+        let source = try decodePictures(input), rendered = try decodePictures(output)
+        let inverted = (0..<1024).map { $0 % 32 < 16 ? UInt8(0) : 255 }
+        for (fg, out) in zip(source, rendered) {
+            let check = blendMismatches(fg, out, mask: inverted, background: bt601Limited(red: 0, green: 0, blue: 0))
+            #expect(check.kept == 0 && check.replaced == 0 && check.blended == 0, "\(check)")
+        }
+    }
+
+    @Test func badBackgroundOptionsAreUsageErrors() throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("in.mkv").path
+        try writeLosslessVideo(input, width: 32, height: 32, frames: 1)
+        let output = dir.appendingPathComponent("out.mkv").path
+        for flags in [["--background", "blur:3"], ["--mask", "m.mkv", "--background", "beach.jpg"],
+                      ["--mask", "m.mkv", "--background", "blur:0"], ["--mask", "m.mkv", "--background", "color:red"],
+                      ["--mask", "m.mkv", "--background", "blur:3", "--threshold", "300"],
+                      ["--mask", "m.mkv", "--background", "blur:3", "--background-fit", "fill"],
+                      ["--mask", "m.mkv", "--background", "blur:3", "--letterbox-color", "#12345"],
+                      ["--mask", "m.mkv", "--background", "blur:3", "--mask-expand", "2", "--mask-shrink", "2"],
+                      ["--mask", "m.mkv", "--background", "blur:3", "--mask-smooth", "0"],
+                      ["--mask", "m.mkv", "--background", "blur:3", "--premultiply"],
+                      ["--mask", "m.mkv", "--background", "blur:3", "--missing-mask", "ignore"],
+                      ["--feather", "3"]] {
+            let run = try runFxreplay(["render", input, "-o", output, "--progress", "none"] + flags)
+            #expect(run.status == 2, "\(flags): \(run.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["in.mkv"])
+    }
+}

@@ -1,0 +1,304 @@
+import Foundation
+import ReplayKitless
+import Testing
+
+/// The environment without any cluster shard variables, so these tests do the whole batch
+/// even when the test run itself is inside a Kubernetes or Slurm job.
+func batchEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
+    ProcessInfo.processInfo.environment
+        .filter { !$0.key.hasPrefix("SLURM_ARRAY_") && $0.key != "JOB_COMPLETION_INDEX" && $0.key != "FXREPLAY_SHARD_COUNT" }
+        .merging(extra) { $1 }
+}
+
+/// Runs `fxreplay batch …` and decodes the report it wrote.
+func runBatch(_ arguments: [String], out: URL, environment: [String: String] = [:],
+              report: String = "batch-report.json") throws -> (RunResult, BatchReport?) {
+    let run = try runFxreplay(["batch"] + arguments + ["--out", out.path, "--progress", "none"], environment: batchEnvironment(environment))
+    let data = try? Data(contentsOf: out.appendingPathComponent(report))
+    return (run, try data.map { try JSONDecoder().decode(BatchReport.self, from: $0) })
+}
+
+/// Small recordings (160×96, `frames` frames at 30 fps) named `NAME.mp4` in a fresh directory.
+func makeRecordings(_ names: [String], frames: Int = 10) throws -> URL {
+    let dir = try makeScratchDirectory()
+    for name in names {
+        try writeRecording(to: dir.appendingPathComponent("\(name).mp4").path, pts: (0..<frames).map { Int64($0) * 3000 })
+    }
+    return dir
+}
+
+func modificationDate(_ url: URL) throws -> Date? {
+    try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date
+}
+
+@Suite struct BatchTests {
+    @Test func aBrokenRecordingFailsAloneAndTheReportSaysWhy() throws {
+        let dir = try makeRecordings(["a", "b", "c"])
+        try Data("this is not a video".utf8).write(to: dir.appendingPathComponent("broken.mp4"))
+        let out = dir.appendingPathComponent("out")
+        let (run, report) = try runBatch([dir.path + "/*.mp4", "-j", "2"], out: out)
+        #expect(run.status == 1, "\(run.stderr)")
+        let entries = try #require(report).recordings
+        #expect(entries.map(\.name) == ["a", "b", "broken", "c"])
+        let broken = try #require(entries.first { $0.name == "broken" })
+        #expect(broken.status == .failed && broken.exitCode == 3)
+        #expect(broken.error?.contains("broken.mp4") == true, "\(broken.error ?? "")")
+        #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("broken.mp4").path))
+        for entry in entries where entry.name != "broken" {
+            // Every frame the input decodes to, counted independently of render.
+            let frames = try decodeFrames(dir.appendingPathComponent("\(entry.name).mp4").path, measure: false).count
+            #expect(entry.status == .done && entry.exitCode == 0 && entry.frames == frames)
+            let output = out.appendingPathComponent("\(entry.name).mp4")
+            #expect(entry.bytes == (try FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int64))
+            #expect(try decodeFrames(output.path).count == frames)
+        }
+        // The broken one's log holds render's own error; the summary table names it too.
+        let log = try String(contentsOf: out.appendingPathComponent("logs/broken.log"), encoding: .utf8)
+        #expect(log.contains("fxreplay: ") && log.contains("broken.mp4"))
+        #expect(run.stdout.contains("broken  failed"))
+        #expect(run.stderr.contains("1 of 4 recordings failed"))
+    }
+
+    @Test func aRerunSkipsUpToDateOutputsAndRedoesChangedOnes() throws {
+        let dir = try makeRecordings(["one", "two"])
+        let out = dir.appendingPathComponent("out")
+        let job = dir.appendingPathComponent("job.yaml")
+        try Data("crf: 30\npreset: ultrafast\n".utf8).write(to: job)
+        let arguments = [dir.path + "/one.mp4", dir.path + "/two.mp4", "--job", job.path]
+        let outputs = ["one", "two"].map { out.appendingPathComponent("\($0).mp4") }
+
+        let (first, firstReport) = try runBatch(arguments, out: out)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(firstReport?.done == 2)
+        let times = try outputs.map(modificationDate)
+        let firstBytes = try outputs.map { try Data(contentsOf: $0) }
+
+        // A temporary file a killed run left behind.
+        let stale = out.appendingPathComponent(".one.mp4.fxreplay-99999-1.part")
+        try Data("partial".utf8).write(to: stale)
+        let (second, secondReport) = try runBatch(arguments, out: out)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(secondReport?.skipped == 2 && secondReport?.done == 0)
+        #expect(secondReport?.recordings.allSatisfy { $0.seconds == nil && $0.bytes != nil } == true)
+        #expect(try outputs.map(modificationDate) == times)
+        #expect(!FileManager.default.fileExists(atPath: stale.path))
+
+        // Other options: both are rendered again, with a different result.
+        try Data("crf: 45\npreset: ultrafast\n".utf8).write(to: job)
+        let (third, thirdReport) = try runBatch(arguments, out: out)
+        #expect(third.status == 0 && thirdReport?.done == 2)
+        #expect(try outputs.map { try Data(contentsOf: $0) } != firstBytes)
+
+        // A touched input: only that recording.
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -60)],
+                                              ofItemAtPath: dir.appendingPathComponent("two.mp4").path)
+        let (fourth, fourthReport) = try runBatch(arguments, out: out)
+        #expect(fourth.status == 0)
+        #expect(fourthReport?.recordings.map(\.status) == [.skipped, .done])
+
+        // --force: everything.
+        let (fifth, fifthReport) = try runBatch(arguments + ["--force"], out: out)
+        #expect(fifth.status == 0 && fifthReport?.done == 2 && fifthReport?.skipped == 0)
+    }
+
+    @Test func shardsSplitTheWorkWithoutOverlapAndTheEnvironmentPicksTheSame() throws {
+        let names = ["r0", "r1", "r2", "r3", "r4", "r5"]
+        let dir = try makeRecordings(names, frames: 4)
+        let out = dir.appendingPathComponent("out")
+        let pattern = dir.path + "/r*.mp4"
+        var done: [Set<String>] = []
+        for index in 0..<3 {
+            let (run, report) = try runBatch([pattern, "--shard", "\(index)/3"], out: out, report: "batch-report-\(index)-of-3.json")
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(report?.shard == "\(index)/3")
+            done.append(Set(report?.recordings.filter { $0.status == .done }.map(\.name) ?? []))
+        }
+        #expect(done[0].isDisjoint(with: done[1]) && done[0].isDisjoint(with: done[2]) && done[1].isDisjoint(with: done[2]))
+        #expect(done[0].union(done[1]).union(done[2]) == Set(names))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasSuffix(".mp4") && !$0.hasPrefix(".") }.count == 6)
+
+        // A Kubernetes Indexed Job's pod 1 and a Slurm array task 11 of 10…12 both do shard 1/3.
+        let kubernetes = try runBatch([pattern, "--shard-count", "3"], out: dir.appendingPathComponent("k8s"),
+                                      environment: ["JOB_COMPLETION_INDEX": "1"], report: "batch-report-1-of-3.json")
+        #expect(kubernetes.0.status == 0, "\(kubernetes.0.stderr)")
+        #expect(Set(kubernetes.1?.recordings.map(\.name) ?? []) == done[1])
+        #expect(kubernetes.0.stderr.contains("shard 1/3 (from JOB_COMPLETION_INDEX)"))
+        let slurm = try runBatch([pattern], out: dir.appendingPathComponent("slurm"),
+                                 environment: ["SLURM_ARRAY_TASK_ID": "11", "SLURM_ARRAY_TASK_MIN": "10", "SLURM_ARRAY_TASK_COUNT": "3"],
+                                 report: "batch-report-1-of-3.json")
+        #expect(slurm.0.status == 0, "\(slurm.0.stderr)")
+        #expect(Set(slurm.1?.recordings.map(\.name) ?? []) == done[1])
+        // The index without a count is bad usage.
+        let noCount = try runBatch([pattern], out: dir.appendingPathComponent("none"), environment: ["JOB_COMPLETION_INDEX": "1"])
+        #expect(noCount.0.status == 2 && noCount.0.stderr.contains("--shard-count"))
+    }
+
+    @Test func manifestRowsOverrideTheJobAndNameOutputs() throws {
+        let dir = try makeRecordings(["a", "b"])
+        let manifest = dir.appendingPathComponent("list.csv")
+        try Data("input,output,size\na.mp4,,80x48\nb.mp4,bee.mkv,\n".utf8).write(to: manifest)
+        let job = dir.appendingPathComponent("job.json")
+        try Data(#"{"size": "96x64", "preset": "ultrafast"}"#.utf8).write(to: job)
+        let out = dir.appendingPathComponent("out")
+        let (run, report) = try runBatch(["--manifest", manifest.path, "--job", job.path], out: out)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(report?.recordings.map(\.output) == [out.path + "/a.mp4", out.path + "/bee.mkv"])
+        let frames = try decodeFrames(dir.appendingPathComponent("a.mp4").path, measure: false).count
+        let a = try decodeFrames(out.appendingPathComponent("a.mp4").path, measure: false)
+        let bee = try decodeFrames(out.appendingPathComponent("bee.mkv").path, measure: false)
+        #expect(frames > 0 && a.count == frames && a.allSatisfy { $0.width == 80 && $0.height == 48 })
+        #expect(bee.count == frames && bee.allSatisfy { $0.width == 96 && $0.height == 64 })
+    }
+
+    @Test func badJobsAndManifestsStopTheBatchBeforeAnyRender() throws {
+        let dir = try makeRecordings(["a"], frames: 2)
+        let job = dir.appendingPathComponent("job.yaml")
+        try Data("crf: 20\nsharpness: 3\n".utf8).write(to: job)
+        let out = dir.appendingPathComponent("out")
+        let (run, _) = try runBatch([dir.path + "/a.mp4", "--job", job.path], out: out)
+        #expect(run.status == 3)
+        #expect(run.stderr.contains("\(job.path):2 (sharpness): Unknown option '--sharpness'"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+
+        let manifest = dir.appendingPathComponent("m.csv")
+        try Data("input,crf\na.mp4,20\na.mp4,99\n".utf8).write(to: manifest)
+        let (bad, _) = try runBatch(["--manifest", manifest.path], out: out)
+        #expect(bad.status == 3)
+        #expect(bad.stderr.contains("\(manifest.path):3 (crf): --crf must be between 0 and 63"), "\(bad.stderr)")
+    }
+
+    /// A batch over one long recording (mid-render for a while at --preset veryslow) and two
+    /// short ones, started in the background and returned once the first render is writing.
+    func startSlowBatch() throws -> (batch: Process, dir: URL, out: URL, arguments: [String]) {
+        let dir = try makeScratchDirectory()
+        try writeRecording(to: dir.appendingPathComponent("a-long.mp4").path, size: PictureSize(width: 640, height: 360),
+                           pts: (0..<75).map { Int64($0) * 3000 })
+        for name in ["b", "c"] {
+            try writeRecording(to: dir.appendingPathComponent("\(name).mp4").path, pts: (0..<10).map { Int64($0) * 3000 })
+        }
+        let job = dir.appendingPathComponent("job.yaml")
+        try Data("preset: veryslow\n".utf8).write(to: job)
+        let out = dir.appendingPathComponent("out")
+        let arguments = ["batch", dir.path + "/*.mp4", "--job", job.path, "--out", out.path, "-j", "1", "--progress", "none"]
+
+        let batch = Process()
+        batch.executableURL = fxreplayExecutable
+        batch.arguments = arguments
+        batch.environment = batchEnvironment()
+        batch.standardOutput = FileHandle.nullDevice
+        batch.standardError = FileHandle.nullDevice
+        try batch.run()
+        let deadline = Date(timeIntervalSinceNow: 20)
+        while Date() < deadline, !((try? FileManager.default.contentsOfDirectory(atPath: out.path)) ?? []).contains(where: { $0.hasSuffix(".part") }) {
+            usleep(20_000)
+        }
+        return (batch, dir, out, arguments)
+    }
+
+    @Test func sigtermStopsEveryRenderAndLeavesNothingHalfWritten() throws {
+        let (batch, _, out, _) = try startSlowBatch()
+        let children = childProcesses(of: batch.processIdentifier)
+        #expect(!children.isEmpty)
+        kill(batch.processIdentifier, SIGTERM)
+        batch.waitUntilExit()
+        #expect(batch.terminationReason == .exit && batch.terminationStatus == 143)
+        // The batch waited for its renders, and they removed their temporary files.
+        #expect(!children.contains(where: isAlive))
+        let files = try FileManager.default.contentsOfDirectory(atPath: out.path)
+        #expect(!files.contains { $0.hasSuffix(".part") || $0 == "a-long.mp4" }, "\(files)")
+        let report = try JSONDecoder().decode(BatchReport.self, from: Data(contentsOf: out.appendingPathComponent("batch-report.json")))
+        #expect(report.interruptedBy == SIGTERM)
+        #expect(report.recordings.map(\.status) == [.interrupted, .pending, .pending])
+    }
+
+    @Test func aBatchKilledMidRunLeavesNoPartialOutputAndTheNextRunFinishes() throws {
+        let (batch, dir, out, arguments) = try startSlowBatch()
+        let children = childProcesses(of: batch.processIdentifier)
+        #expect(!children.isEmpty)
+        kill(batch.processIdentifier, SIGKILL)
+        batch.waitUntilExit()
+        #expect(batch.terminationReason == .uncaughtSignal)
+        // The orphaned render ends at its next write to the dead batch's pipe.
+        let orphanDeadline = Date(timeIntervalSinceNow: 15)
+        while Date() < orphanDeadline, children.contains(where: isAlive) { usleep(50_000) }
+        #expect(!children.contains(where: isAlive))
+
+        // Whatever is under a final name is complete: every frame the input decodes to.
+        var frames: [String: Int] = [:]
+        for name in ["a-long", "b", "c"] {
+            frames[name] = try decodeFrames(dir.appendingPathComponent("\(name).mp4").path, measure: false).count
+            let path = out.appendingPathComponent("\(name).mp4").path
+            if FileManager.default.fileExists(atPath: path) {
+                #expect(try decodeFrames(path, measure: false).count == frames[name], "\(name) is partial")
+            }
+        }
+
+        let rerun = try runFxreplay(arguments, environment: batchEnvironment())
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        for name in ["a-long", "b", "c"] {
+            #expect(try decodeFrames(out.appendingPathComponent("\(name).mp4").path, measure: false).count == frames[name])
+        }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasSuffix(".part") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+}
+
+/// Processes whose parent is `pid`, from /proc.
+func childProcesses(of pid: Int32) -> [Int32] {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.compactMap(Int32.init).filter { candidate in
+        guard let stat = try? String(contentsOfFile: "/proc/\(candidate)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        // Fields after the command name: state, ppid, …
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 1 && Int32(fields[1]) == pid
+    }
+}
+
+/// Whether `pid` is a live process (zombies count as ended).
+func isAlive(_ pid: Int32) -> Bool {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = stat.lastIndex(of: ")") else { return false }
+    return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
+}
+
+@Suite struct RenderJobTests {
+    @Test func commandLineOptionsOverrideTheJob() throws {
+        let dir = try makeRecordings(["in"])
+        let input = dir.appendingPathComponent("in.mp4").path
+        let job = dir.appendingPathComponent("job.yaml")
+        try Data("crf: 45\nsize: 80x48\ndeterministic: true\npreset: ultrafast\n".utf8).write(to: job)
+        func render(_ name: String, _ arguments: [String]) throws -> Data {
+            let output = dir.appendingPathComponent(name).path
+            let run = try runFxreplay(["render", input, "-o", output, "--progress", "none"] + arguments)
+            #expect(run.status == 0, "\(run.stderr)")
+            return try Data(contentsOf: URL(fileURLWithPath: output))
+        }
+        // The job with --crf 10 on the command line is exactly the render with crf 10 …
+        let overridden = try render("job.mp4", ["--job", job.path, "--crf", "10"])
+        let direct = try render("direct.mp4", ["--crf", "10", "--size", "80x48", "--deterministic", "--preset", "ultrafast"])
+        let jobOnly = try render("jobonly.mp4", ["--job", job.path])
+        #expect(overridden == direct)
+        // … and not the job's own crf 45.
+        #expect(overridden != jobOnly)
+        let jobAsIs = try render("asis.mp4", ["--crf", "45", "--size", "80x48", "--deterministic", "--preset", "ultrafast"])
+        #expect(jobOnly == jobAsIs)
+        // The same job as JSON.
+        let json = dir.appendingPathComponent("job.json")
+        try Data(#"{"crf": 45, "size": "80x48", "deterministic": true, "preset": "ultrafast"}"#.utf8).write(to: json)
+        #expect(try render("json.mp4", ["--job=\(json.path)"]) == jobAsIs)
+    }
+
+    @Test func anUnknownJobKeyNamesTheFileAndKey() throws {
+        let dir = try makeRecordings(["in"], frames: 2)
+        let job = dir.appendingPathComponent("job.yaml")
+        try Data("crf: 20\nkeep_rotation: true\n".utf8).write(to: job)
+        let output = dir.appendingPathComponent("out.mp4").path
+        let run = try runFxreplay(["render", "--job", job.path, dir.appendingPathComponent("in.mp4").path, "-o", output])
+        #expect(run.status == 3)
+        #expect(run.stderr.contains("\(job.path):2 (keep_rotation): Unknown option '--keep_rotation'"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+        let missing = try runFxreplay(["render", "--job", dir.appendingPathComponent("nope.yaml").path, "x.mp4", "-o", output])
+        #expect(missing.status == 3 && missing.stderr.contains("nope.yaml: no such file"))
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import ReplayKitless
+import Testing
+
+/// `fxreplay qa compare`, `qa latency` and `qa overlay` on real files.
+@Suite struct QAPlacementCommandTests {
+    /// 8-bit limited-range BT.601 (what an untagged SD picture uses) of an sRGB colour, by the textbook formula.
+    static func bt601(_ red: Double, _ green: Double, _ blue: Double) -> (y: Int, cb: Int, cr: Int) {
+        let luma = 0.299 * red + 0.587 * green + 0.114 * blue
+        return (Int((16 + 219 * luma / 255).rounded()), Int((128 + 224 * (blue - luma) / (1.772 * 255)).rounded()),
+                Int((128 + 224 * (red - luma) / (1.402 * 255)).rounded()))
+    }
+
+    /// A §7 track: `rows` of (frame, id, x, y), all visible, t = frame / 30, depth 2.
+    static func track(_ rows: [(frame: Int, id: String, x: Double, y: Double)]) -> String {
+        rows.reduce(into: "frame,t,id,visible,x,y,depth\n") { text, row in
+            text += "\(row.frame),\(Double(row.frame) / 30),\(row.id),1,\(row.x),\(row.y),2\n"
+        }
+    }
+
+    static func write(_ text: String, _ dir: URL, _ name: String) throws -> String {
+        let path = dir.appendingPathComponent(name).path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// B's valve sits (30, 40) px from A's: an error of exactly 50 px on every frame; the pin agrees.
+    @Test func compareTracksExitCodesAndReports() throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let video = dir.appendingPathComponent("call.mp4").path
+        try writeRecording(to: video, pts: QAFixtures.frameTimes(10))
+        let frames = Array(0..<10)
+        let a = try Self.write(Self.track(frames.flatMap { [($0, "valve", 40.0 + Double($0), 30.0), ($0, "pin", 120.0, 70.0)] }), dir, "a.csv")
+        let b = try Self.write(Self.track(frames.flatMap { [($0, "valve", 70.0 + Double($0), 70.0), ($0, "pin", 120.0, 70.0)] }), dir, "b.csv")
+
+        let passing = try runFxreplay(["qa", "compare", a, b, "--tolerance", "50"])
+        #expect(passing.status == 0 && passing.stdout.contains("PASS"), "\(passing.stderr)")
+
+        let reports = dir.appendingPathComponent("reports")
+        try FileManager.default.createDirectory(at: reports, withIntermediateDirectories: true)
+        let html = reports.appendingPathComponent("review.html").path, svg = reports.appendingPathComponent("error.svg").path
+        let failing = try runFxreplay(["qa", "compare", a, b, "--tolerance", "49.9", "--json", "--report", html, "--plot", svg, "--video", video])
+        #expect(failing.status == 1 && failing.stderr.contains("valve") && !failing.stderr.contains("pin"), "\(failing.stderr)")
+        let object = try QAFixtures.object(failing.stdout)
+        #expect(object["failingIDs"] as? [String] == ["valve"])
+        let annotations = try #require(object["annotations"] as? [[String: Any]])
+        let valveError = try #require(annotations.first?["error"] as? [String: Any])
+        #expect(valveError["p95"] as? Double == 50 && valveError["max"] as? Double == 50 && valveError["mean"] as? Double == 50)
+        #expect((annotations.last?["error"] as? [String: Any])?["max"] as? Double == 0)
+
+        #expect(QAFixtures.isWellFormedXML(try String(contentsOfFile: svg, encoding: .utf8)))
+        let page = try String(contentsOfFile: html, encoding: .utf8)
+        #expect(page.contains("A: \(a)") && page.contains("B: \(b)"))
+        // The valve's worst frame is its first (all errors equal); the pin's errors are all 0, so frame 0 once.
+        let pictures = try QAFixtures.imageFiles(inPage: html)
+        #expect(pictures == [reports.appendingPathComponent("review-frame0.png").path])
+        for picture in pictures {
+            let frame = try #require(try VideoFrameReader(url: picture).next())
+            #expect(frame.width == 160 && frame.height == 96)
+            // A's marker (red) centred on (40, 30), B's (cyan) on (70, 70), drawn on the picture's own pixels.
+            let rgb = try QAFixtures.rgb24(picture)
+            let red = Array(rgb[(30 * 160 + 40) * 3..<(30 * 160 + 40) * 3 + 3]), cyan = Array(rgb[(70 * 160 + 70) * 3..<(70 * 160 + 70) * 3 + 3])
+            #expect(Int(red[0]) > Int(red[1]) + 80 && Int(red[0]) > Int(red[2]) + 80, "\(red)")
+            #expect(Int(cyan[2]) > Int(cyan[0]) + 80 && Int(cyan[1]) > Int(cyan[0]) + 80, "\(cyan)")
+        }
+
+        // One frame where B hides the valve: a visibility disagreement, allowed only with the option.
+        let hidden = try String(contentsOfFile: b, encoding: .utf8).replacingOccurrences(of: "3,0.1,valve,1", with: "3,0.1,valve,0")
+        let c = try Self.write(hidden, dir, "c.csv")
+        let strict = try runFxreplay(["qa", "compare", a, c, "--tolerance", "50"])
+        #expect(strict.status == 1 && strict.stdout.contains("visibility differs on 1 frames"), "\(strict.stdout)")
+        #expect(try runFxreplay(["qa", "compare", a, c, "--tolerance", "50", "--max-visibility-mismatch", "1"]).status == 0)
+        #expect(try runFxreplay(["qa", "compare", a, b, "--video", video]).status == 2)
+    }
+
+    /// Camera sliding along +X at 1 m/s, looking down −Z (fovY 60°), 30 frames at 30 fps. A tap on the
+    /// centre at 0.2 s (frame 6), 2 m deep, resolved 200 ms late (frame 12) lands 0.2 m further right at
+    /// the same depth: on every later frame the two anchors are fx·0.2/2 px apart, fx = 48 / tan 30°.
+    @Test func latencyOfATapOnAMovingCamera() throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let video = dir.appendingPathComponent("pan.mp4").path
+        try writeRecording(to: video, pts: QAFixtures.frameTimes(30))
+        let poses = (0..<30).map { #"{"t": \#(Double($0) / 30), "position": [\#(Double($0) / 30), 0, 0], "euler": [0, 0, 0], "zNear": 0.01, "fovY": 60}"# }
+        let sidecar = try Self.write(poses.joined(separator: "\n") + "\n", dir, "poses.jsonl")
+        let scene = try Self.write(#"""
+            {"version": 1, "annotations": [
+              {"id": "valve", "anchor": {"world": [0, 0, -2]}},
+              {"id": "tap-1", "anchor": {"tap": {"t": 0.2, "x": 80, "y": 48, "depth": 2}}}]}
+            """#, dir, "scene.json")
+        let expected = 48 / tan(Double.pi / 6) * 0.2 / 2
+
+        let run = try runFxreplay(["qa", "latency", video, "--poses", sidecar, "--annotations", scene, "--delay", "0,200ms", "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let results = try #require(try QAFixtures.object(run.stdout)["results"] as? [[String: Any]])
+        #expect(results.count == 2 && results.allSatisfy { $0["id"] as? String == "tap-1" })
+        let onTime = try #require(results[0]["error"] as? [String: Any]), late = try #require(results[1]["error"] as? [String: Any])
+        // Frames 6…29 all keep both anchors on screen.
+        #expect(results[0]["compared"] as? Int == 24 && results[1]["compared"] as? Int == 24)
+        #expect(onTime["max"] as? Double == 0 && onTime["mean"] as? Double == 0)
+        #expect((results[1]["lateFrame"] as? [String: Any])?["frame"] as? Int == 12)
+        for key in ["mean", "median", "p95", "max"] {
+            let value = try #require(late[key] as? Double)
+            #expect(abs(value - expected) < 1e-6, "\(key): \(value) ≠ \(expected)")
+        }
+
+        let html = dir.appendingPathComponent("latency.html").path, svg = dir.appendingPathComponent("latency.svg").path
+        let table = try runFxreplay(["qa", "latency", video, "--poses", sidecar, "--annotations", scene, "--delay", "200ms",
+                                     "--delay-list", "0,100ms", "--tolerance", "5", "--report", html, "--plot", svg])
+        #expect(table.status == 1 && table.stderr.contains("tap-1 at 200 ms") && table.stderr.contains("tap-1 at 100 ms") == false)
+        let rows = table.stdout.split(separator: "\n").filter { $0.hasSuffix("pass") || $0.hasSuffix("FAIL") }
+        #expect(rows.count == 3 && rows[0].hasPrefix("     200") && rows[1].hasPrefix("       0") && rows[2].hasPrefix("     100"), "\(table.stdout)")
+        #expect(QAFixtures.isWellFormedXML(try String(contentsOfFile: svg, encoding: .utf8)))
+        #expect(try String(contentsOfFile: html, encoding: .utf8).components(separatedBy: "<svg").count == 4)
+        #expect(try runFxreplay(["qa", "latency", video, "--poses", sidecar, "--annotations", scene, "--delay", "200ms",
+                                 "--tolerance", "8.4"]).status == 0)
+
+        let noTaps = try Self.write(#"{"version": 1, "annotations": [{"id": "v", "anchor": {"world": [0, 0, -2]}}]}"#, dir, "world.json")
+        #expect(try runFxreplay(["qa", "latency", video, "--poses", sidecar, "--annotations", noTaps, "--delay", "1"]).status == 3)
+        #expect(try runFxreplay(["qa", "latency", video, "--poses", sidecar, "--annotations", scene]).status == 2)
+        #expect(try runFxreplay(["qa", "latency", video, "--poses", sidecar, "--annotations", scene, "--delay", "soon"]).status == 2)
+    }
+
+    /// Track A (red) marks (80, 48) on frames 0–4, track B (cyan) marks (40, 30) on every frame.
+    @Test func overlayDrawsBothTracksOnEveryFrame() throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let video = dir.appendingPathComponent("call.mp4").path, review = dir.appendingPathComponent("review.mkv").path
+        try writeRecording(to: video, pts: QAFixtures.frameTimes(8), audioStart: 0, audioSeconds: 0.25)
+        let a = try Self.write(Self.track((0..<5).map { ($0, "a", 80, 48) }), dir, "a.csv")
+        let b = try Self.write(Self.track((0..<8).map { ($0, "b", 40, 30) }), dir, "b.csv")
+        let run = try runFxreplay(["qa", "overlay", video, "--track", a, "--track", b, "-o", review, "--codec", "ffv1", "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("\(a) red, \(b) cyan"))
+
+        let input = try VideoFrameReader(url: video), output = try VideoFrameReader(url: review)
+        let red = Self.bt601(255, 59, 48), cyan = Self.bt601(0, 199, 255)
+        var count = 0
+        while let frame = try output.next() {
+            let picture = try output.image(of: frame)
+            let original = try input.image(of: try #require(try input.next()))
+            let index = count
+            count += 1
+            // Both crosses: luma at the centre pixel, chroma of the sample covering it.
+            if index < 5 {
+                #expect(abs(Int(picture.luma[80, 48]) - red.y) <= 1 && abs(Int(picture.cr[40, 24]) - red.cr) <= 1, "frame \(index)")
+            } else {
+                #expect(picture.luma[80, 48] == original.luma[80, 48], "frame \(index) keeps its own pixels where A has no row")
+            }
+            #expect(abs(Int(picture.luma[40, 30]) - cyan.y) <= 1 && abs(Int(picture.cb[20, 15]) - cyan.cb) <= 1, "frame \(index)")
+            // Far from both markers the picture is the input's, untouched (FFV1 is lossless).
+            #expect(picture.luma[140, 85] == original.luma[140, 85] && picture.luma[5, 90] == original.luma[5, 90])
+        }
+        #expect(count == 8)
+        #expect(!(try readPackets(review, kind: .audio)).isEmpty)
+        // Each frame at its own time (Matroska may shift the whole file to keep AAC priming non-negative).
+        let times = try decodeFrames(review, measure: false).map(\.seconds)
+        #expect(zip(times, (0..<8).map { Double($0) / 30 }).allSatisfy { abs($0 - times[0] - $1) < 0.001 }, "\(times)")
+        #expect(try runFxreplay(["qa", "overlay", video, "-o", review]).status == 2)
+    }
+}
