@@ -42,8 +42,9 @@ fi
 
 dictionary() {
   case "$1" in
-    FuzzPoseJSONL | FuzzAnnotationScene) echo Fuzz/dict/json.dict ;;
-    FuzzPoseCSV | FuzzPlacementTrack) echo Fuzz/dict/csv.dict ;;
+    FuzzPoseJSONL | FuzzAnnotationScene | FuzzJobSpecJSON) echo Fuzz/dict/json.dict ;;
+    FuzzPoseCSV | FuzzPlacementTrack | FuzzManifest) echo Fuzz/dict/csv.dict ;;
+    FuzzJobSpecYAML) echo Fuzz/dict/yaml.dict ;;
     FuzzOBJ) echo Fuzz/dict/obj.dict ;;
   esac
 }

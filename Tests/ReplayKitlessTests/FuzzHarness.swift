@@ -46,7 +46,8 @@ public struct FuzzTarget: Sendable {
 
     /// Every target, by name.
     public static let all: [String: FuzzTarget] = Dictionary(
-        uniqueKeysWithValues: [poseJSONL, poseCSV, pose32, poseSEI, annotationScene, objMesh, placementTrack].map { ($0.name, $0) })
+        uniqueKeysWithValues: [poseJSONL, poseCSV, pose32, poseSEI, annotationScene, objMesh, placementTrack, jobSpecYAML, jobSpecJSON,
+                                 manifest, frameHashGolden].map { ($0.name, $0) })
 
     /// JSON Lines pose sidecars, then writing them back and matching them to frames.
     public static let poseJSONL = FuzzTarget("FuzzPoseJSONL") { try PoseFuzzing.sidecar($0, format: .jsonl) }
@@ -82,6 +83,27 @@ public struct FuzzTarget: Sendable {
         guard TrackComparisonReport(comparing: track, with: track).passed else {
             throw FuzzFinding("a track compared with itself does not pass")
         }
+    }
+    /// YAML job specs (`render --job`, `batch --job`), read as `JobSpec(contentsOf:)` reads them.
+    public static let jobSpecYAML = FuzzTarget("FuzzJobSpecYAML") { input in
+        _ = try JobSpec(parsing: String(decoding: input, as: UTF8.self), path: "fuzz.yaml").arguments
+    }
+    /// JSON job specs.
+    public static let jobSpecJSON = FuzzTarget("FuzzJobSpecJSON") { input in
+        _ = try JobSpec(parsing: String(decoding: input, as: UTF8.self), path: "fuzz.json", json: true).arguments
+    }
+    /// Batch manifests: JSON Lines when the first character is `{`, else CSV, as `Manifest.load` decides.
+    public static let manifest = FuzzTarget("FuzzManifest") { input in
+        let text = String(decoding: input, as: UTF8.self)
+        let rows = text.first(where: { !$0.isWhitespace }) == "{"
+            ? try Manifest.parseJSONLines(text, file: "fuzz.jsonl") : try Manifest.parseCSV(text, file: "fuzz.csv")
+        for row in rows { _ = row.options.flatMap(\.arguments) }
+    }
+    /// Golden framemd5 files (`framehash --check`): a golden file compared with its own lines matches.
+    public static let frameHashGolden = FuzzTarget("FuzzFrameHashGolden") { input in
+        guard let text = String(validating: input, as: UTF8.self) else { return }  // as load(path:): not UTF-8 is refused
+        let golden = try FrameHashGolden(text, file: "fuzz.framemd5")
+        guard golden.compare(golden.lines) == nil else { throw FuzzFinding("a golden file differs from its own lines") }
     }
 }
 

@@ -77,7 +77,7 @@ public struct JobSpec: Sendable {
 
     /// Reads a job spec; `.json` files are parsed as JSON, everything else as YAML.
     public init(contentsOf path: String) throws(ReplayError) {
-        let text = try readText(path)
+        let text = try readText(path, limit: InputLimits.jobSpecBytes, kind: "job spec")
         try self.init(parsing: text, path: path, json: path.lowercased().hasSuffix(".json"))
     }
 
@@ -299,13 +299,10 @@ private extension YamlError {
     }
 }
 
-/// Reads a UTF-8 text file, naming it on failure.
-func readText(_ path: String) throws(ReplayError) -> String {
-    guard let data = FileManager.default.contents(atPath: path) else {
-        let reason = FileManager.default.fileExists(atPath: path) ? "cannot read it" : "no such file"
-        throw .badInput(file: path, reason)
-    }
-    var text = String(decoding: data, as: UTF8.self)
+/// Reads a UTF-8 text file of at most `limit` bytes, naming it (and the `kind` of file) on failure.
+func readText(_ path: String, limit: Int, kind: String) throws(ReplayError) -> String {
+    guard FileManager.default.fileExists(atPath: path) else { throw .badInput(file: path, "no such file") }
+    var text = String(decoding: try readInputFile(path, limit: limit, kind: kind), as: UTF8.self)
     if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
     return text
 }

@@ -109,13 +109,14 @@ public enum PoseSidecar {
 
     private static func parseJSONLines(_ bytes: [UInt8], file: String) throws -> [PoseSample] {
         var samples: [PoseSample] = []
-        try forEachLine(of: bytes, file: file) { rawLine, line in
-            if rawLine.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
+        for (rawLine, line) in lines(of: bytes) {
+            try checkLineLength(rawLine, file: file, number: line)
+            if rawLine.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
             guard samples.count < InputLimits.poseSamples else { throw tooManyPoses(file: file, line: line) }
             let node: JSONNode
             do {
                 node = try JSONReader.parse(Array(rawLine), firstLine: line)
-            } catch let error as JSONSyntaxError {
+            } catch {
                 throw ReplayError.badInput(file: file, line: line, "not valid JSON: \(error.message)")
             }
             samples.append(try jsonRecord(node, file: file, line: line))
@@ -256,12 +257,12 @@ public enum PoseSidecar {
         var columns: [String: Int]?
         var columnCount = 0
         var samples: [PoseSample] = []
-        // Split on bytes: in a Swift String "\r\n" is one Character and would not split on "\n".
-        try forEachLine(of: bytes, file: file) { rawLine, line in
+        for (rawLine, line) in lines(of: bytes) {
+            try checkLineLength(rawLine, file: file, number: line)
             guard let content = String(validating: rawLine.last == 0x0D ? rawLine.dropLast() : rawLine, as: UTF8.self) else {
                 throw ReplayError.badInput(file: file, line: line, "not UTF-8 text")
             }
-            if content.allSatisfy({ $0 == " " || $0 == "\t" }) { return }
+            if content.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
             guard let fields = splitCSVLine(content) else {
                 throw ReplayError.badInput(file: file, line: line, "unbalanced quotes")
             }
@@ -272,7 +273,7 @@ public enum PoseSidecar {
                 }
                 columns = try csvHeader(fields, file: file, line: line)
                 columnCount = fields.count
-                return
+                continue
             }
             guard fields.count == columnCount else {
                 throw ReplayError.badInput(file: file, line: line,

@@ -22,19 +22,11 @@ extension PlacementTrack {
         var rows: [PlacementRow] = []
         var seen: [RowKey: Int] = [:]
         var sawHeader = false
-        var number = 0
-        var rest = Substring(text)
-        // One line at a time, without collecting them first; "\r\n" is one Character in Swift, and a newline.
-        while !rest.isEmpty {
-            let end = rest.firstIndex(where: \.isNewline) ?? rest.endIndex
-            var line = rest[..<end]
-            rest = end < rest.endIndex ? rest[rest.index(after: end)...] : ""
-            number += 1
+        for (rawLine, number) in lines(of: text) {
+            var line = rawLine
             if number == 1, line.hasPrefix("\u{FEFF}") { line = line.dropFirst() }
             if line.allSatisfy(\.isWhitespace) { continue }
-            guard line.utf8.count <= InputLimits.lineBytes else {
-                throw .badInput(file: file, line: number, "line longer than \(InputLimits.lineBytes) bytes (see docs/poses.md, Limits)")
-            }
+            try checkLineLength(line.utf8, file: file, number: number)
             let fields = try splitCSV(line, file: file, line: number)
             guard sawHeader else {
                 guard fields == header else {

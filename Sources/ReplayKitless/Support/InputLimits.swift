@@ -19,6 +19,10 @@ enum InputLimits {
     static let trackRows = 10_000_000
     /// Bytes of an annotation scene (`annotations.json`).
     static let sceneBytes = 16 << 20
+    /// Bytes of a job spec (`--job`).
+    static let jobSpecBytes = 1 << 20
+    /// Bytes of a batch manifest (`--manifest`): about half a million recordings.
+    static let manifestBytes = 64 << 20
     /// Bytes of a Wavefront OBJ mesh.
     static let meshBytes = 64 << 20
     /// Triangles of an OBJ mesh after its polygons are split into triangles.
@@ -49,20 +53,34 @@ func readInputFile(_ path: String, limit: Int, kind: String) throws(ReplayError)
     return [UInt8](data)
 }
 
-/// Calls `body` with each line of `bytes` (split at "\n", which is not included) and its 1-based
-/// number, without collecting the lines first: a file of a billion empty lines costs no memory.
-/// A line longer than ``InputLimits/lineBytes`` is an error naming `file` and the line.
-func forEachLine(of bytes: [UInt8], file: String,
-                 _ body: (_ line: ArraySlice<UInt8>, _ number: Int) throws -> Void) throws {
-    var start = 0, number = 1
-    while start <= bytes.count {
+/// The lines of `bytes`, split at "\n" (not included), with their 1-based numbers, produced one at a
+/// time: a file of a billion empty lines costs no memory. Splitting bytes rather than a String keeps
+/// "\r\n" apart (in a String it is one Character, which is not "\n").
+func lines(of bytes: [UInt8]) -> some Sequence<(line: ArraySlice<UInt8>, number: Int)> {
+    sequence(state: (start: 0, number: 1)) { state in
+        let (start, number) = state
+        guard start <= bytes.count else { return nil }
         let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
-        guard end - start <= InputLimits.lineBytes else {
-            throw ReplayError.badInput(file: file, line: number,
-                                       "line longer than \(InputLimits.lineBytes) bytes (see docs/poses.md, Limits)")
-        }
-        try body(bytes[start..<end], number)
-        start = end + 1
-        number += 1
+        state = (end + 1, number + 1)
+        return (bytes[start..<end], number)
+    }
+}
+
+/// The lines of `text`, split at any newline Character ("\r\n" is one), with their 1-based numbers,
+/// produced one at a time like ``lines(of:)``.
+func lines(of text: String) -> some Sequence<(line: Substring, number: Int)> {
+    sequence(state: (rest: text[...], number: 1)) { state in
+        let (rest, number) = state
+        guard !rest.isEmpty else { return nil }
+        let end = rest.firstIndex(where: \.isNewline) ?? rest.endIndex
+        state = (end < rest.endIndex ? rest[rest.index(after: end)...] : "", number + 1)
+        return (rest[..<end], number)
+    }
+}
+
+/// Refuses a line longer than ``InputLimits/lineBytes``, naming `file` and the line.
+func checkLineLength(_ line: some Collection, file: String, number: Int) throws(ReplayError) {
+    guard line.count <= InputLimits.lineBytes else {
+        throw .badInput(file: file, line: number, "line longer than \(InputLimits.lineBytes) bytes (see docs/poses.md, Limits)")
     }
 }
