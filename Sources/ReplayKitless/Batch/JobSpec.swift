@@ -206,10 +206,18 @@ indirect enum RawValue: Sendable, Equatable {
             throw .badInput(file: file, "not valid YAML: \(error)")
         }
         guard let node else { return .null }
-        return try convert(node, file: file)
+        var budget = InputLimits.jobSpecValues
+        return try convert(node, file: file, budget: &budget)
     }
 
-    private static func convert(_ node: Node, file: String) throws(ReplayError) -> RawValue {
+    /// `budget` counts the values converted: Yams expands aliases while composing, so a few lines of
+    /// aliases of aliases ("billion laughs") stand for billions of values.
+    private static func convert(_ node: Node, file: String, budget: inout Int) throws(ReplayError) -> RawValue {
+        budget -= 1
+        guard budget >= 0 else {
+            throw .badInput(file: file, line: node.mark?.line,
+                            "more than \(InputLimits.jobSpecValues) values (aliases repeating aliases?); see docs/poses.md, Limits")
+        }
         switch node {
         case .scalar(let scalar):
             switch node.tag.rawValue {
@@ -219,7 +227,7 @@ indirect enum RawValue: Sendable, Equatable {
             }
         case .sequence(let sequence):
             var items: [RawValue] = []
-            for item in sequence { items.append(try convert(item, file: file)) }
+            for item in sequence { items.append(try convert(item, file: file, budget: &budget)) }
             return .list(items)
         case .mapping(let mapping):
             var entries: [Entry] = []
@@ -227,7 +235,7 @@ indirect enum RawValue: Sendable, Equatable {
                 guard case .scalar(let name) = key else {
                     throw .badInput(file: file, line: key.mark?.line, "keys must be option names")
                 }
-                entries.append(Entry(key: name.string, value: try convert(value, file: file), line: key.mark?.line))
+                entries.append(Entry(key: name.string, value: try convert(value, file: file, budget: &budget), line: key.mark?.line))
             }
             return .map(entries)
         case .alias:

@@ -21,6 +21,8 @@ enum InputLimits {
     static let sceneBytes = 16 << 20
     /// Bytes of a job spec (`--job`).
     static let jobSpecBytes = 1 << 20
+    /// Values (scalars, lists, mappings) in a YAML job spec, counted after aliases are expanded.
+    static let jobSpecValues = 100_000
     /// Bytes of a batch manifest (`--manifest`): about half a million recordings.
     static let manifestBytes = 64 << 20
     /// Bytes of a Wavefront OBJ mesh.
