@@ -113,20 +113,20 @@ import Testing
                 == "deep.json:1: not valid JSON: nested too deeply")
     }
 
-    /// 300 000 keys: comparing each with the ones before it (4.5·10¹⁰ comparisons) would take many minutes.
+    /// 100 000 keys: comparing each with the ones before it (5·10⁹ comparisons) would take minutes.
     @Test(.timeLimit(.minutes(1))) func aJSONObjectWithManyKeysReadsInLinearTime() throws {
-        let keys = (0..<300_000).map { "\"k\($0)\": 0" }.joined(separator: ", ")
+        let keys = (0..<100_000).map { "\"k\($0)\": 0" }.joined(separator: ", ")
         // Read completely, then refused for its first unknown key.
         let scene = Array("{\"version\": 1, \"annotations\": [], \(keys)}".utf8)
         #expect(Self.message { _ = try AnnotationScene(json: scene, file: "wide.json", baseDirectory: "/") }
                 .hasPrefix("wide.json:1 (key \"k0\"): unknown key"))
-        let duplicate = Array("{\(keys), \"k299999\": 1}".utf8)
+        let duplicate = Array("{\(keys), \"k99999\": 1}".utf8)
         #expect(Self.message { _ = try AnnotationScene(json: duplicate, file: "wide.json", baseDirectory: "/") }
-                == "wide.json:1: not valid JSON: duplicate key \"k299999\"")
+                == "wide.json:1: not valid JSON: duplicate key \"k99999\"")
     }
 
     @Test(.timeLimit(.minutes(1))) func aManifestWithManyColumnsReadsInLinearTime() throws {
-        let names = (0..<300_000).map { "c\($0)" }
+        let names = (0..<100_000).map { "c\($0)" }
         let csv = "input," + names.joined(separator: ",") + "\ncall.mp4" + String(repeating: ",", count: names.count) + "\n"
         let rows = try Manifest.parseCSV(csv, file: "wide.csv")
         #expect(rows.count == 1 && rows[0].input == "call.mp4" && rows[0].options.isEmpty)
