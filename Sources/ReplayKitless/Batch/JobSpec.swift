@@ -77,7 +77,7 @@ public struct JobSpec: Sendable {
 
     /// Reads a job spec; `.json` files are parsed as JSON, everything else as YAML.
     public init(contentsOf path: String) throws(ReplayError) {
-        let text = try readText(path)
+        let text = try readText(path, limit: InputLimits.jobSpecBytes, kind: "job spec")
         try self.init(parsing: text, path: path, json: path.lowercased().hasSuffix(".json"))
     }
 
@@ -206,10 +206,18 @@ indirect enum RawValue: Sendable, Equatable {
             throw .badInput(file: file, "not valid YAML: \(error)")
         }
         guard let node else { return .null }
-        return try convert(node, file: file)
+        var budget = InputLimits.jobSpecValues
+        return try convert(node, file: file, budget: &budget)
     }
 
-    private static func convert(_ node: Node, file: String) throws(ReplayError) -> RawValue {
+    /// `budget` counts the values converted: Yams expands aliases while composing, so a few lines of
+    /// aliases of aliases ("billion laughs") stand for billions of values.
+    private static func convert(_ node: Node, file: String, budget: inout Int) throws(ReplayError) -> RawValue {
+        budget -= 1
+        guard budget >= 0 else {
+            throw .badInput(file: file, line: node.mark?.line,
+                            "more than \(InputLimits.jobSpecValues) values (aliases repeating aliases?); see docs/poses.md, Limits")
+        }
         switch node {
         case .scalar(let scalar):
             switch node.tag.rawValue {
@@ -219,7 +227,7 @@ indirect enum RawValue: Sendable, Equatable {
             }
         case .sequence(let sequence):
             var items: [RawValue] = []
-            for item in sequence { items.append(try convert(item, file: file)) }
+            for item in sequence { items.append(try convert(item, file: file, budget: &budget)) }
             return .list(items)
         case .mapping(let mapping):
             var entries: [Entry] = []
@@ -227,7 +235,7 @@ indirect enum RawValue: Sendable, Equatable {
                 guard case .scalar(let name) = key else {
                     throw .badInput(file: file, line: key.mark?.line, "keys must be option names")
                 }
-                entries.append(Entry(key: name.string, value: try convert(value, file: file), line: key.mark?.line))
+                entries.append(Entry(key: name.string, value: try convert(value, file: file, budget: &budget), line: key.mark?.line))
             }
             return .map(entries)
         case .alias:
@@ -299,13 +307,10 @@ private extension YamlError {
     }
 }
 
-/// Reads a UTF-8 text file, naming it on failure.
-func readText(_ path: String) throws(ReplayError) -> String {
-    guard let data = FileManager.default.contents(atPath: path) else {
-        let reason = FileManager.default.fileExists(atPath: path) ? "cannot read it" : "no such file"
-        throw .badInput(file: path, reason)
-    }
-    var text = String(decoding: data, as: UTF8.self)
+/// Reads a UTF-8 text file of at most `limit` bytes, naming it (and the `kind` of file) on failure.
+func readText(_ path: String, limit: Int, kind: String) throws(ReplayError) -> String {
+    guard FileManager.default.fileExists(atPath: path) else { throw .badInput(file: path, "no such file") }
+    var text = String(decoding: try readInputFile(path, limit: limit, kind: kind), as: UTF8.self)
     if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
     return text
 }

@@ -17,7 +17,7 @@ public struct ManifestRow: Sendable, Equatable {
 /// omit a flag; in JSONL values are typed as in a job spec and `null` leaves the option unset.
 public enum Manifest {
     public static func load(_ path: String) throws(ReplayError) -> [ManifestRow] {
-        let text = try readText(path)
+        let text = try readText(path, limit: InputLimits.manifestBytes, kind: "manifest")
         let lower = path.lowercased()
         let isJSONLines = lower.hasSuffix(".jsonl") || lower.hasSuffix(".ndjson")
             || text.first(where: { !$0.isWhitespace }) == "{"
@@ -29,10 +29,10 @@ public enum Manifest {
     /// Parses JSON Lines: one object per line; blank lines are skipped.
     public static func parseJSONLines(_ text: String, file: String) throws(ReplayError) -> [ManifestRow] {
         var rows: [ManifestRow] = []
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let number = index + 1
+        for (bytes, number) in lines(of: Array(text.utf8)) {
+            let line = String(decoding: bytes, as: UTF8.self)
             guard !line.allSatisfy(\.isWhitespace) else { continue }
-            guard case .map(let entries) = try RawValue.json(String(line), file: file, line: number) else {
+            guard case .map(let entries) = try RawValue.json(line, file: file, line: number) else {
                 throw .badInput(file: file, line: number, "each line must be a JSON object with at least \"input\"")
             }
             var cells: [(String, RawValue)] = []
@@ -47,7 +47,8 @@ public enum Manifest {
         let records = try CSVReader.records(text, file: file)
         guard let header = records.first else { return [] }
         let names = header.cells.map { $0.trimmingCharacters(in: .whitespaces) }
-        for (index, name) in names.enumerated() where names[..<index].contains(name) || name.isEmpty {
+        var seen: Set<String> = []  // not a search of the names before each: a wide header would take quadratic time
+        for name in names where name.isEmpty || !seen.insert(name).inserted {
             throw .badInput(file: file, line: header.line, field: name, name.isEmpty ? "a column has no name" : "column named twice")
         }
         guard names.contains("input") else {

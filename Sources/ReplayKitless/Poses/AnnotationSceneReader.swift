@@ -20,7 +20,8 @@ extension AnnotationScene {
     /// Any other key, anywhere, is an error naming the file, line, annotation and key.
     public static func load(path: String) throws -> AnnotationScene {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        return try AnnotationScene(json: try readInputFile(path), file: path, baseDirectory: folder)
+        let bytes = try readInputFile(path, limit: InputLimits.sceneBytes, kind: "annotation scene")
+        return try AnnotationScene(json: bytes, file: path, baseDirectory: folder)
     }
 
     /// Parses a scene from JSON bytes; `file` names it in errors and mesh paths resolve against `baseDirectory`.

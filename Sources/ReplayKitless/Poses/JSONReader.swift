@@ -117,13 +117,14 @@ struct JSONReader {
     private mutating func object(depth: Int) throws(JSONSyntaxError) -> JSONNode.Value {
         index += 1
         var members: [(key: String, value: JSONNode)] = []
+        var keys: Set<String> = []  // a linear search per key would make a big object take quadratic time
         skipWhitespace()
         if current == UInt8(ascii: "}") { index += 1; return .object(members) }
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw error("expected a quoted key") }
             let key = try string()
-            guard !members.contains(where: { $0.key == key }) else { throw error("duplicate key \"\(key)\"") }
+            guard keys.insert(key).inserted else { throw error("duplicate key \"\(key)\"") }
             skipWhitespace()
             try expect(UInt8(ascii: ":"), "':' after key \"\(key)\"")
             skipWhitespace()
@@ -219,8 +220,9 @@ struct JSONReader {
     }
 
     private mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
-        guard index + 4 <= bytes.count,
-              let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16) else {
+        let digits = bytes[min(index, bytes.count)..<min(index + 4, bytes.count)]
+        guard digits.count == 4, digits.allSatisfy({ Character(Unicode.Scalar($0)).isHexDigit }),
+              let value = UInt32(String(decoding: digits, as: UTF8.self), radix: 16) else {
             throw error("invalid \\u escape in string")
         }
         index += 4
@@ -289,12 +291,4 @@ enum TextNumber {
 /// Writes `data` so that `path` is either the complete file or untouched (temporary file, then rename).
 func writeFileAtomically(_ data: Data, to path: String) throws {
     try AtomicOutput.write(data, to: path)
-}
-
-/// Reads a whole input file, naming it when that fails.
-func readInputFile(_ path: String) throws -> [UInt8] {
-    guard let data = FileManager.default.contents(atPath: path) else {
-        throw ReplayError.badInput(file: path, "cannot read the file (missing or unreadable)")
-    }
-    return [UInt8](data)
 }

@@ -38,7 +38,8 @@ public enum PoseSidecar {
     /// Reads the sidecar at `path`, its format chosen by extension.
     public static func read(path: String) throws -> [PoseSample] {
         let format = try PoseSidecarFormat(path: path)
-        return try parse(try readInputFile(path), format: format, file: path)
+        let limit = format == .pose32 ? InputLimits.poseSamples * Pose32.byteCount : InputLimits.textFileBytes
+        return try parse(try readInputFile(path, limit: limit, kind: "pose sidecar"), format: format, file: path)
     }
 
     /// Parses sidecar bytes; `file` names the source in error messages.
@@ -57,9 +58,14 @@ public enum PoseSidecar {
     }
 
     /// The file contents for `samples`. pose32 writes the samples in the order given, ignoring their
-    /// keys, and needs every sample to have a `fovY`.
+    /// keys, and needs every sample to have a `fovY`. JSON Lines and CSV need finite values (only
+    /// pose32 can hold NaN or infinity, in zNear and fovY).
     public static func encode(_ samples: [PoseSample], format: PoseSidecarFormat) throws -> [UInt8] {
-        switch format {
+        if format != .pose32, let sample = samples.first(where: { !$0.isFinite }) {
+            throw ReplayError.badInput("the pose at \(sample.key) has a value that is not a finite number, which "
+                                       + "\(format == .csv ? "CSV" : "JSON") cannot hold; write .pose32 instead")
+        }
+        return switch format {
         case .jsonl: Array(samples.map(jsonLine).joined().utf8)
         case .csv: Array(csv(samples).utf8)
         case .pose32: try samples.flatMap { sample -> [UInt8] in
@@ -80,6 +86,7 @@ public enum PoseSidecar {
             throw ReplayError.badInput(file: file, field: "record \(count)",
                                        "truncated: the file is \(bytes.count) bytes, not a multiple of 32")
         }
+        guard count <= InputLimits.poseSamples else { throw tooManyPoses(file: file, line: nil) }
         return try (0..<count).map { index in
             let start = index * Pose32.byteCount
             guard let record = Pose32(bytes: bytes[start..<start + Pose32.byteCount]) else {
@@ -96,15 +103,19 @@ public enum PoseSidecar {
 
     // MARK: JSON Lines
 
+    private static func tooManyPoses(file: String, line: Int?) -> ReplayError {
+        ReplayError.badInput(file: file, line: line, "more than \(InputLimits.poseSamples) poses (see docs/poses.md, Limits)")
+    }
+
     private static func parseJSONLines(_ bytes: [UInt8], file: String) throws -> [PoseSample] {
         var samples: [PoseSample] = []
-        for (offset, rawLine) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
-            let line = offset + 1
-            let text = Array(rawLine)
-            if text.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+        for (rawLine, line) in lines(of: bytes) {
+            try checkLineLength(rawLine, file: file, number: line)
+            if rawLine.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+            guard samples.count < InputLimits.poseSamples else { throw tooManyPoses(file: file, line: line) }
             let node: JSONNode
             do {
-                node = try JSONReader.parse(text, firstLine: line)
+                node = try JSONReader.parse(Array(rawLine), firstLine: line)
             } catch {
                 throw ReplayError.badInput(file: file, line: line, "not valid JSON: \(error.message)")
             }
@@ -133,7 +144,9 @@ public enum PoseSidecar {
         if let t = try number("t") {
             key = .time(t)
         } else if let frame = node["frame"] {
-            guard let index = frame.integer, index >= 0 else { throw fail("frame", "expected a frame index ≥ 0") }
+            guard let index = frame.integer, (0...InputLimits.frameIndex).contains(index) else {
+                throw fail("frame", "expected a frame index from 0 to \(InputLimits.frameIndex)")
+            }
             key = .frame(index)
         } else {
             throw fail("t", "missing (give \"t\" in seconds or \"frame\")")
@@ -244,9 +257,8 @@ public enum PoseSidecar {
         var columns: [String: Int]?
         var columnCount = 0
         var samples: [PoseSample] = []
-        // Split on bytes: in a Swift String "\r\n" is one Character and would not split on "\n".
-        for (offset, rawLine) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
-            let line = offset + 1
+        for (rawLine, line) in lines(of: bytes) {
+            try checkLineLength(rawLine, file: file, number: line)
             guard let content = String(validating: rawLine.last == 0x0D ? rawLine.dropLast() : rawLine, as: UTF8.self) else {
                 throw ReplayError.badInput(file: file, line: line, "not UTF-8 text")
             }
@@ -255,6 +267,10 @@ public enum PoseSidecar {
                 throw ReplayError.badInput(file: file, line: line, "unbalanced quotes")
             }
             guard let header = columns else {
+                guard fields.count <= InputLimits.csvColumns else {
+                    throw ReplayError.badInput(file: file, line: line,
+                                               "more than \(InputLimits.csvColumns) columns (see docs/poses.md, Limits)")
+                }
                 columns = try csvHeader(fields, file: file, line: line)
                 columnCount = fields.count
                 continue
@@ -263,6 +279,7 @@ public enum PoseSidecar {
                 throw ReplayError.badInput(file: file, line: line,
                                            "expected \(columnCount) fields like the header, found \(fields.count)")
             }
+            guard samples.count < InputLimits.poseSamples else { throw tooManyPoses(file: file, line: line) }
             samples.append(try csvRecord(fields, columns: header, file: file, line: line))
         }
         guard columns != nil else { throw ReplayError.badInput(file: file, line: 1, "empty file: a header row is required") }
@@ -316,7 +333,9 @@ public enum PoseSidecar {
         if let t = try number("t") {
             key = .time(t)
         } else if let text = cell("frame") {
-            guard let index = Int(text), index >= 0 else { throw fail("frame", "\"\(text)\" is not a frame index ≥ 0") }
+            guard let index = Int(text), (0...InputLimits.frameIndex).contains(index) else {
+                throw fail("frame", "\"\(text)\" is not a frame index from 0 to \(InputLimits.frameIndex)")
+            }
             key = .frame(index)
         } else {
             throw fail(columns["t"] != nil ? "t" : "frame", "missing")
@@ -363,5 +382,14 @@ public enum PoseSidecar {
         guard !quoted else { return nil }
         fields.append(field)
         return fields
+    }
+}
+
+private extension PoseSample {
+    /// Every value is a finite number, as JSON and CSV need (pose32 can hold NaN and infinity).
+    var isFinite: Bool {
+        let lens = intrinsics.map { [$0.fx, $0.fy, $0.cx, $0.cy] } ?? []
+        return (position.x.isFinite && position.y.isFinite && position.z.isFinite && euler.x.isFinite && euler.y.isFinite
+                && euler.z.isFinite && zNear.isFinite && fovY?.isFinite != false && lens.allSatisfy(\.isFinite))
     }
 }

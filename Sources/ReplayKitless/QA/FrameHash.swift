@@ -98,9 +98,7 @@ public struct FrameHashGolden: Sendable {
     /// Parses golden text. Data lines need at least six comma-separated fields, the first five integers.
     public init(_ text: String, file: String) throws(ReplayError) {
         var lines: [String] = []
-        var number = 0
-        for raw in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
-            number += 1
+        for (raw, number) in ReplayKitless.lines(of: text) {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
             let fields = Self.fields(line)
@@ -115,11 +113,9 @@ public struct FrameHashGolden: Sendable {
 
     /// Reads and parses the golden file at `path`.
     public static func load(path: String) throws(ReplayError) -> FrameHashGolden {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw .badInput(file: path, "cannot read the golden framemd5 file (\(error.localizedDescription))")
+        let bytes = try readInputFile(path, limit: InputLimits.textFileBytes, kind: "golden framemd5 file")
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw .badInput(file: path, "cannot read the golden framemd5 file (not UTF-8 text)")
         }
         return try FrameHashGolden(text, file: path)
     }

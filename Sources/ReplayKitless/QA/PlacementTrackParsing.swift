@@ -5,11 +5,9 @@ extension PlacementTrack {
 
     /// Reads and parses the CSV file at `path`.
     public static func load(path: String) throws(ReplayError) -> PlacementTrack {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw .badInput(file: path, "cannot read the placement track (\(error.localizedDescription))")
+        let bytes = try readInputFile(path, limit: InputLimits.textFileBytes, kind: "placement track")
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw .badInput(file: path, "cannot read the placement track (not UTF-8 text)")
         }
         return try parse(text, file: path)
     }
@@ -19,17 +17,16 @@ extension PlacementTrack {
     /// Rules: the header must be exactly §7's; `frame` a non-negative integer; `t` a finite number; `depth`,
     /// `x` and `y` finite numbers or empty; `visible` 0 or 1; `x` and `y` both empty or both set,
     /// and set when visible; one row per (`id`, `frame`). Fields may be quoted as in RFC 4180.
+    /// Lines and rows are limited (docs/poses.md, Limits).
     public static func parse(_ text: String, file: String) throws(ReplayError) -> PlacementTrack {
         var rows: [PlacementRow] = []
         var seen: [RowKey: Int] = [:]
         var sawHeader = false
-        var number = 0
-        // "\r\n" is one Character in Swift, and a newline.
-        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
-            number += 1
+        for (rawLine, number) in lines(of: text) {
             var line = rawLine
             if number == 1, line.hasPrefix("\u{FEFF}") { line = line.dropFirst() }
             if line.allSatisfy(\.isWhitespace) { continue }
+            try checkLineLength(line.utf8, file: file, number: number)
             let fields = try splitCSV(line, file: file, line: number)
             guard sawHeader else {
                 guard fields == header else {
@@ -37,6 +34,9 @@ extension PlacementTrack {
                 }
                 sawHeader = true
                 continue
+            }
+            guard rows.count < InputLimits.trackRows else {
+                throw .badInput(file: file, line: number, "more than \(InputLimits.trackRows) rows (see docs/poses.md, Limits)")
             }
             let row = try parseRow(fields, file: file, line: number)
             let key = RowKey(id: row.id, frame: row.frame)

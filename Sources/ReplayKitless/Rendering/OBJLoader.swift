@@ -7,16 +7,18 @@ import Foundation
 public enum OBJLoader {
     /// Loads the mesh in the file at `path`.
     public static func load(path: String) throws -> Mesh {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ReplayError.badInput(file: path, "cannot read the mesh file")
-        }
-        return try data.withUnsafeBytes { try parse(bytes: $0.bindMemory(to: UInt8.self), file: path) }
+        try parse(try readInputFile(path, limit: InputLimits.meshBytes, kind: "mesh file"), file: path)
     }
 
     /// Parses OBJ text; `file` names the source in error messages.
     public static func parse(_ text: String, file: String) throws -> Mesh {
         var text = text
         return try text.withUTF8 { try parse(bytes: $0, file: file) }
+    }
+
+    /// Parses the bytes of an OBJ file; `file` names the source in error messages.
+    public static func parse(_ bytes: [UInt8], file: String) throws -> Mesh {
+        try bytes.withUnsafeBufferPointer { try parse(bytes: $0, file: file) }
     }
 
     private struct Corner {
@@ -35,6 +37,7 @@ public enum OBJLoader {
         var positions: [SIMD3<Double>] = []
         var normals: [SIMD3<Double>] = []
         var faces: [Face] = []
+        var triangles = 0
         var smooth = false
         var lineNumber = 0
         var tokens: [Range<Int>] = []
@@ -61,6 +64,10 @@ public enum OBJLoader {
                 normals.append(try vector(arguments, keyword: "vn", text: text, fail: fail).unitOrZero)
             case "f":
                 guard arguments.count >= 3 else { throw fail("a face needs at least 3 vertices, found \(arguments.count)") }
+                triangles += arguments.count - 2
+                guard triangles <= InputLimits.meshTriangles else {
+                    throw fail("more than \(InputLimits.meshTriangles) triangles (see docs/poses.md, Limits)")
+                }
                 let corners = try arguments.map { token -> Corner in
                     try corner(text(token), positionCount: positions.count, normalCount: normals.count, fail: fail)
                 }

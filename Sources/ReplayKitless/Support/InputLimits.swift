@@ -1,0 +1,88 @@
+import Foundation
+
+/// Upper bounds on files that come from outside, so a broken or hostile file is refused with a
+/// ``ReplayError`` instead of exhausting memory or time. Each is far above what a real recording
+/// needs; they are listed for users in docs/poses.md ("Limits").
+enum InputLimits {
+    /// Poses in one sidecar: 23 hours at 60 fps.
+    static let poseSamples = 5_000_000
+    /// Bytes of a text file that grows with the recording's length: JSON Lines and CSV pose sidecars,
+    /// placement tracks. (A `.pose32` file is limited to `poseSamples` records.)
+    static let textFileBytes = 1 << 30
+    /// Bytes in one line of those files: one record, however many unknown keys or columns it carries.
+    static let lineBytes = 1 << 20
+    /// The largest frame index a pose sidecar may name (JSON numbers are Doubles, exact to 2⁵³).
+    static let frameIndex = 999_999_999_999_999
+    /// Columns in a pose CSV header.
+    static let csvColumns = 1_000
+    /// Rows of a placement track: 10 annotations on every frame of 4.6 hours at 60 fps.
+    static let trackRows = 10_000_000
+    /// Bytes of an annotation scene (`annotations.json`).
+    static let sceneBytes = 16 << 20
+    /// Bytes of a job spec (`--job`).
+    static let jobSpecBytes = 1 << 20
+    /// Values (scalars, lists, mappings) in a YAML job spec, counted after aliases are expanded.
+    static let jobSpecValues = 100_000
+    /// Bytes of a batch manifest (`--manifest`): about half a million recordings.
+    static let manifestBytes = 64 << 20
+    /// Bytes of a Wavefront OBJ mesh.
+    static let meshBytes = 64 << 20
+    /// Triangles of an OBJ mesh after its polygons are split into triangles.
+    static let meshTriangles = 2_000_000
+}
+
+/// Reads a whole input file, naming it (`kind`, e.g. "mesh file") when that fails. A file larger than
+/// `limit` bytes is refused (before reading it when its size is known), so a huge file cannot exhaust memory.
+func readInputFile(_ path: String, limit: Int, kind: String) throws(ReplayError) -> [UInt8] {
+    func tooLarge() -> ReplayError {
+        .badInput(file: path, "the \(kind) is larger than \(limit) bytes, the most fxreplay reads (see docs/poses.md, Limits)")
+    }
+    if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > limit {
+        throw tooLarge()
+    }
+    guard let handle = FileHandle(forReadingAtPath: path) else {
+        throw .badInput(file: path, "cannot read the \(kind)")
+    }
+    defer { try? handle.close() }
+    let data: Data?
+    do {
+        data = try handle.read(upToCount: limit + 1)  // + 1: a file that grew or a pipe still ends up refused
+    } catch {
+        throw .badInput(file: path, "cannot read the \(kind) (\(error.localizedDescription))")
+    }
+    guard let data else { return [] }
+    guard data.count <= limit else { throw tooLarge() }
+    return [UInt8](data)
+}
+
+/// The lines of `bytes`, split at "\n" (not included), with their 1-based numbers, produced one at a
+/// time: a file of a billion empty lines costs no memory. Splitting bytes rather than a String keeps
+/// "\r\n" apart (in a String it is one Character, which is not "\n").
+func lines(of bytes: [UInt8]) -> some Sequence<(line: ArraySlice<UInt8>, number: Int)> {
+    sequence(state: (start: 0, number: 1)) { state in
+        let (start, number) = state
+        guard start <= bytes.count else { return nil }
+        let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+        state = (end + 1, number + 1)
+        return (bytes[start..<end], number)
+    }
+}
+
+/// The lines of `text`, split at any newline Character ("\r\n" is one), with their 1-based numbers,
+/// produced one at a time like ``lines(of:)``.
+func lines(of text: String) -> some Sequence<(line: Substring, number: Int)> {
+    sequence(state: (rest: text[...], number: 1)) { state in
+        let (rest, number) = state
+        guard !rest.isEmpty else { return nil }
+        let end = rest.firstIndex(where: \.isNewline) ?? rest.endIndex
+        state = (end < rest.endIndex ? rest[rest.index(after: end)...] : "", number + 1)
+        return (rest[..<end], number)
+    }
+}
+
+/// Refuses a line longer than ``InputLimits/lineBytes``, naming `file` and the line.
+func checkLineLength(_ line: some Collection, file: String, number: Int) throws(ReplayError) {
+    guard line.count <= InputLimits.lineBytes else {
+        throw .badInput(file: file, line: number, "line longer than \(InputLimits.lineBytes) bytes (see docs/poses.md, Limits)")
+    }
+}
