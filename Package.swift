@@ -35,7 +35,8 @@ let package = Package(
         ),
         // Throughput of the compositing kernels alone (benchmarks/background.sh); not a product.
         .executableTarget(name: "fxbench", dependencies: ["ReplayKitless"]),
-        .testTarget(name: "ReplayKitlessTests", dependencies: ["ReplayKitless", .product(name: "Yams", package: "Yams")]),
-        .testTarget(name: "fxreplayTests", dependencies: ["fxreplay", "ReplayKitless"]),
+        .target(name: "FxTestSupport", dependencies: ["ReplayKitless"], path: "Tests/Support"),
+        .testTarget(name: "ReplayKitlessTests", dependencies: ["ReplayKitless", "FxTestSupport", .product(name: "Yams", package: "Yams")]),
+        .testTarget(name: "fxreplayTests", dependencies: ["fxreplay", "ReplayKitless", "FxTestSupport"]),
     ]
 )

@@ -1,3 +1,4 @@
+import FxTestSupport
 import CFFmpeg
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import FxTestSupport
 import Foundation
 import Testing
 @testable import ReplayKitless
