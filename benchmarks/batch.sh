@@ -14,11 +14,12 @@ make_clip "$BENCH_DIR/clip720p${SECONDS_EACH}s.mp4" "$SECONDS_EACH"
 for i in $(seq "$COUNT"); do cp -n "$BENCH_DIR/clip720p${SECONDS_EACH}s.mp4" "$IN/call$i.mp4"; done
 rm -f "$BENCH_DIR/batch-times.txt"
 
-# tree_measure NAME COMMAND...: wall seconds, peak summed RSS and peak single-process RSS (KiB).
+# tree_measure NAME COMMAND...: wall seconds, peak summed RSS and peak single-process RSS (KiB),
+# and CPU seconds of the whole tree (every process in it is waited for by its parent).
 tree_measure() {
   local name="$1"; shift
   python3 - "$name" "$BENCH_DIR/batch-times.txt" "$@" <<'PY'
-import os, subprocess, sys, time
+import os, resource, subprocess, sys, time
 name, out, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
 def rss_tree(root):
     parents, rss = {}, {}
@@ -46,29 +47,31 @@ while proc.poll() is None:
     peak_sum, peak_one = max(peak_sum, total), max(peak_one, largest)
     time.sleep(0.05)
 wall = time.monotonic() - start
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
 if proc.returncode != 0:
     sys.exit(f"benchmark command failed ({proc.returncode}): {' '.join(cmd)}")
 with open(out, "a") as f:
-    f.write(f"{name} {wall:.2f} {peak_sum} {peak_one}\n")
+    f.write(f"{name} {wall:.2f} {peak_sum} {peak_one} {usage.ru_utime + usage.ru_stime:.2f}\n")
 PY
 }
 
 # Best (least disturbed by other load) and median wall time per run, speed-ups over the
-# sequential renders, and the peaks of memory.
+# sequential renders, cores kept busy (CPU seconds / wall seconds, median) and the peaks of memory.
 summarize_batch() {
   python3 - "$BENCH_DIR/batch-times.txt" <<'PY'
 import statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
-    name, wall, total, largest = line.split()
-    rows.setdefault(name, []).append((float(wall), int(total), int(largest)))
-walls = {name: [w for w, _, _ in runs] for name, runs in rows.items()}
+    name, wall, total, largest, cpu = line.split()
+    rows.setdefault(name, []).append((float(wall), int(total), int(largest), float(cpu)))
+walls = {name: [run[0] for run in runs] for name, runs in rows.items()}
 best, median = min(walls["sequential"]), statistics.median(walls["sequential"])
-print(f"{'run':<12} {'best s':>7} {'speed-up':>9} {'median s':>9} {'speed-up':>9} {'peak RSS, all processes':>24} {'largest process':>16}")
+print(f"{'run':<12} {'best s':>7} {'speed-up':>9} {'median s':>9} {'speed-up':>9} {'cores busy':>11} {'peak RSS, all processes':>24} {'largest process':>16}")
 for name, runs in rows.items():
     b, m = min(walls[name]), statistics.median(walls[name])
-    total, largest = max(t for _, t, _ in runs), max(l for _, _, l in runs)
-    print(f"{name:<12} {b:7.2f} {best / b:8.2f}x {m:9.2f} {median / m:8.2f}x {total / 1024:20.0f} MiB {largest / 1024:12.0f} MiB")
+    total, largest = max(run[1] for run in runs), max(run[2] for run in runs)
+    busy = statistics.median(run[3] / run[0] for run in runs)
+    print(f"{name:<12} {b:7.2f} {best / b:8.2f}x {m:9.2f} {median / m:8.2f}x {busy:11.2f} {total / 1024:20.0f} MiB {largest / 1024:12.0f} MiB")
 PY
 }
 
