@@ -18,7 +18,8 @@
 /// `billboard`) turn with the camera so their +Z faces the viewer. `spin` turns the shape about
 /// world +Y by 2π·spin·time after `orientation`; stems are grey, 0.08·size thick, down to y = 0.
 /// OBJ meshes keep their own origin as the anchor and are scaled uniformly so their largest
-/// bounding-box dimension is `size`; they are drawn double-sided.
+/// bounding-box dimension is `size`; they are drawn double-sided. Round shapes are tessellated as
+/// finely as their size on screen needs: 8 to 32 segments, their outline within 0.2 px of a circle.
 ///
 /// The caller decides which annotations are active at a frame's time (`from`/`until`, tap time):
 /// `render` draws every annotation it is given. Allocate one renderer per pipeline and output size;
@@ -47,7 +48,12 @@ public final class AnnotationRenderer: @unchecked Sendable {
     private let rasterizer: MeshRasterizer
     /// Stems are a few pixels wide: eight sides are plenty.
     private let stemMesh = Mesh.cylinder(segments: 8)
-    private var meshes: [AnnotationShape: Mesh] = [:]
+    /// Meshes by shape and number of segments.
+    private var meshes: [MeshKey: Mesh] = [:]
+    private struct MeshKey: Hashable {
+        var shape: AnnotationShape
+        var segments: Int
+    }
     private var glyphs: GlyphCache?
     /// Annotation indices far to near, rebuilt each frame in place.
     private var order: [(depth: Double, index: Int)] = []
@@ -90,7 +96,10 @@ public final class AnnotationRenderer: @unchecked Sendable {
             let annotation = placed.annotation
             let shape = AnnotationPlacement.shape(annotation, anchor: placed.world, camera: camera, time: time)
             let material = SurfaceMaterial(annotation.color, colorSpace: image.colorSpace, shaded: annotation.shape != .ring)
-            rasterizer.add(try mesh(for: annotation.shape), transform: shape, camera: camera, material: material)
+            // Round shapes as finely as their size on screen needs (their largest radius, at the anchor's depth).
+            let depth = -camera.cameraSpace(placed.world).z
+            let segments = Mesh.roundSegments(forRadius: camera.focal.fy * annotation.size / 2 / depth)
+            rasterizer.add(try mesh(for: annotation.shape, segments: segments), transform: shape, camera: camera, material: material)
             if annotation.stem, let stem = AnnotationPlacement.stem(anchor: placed.world, size: annotation.size) {
                 let grey = SurfaceMaterial(Self.stemColor, colorSpace: image.colorSpace, shaded: false)
                 rasterizer.add(stemMesh, transform: stem, camera: camera, material: grey)
@@ -135,10 +144,12 @@ public final class AnnotationRenderer: @unchecked Sendable {
         }
     }
 
-    private func mesh(for shape: AnnotationShape) throws -> Mesh {
-        if let cached = meshes[shape] { return cached }
-        let mesh = try Mesh.unit(for: shape)
-        meshes[shape] = mesh
+    private func mesh(for shape: AnnotationShape, segments: Int = Mesh.maximumSegments) throws -> Mesh {
+        // An OBJ mesh is what it is: one entry whatever the size on screen.
+        let key = MeshKey(shape: shape, segments: { if case .mesh = shape { 0 } else { segments } }())
+        if let cached = meshes[key] { return cached }
+        let mesh = try Mesh.unit(for: shape, segments: segments)
+        meshes[key] = mesh
         return mesh
     }
 

@@ -17,30 +17,43 @@ enum LayerCompositor {
         guard rect.minX >> shiftX <= chromaMaxX, rect.minY >> shiftY <= chromaMaxY else { return }
         for chromaY in (rect.minY >> shiftY)...chromaMaxY {
             let lumaRows = (chromaY << shiftY)..<min((chromaY + 1) << shiftY, height)
+            let cbRow = image.cb.base + chromaY * image.cb.stride, crRow = image.cr.base + chromaY * image.cr.stride
             for chromaX in (rect.minX >> shiftX)...chromaMaxX {
                 let lumaColumns = (chromaX << shiftX)..<min((chromaX + 1) << shiftX, width)
+                // Around a drawing, most of its rectangle is empty: skip those blocks at once.
+                var drawn = false
+                for y in lumaRows {
+                    let texels = layer.texels + y * layer.width
+                    for x in lumaColumns where texels[x].w > 0 { drawn = true }
+                }
+                guard drawn else { continue }
                 var covered = false
                 var sumCb: Float = 0, sumCr: Float = 0, backgroundWeight: Float = 0, outAlpha: Float = 0
                 for y in lumaRows {
+                    let texels = layer.texels + y * layer.width, luma = image.luma.base + y * image.luma.stride
+                    let alphaRow = image.alpha.map { $0.base + y * $0.stride }
+                    let occlusionRow = occlusion.map { $0.base + y * $0.stride }
                     for x in lumaColumns {
-                        let texel = layer.texels[y * layer.width + x]
+                        let texel = texels[x]
                         var a = texel.w * opacity
-                        if let occlusion, a > 0 { a *= Float(255 - occlusion[x, y]) / 255 }
-                        let b = image.alpha.map { Float($0[x, y]) / 255 } ?? 1
+                        if let occlusionRow, a > 0 { a *= Float(255 - occlusionRow[x]) / 255 }
+                        let b = alphaRow.map { Float($0[x]) / 255 } ?? 1
+                        // On an opaque frame αout is 1 exactly (computed, it could miss by an ulp).
+                        let alpha = alphaRow == nil ? 1 : a + b * (1 - a)
                         backgroundWeight += b * (1 - a)
-                        outAlpha += a + b * (1 - a)
+                        outAlpha += alpha
                         guard a > 0 else { continue }
                         covered = true
                         sumCb += a * texel.y
                         sumCr += a * texel.z
-                        let alpha = a + b * (1 - a)
-                        image.luma[x, y] = rounded((a * texel.x + b * (1 - a) * Float(image.luma[x, y])) / alpha)
-                        image.alpha?[x, y] = rounded(alpha * 255)
+                        let blended = a * texel.x + b * (1 - a) * Float(luma[x])
+                        luma[x] = rounded(alphaRow == nil ? blended : blended / alpha)
+                        alphaRow?[x] = rounded(alpha * 255)
                     }
                 }
                 guard covered else { continue }
-                image.cb[chromaX, chromaY] = rounded((sumCb + Float(image.cb[chromaX, chromaY]) * backgroundWeight) / outAlpha)
-                image.cr[chromaX, chromaY] = rounded((sumCr + Float(image.cr[chromaX, chromaY]) * backgroundWeight) / outAlpha)
+                cbRow[chromaX] = rounded((sumCb + Float(cbRow[chromaX]) * backgroundWeight) / outAlpha)
+                crRow[chromaX] = rounded((sumCr + Float(crRow[chromaX]) * backgroundWeight) / outAlpha)
             }
         }
     }

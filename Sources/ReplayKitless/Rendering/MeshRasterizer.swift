@@ -29,6 +29,14 @@ struct Lighting {
         guard l > 0 else { return ambient }
         return ambient + (1 - ambient) * max(0, normal.dotProduct(direction) / l)
     }
+
+    /// `intensity(normal:)` in single precision, for the per-pixel shading.
+    @inline(__always) func intensity(normal: SIMD3<Float>) -> Float {
+        let squared = (normal * normal).sum()
+        guard squared > 0 else { return Float(ambient) }
+        let cosine = (normal * SIMD3<Float>(direction)).sum() / squared.squareRoot()
+        return Float(ambient) + Float(1 - ambient) * max(0, cosine)
+    }
 }
 
 extension Camera {
@@ -51,6 +59,10 @@ extension Camera {
 /// perspective-correct depth; then it shades each pixel once per visible triangle (Lambert with the
 /// perspective-correct normal, at the centre of that triangle's samples) and averages. All meshes
 /// added between two `resolve` calls (a shape and its stem) are depth-tested together.
+///
+/// A pixel's 16 samples are handled together in SIMD registers, and a pixel that one triangle
+/// covers entirely (most pixels inside a mesh) keeps no samples at all until another triangle
+/// reaches it: it is shaded once, at its centre, which is what its samples would average to.
 final class MeshRasterizer {
     /// At most 64: a tile row's touched pixels are the bits of a `UInt64`.
     static let tileSize = 64
@@ -61,55 +73,59 @@ final class MeshRasterizer {
     }
 
     /// A projected triangle: its barycentric coordinates and inverse depth as linear functions of
-    /// the pixel position, its vertex normals (facing the viewer) and its material.
+    /// the pixel position, its normal (facing the viewer) and its material.
     private struct ScreenTriangle {
         var rect: PixelBounds
         var e0: Linear, e1: Linear, e2: Linear
         var inverseDepth: Linear
-        var inverseDepths: SIMD3<Double>
-        var n0: SIMD3<Double>, n1: SIMD3<Double>, n2: SIMD3<Double>
+        /// How much 1/depth changes from a pixel centre to each of its samples.
+        var depthOffsets: SIMD16<Float>
+        /// The perspective-correct normal times a positive factor: Σ nᵢ·bᵢ/depthᵢ, linear in the
+        /// pixel position (`normalX`·x + `normalY`·y + `normalAtOrigin`); shading normalizes it.
+        var normalX: SIMD3<Float>, normalY: SIMD3<Float>, normalAtOrigin: SIMD3<Float>
         var material: SurfaceMaterial
     }
 
-    /// Sample k of a pixel sits at (offsetX(k), offsetY(k)) from its centre: a 4×4 grid at ±⅛, ±⅜ px.
-    @inline(__always) static func offsetX(_ k: Int) -> Double { Double(k & 3) * 0.25 - 0.375 }
-    @inline(__always) static func offsetY(_ k: Int) -> Double { Double(k >> 2) * 0.25 - 0.375 }
+    /// Sample k of a pixel sits at (sampleX[k], sampleY[k]) from its centre: a 4×4 grid at ±⅛, ±⅜ px.
+    static let sampleX = SIMD16<Double>(-0.375, -0.125, 0.125, 0.375, -0.375, -0.125, 0.125, 0.375,
+                                        -0.375, -0.125, 0.125, 0.375, -0.375, -0.125, 0.125, 0.375)
+    static let sampleY = SIMD16<Double>(-0.375, -0.375, -0.375, -0.375, -0.125, -0.125, -0.125, -0.125,
+                                        0.125, 0.125, 0.125, 0.125, 0.375, 0.375, 0.375, 0.375)
+    /// Bit k of a sample mask stands for sample k.
+    private static let sampleBits = SIMD16<UInt32>(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
 
     let lighting: Lighting
     private var vertices: [ViewVertex] = []
     private var triangles: [ScreenTriangle] = []
     private var bounds = PixelBounds.empty
-    /// Per sample (16 per pixel) of the current tile: 1/depth of the nearest surface (0 = empty)
-    /// and the index of its triangle.
-    private let sampleDepth: UnsafeMutablePointer<Float>
-    private let sampleOwner: UnsafeMutablePointer<UInt32>
-    /// The current triangle's 1/depth and barycentric coordinates at each sample, relative to
-    /// the pixel centre (16 each; the coordinates one edge after another).
-    private let depthOffsets: UnsafeMutablePointer<Float>
-    private let edgeOffsets: UnsafeMutablePointer<Double>
+    /// Per pixel of the current tile: `empty`, `mixed`, or `uniform + i` when triangle i alone
+    /// covers all its samples (most pixels inside a mesh: those skip the per-sample buffers).
+    private let pixelState: UnsafeMutablePointer<UInt32>
+    private static let empty: UInt32 = 0, mixed: UInt32 = 1, uniform: UInt32 = 2
+    /// Per mixed pixel of the current tile, its 16 samples: 1/depth of the nearest surface
+    /// (0 = empty) and the index of its triangle. All zero for the other pixels.
+    private let sampleDepth: UnsafeMutablePointer<SIMD16<Float>>
+    private let sampleOwner: UnsafeMutablePointer<SIMD16<UInt32>>
     /// Per row of the current tile, a bit per pixel holding samples.
     private let touchedColumns: UnsafeMutablePointer<UInt64>
 
     init(lighting: Lighting) {
         self.lighting = lighting
-        let samples = Self.tileSize * Self.tileSize * 16
-        sampleDepth = .allocate(capacity: samples)
-        sampleDepth.initialize(repeating: 0, count: samples)
-        sampleOwner = .allocate(capacity: samples)
-        sampleOwner.initialize(repeating: 0, count: samples)
-        depthOffsets = .allocate(capacity: 16)
-        depthOffsets.initialize(repeating: 0, count: 16)
-        edgeOffsets = .allocate(capacity: 48)
-        edgeOffsets.initialize(repeating: 0, count: 48)
+        let pixels = Self.tileSize * Self.tileSize
+        pixelState = .allocate(capacity: pixels)
+        pixelState.initialize(repeating: Self.empty, count: pixels)
+        sampleDepth = .allocate(capacity: pixels)
+        sampleDepth.initialize(repeating: .zero, count: pixels)
+        sampleOwner = .allocate(capacity: pixels)
+        sampleOwner.initialize(repeating: .zero, count: pixels)
         touchedColumns = .allocate(capacity: Self.tileSize)
         touchedColumns.initialize(repeating: 0, count: Self.tileSize)
     }
 
     deinit {
+        pixelState.deallocate()
         sampleDepth.deallocate()
         sampleOwner.deallocate()
-        depthOffsets.deallocate()
-        edgeOffsets.deallocate()
         touchedColumns.deallocate()
     }
 
@@ -152,7 +168,7 @@ final class MeshRasterizer {
                                          maxY: min(top + Self.tileSize, area.maxY))
                     for index in triangles.indices {
                         let part = triangles[index].rect.intersection(tile)
-                        if !part.isEmpty { rasterize(triangles[index], owner: UInt32(index), part, tile: tile) }
+                        if !part.isEmpty { rasterize(index, of: triangles, part, tile: tile) }
                     }
                     shadeSamples(of: tile, triangles: triangles, into: layer)
                 }
@@ -160,21 +176,23 @@ final class MeshRasterizer {
         }
     }
 
-    /// Where pixel (`x`, `y`)'s 16 samples start in the tile's sample buffers.
+    /// Where pixel (`x`, `y`)'s samples are in the tile's sample buffers.
     @inline(__always) private func samples(_ x: Int, _ y: Int, in tile: PixelBounds) -> Int {
-        ((y - tile.minY) * Self.tileSize + (x - tile.minX)) * 16
+        (y - tile.minY) * Self.tileSize + (x - tile.minX)
+    }
+
+    /// How much a linear function changes from the pixel centre to each sample.
+    @inline(__always) private static func sampleOffsets(_ f: Linear) -> SIMD16<Float> {
+        SIMD16<Float>(f.a * sampleX + f.b * sampleY)
     }
 
     /// Takes the samples of `part` (inside `tile`) that the triangle covers and is nearest at.
-    private func rasterize(_ t: ScreenTriangle, owner: UInt32, _ part: PixelBounds, tile: PixelBounds) {
+    /// All 16 samples of a pixel at once, in SIMD registers.
+    private func rasterize(_ owner: Int, of triangles: UnsafeBufferPointer<ScreenTriangle>, _ part: PixelBounds, tile: PixelBounds) {
+        let t = triangles[owner]
         let e0 = t.e0, e1 = t.e1, e2 = t.e2
-        for k in 0..<16 {
-            let ox = Self.offsetX(k), oy = Self.offsetY(k)
-            depthOffsets[k] = Float(t.inverseDepth.a * ox + t.inverseDepth.b * oy)
-            edgeOffsets[k] = e0.a * ox + e0.b * oy
-            edgeOffsets[16 + k] = e1.a * ox + e1.b * oy
-            edgeOffsets[32 + k] = e2.a * ox + e2.b * oy
-        }
+        let edge0 = Self.sampleOffsets(e0), edge1 = Self.sampleOffsets(e1), edge2 = Self.sampleOffsets(e2)
+        let owners = SIMD16<UInt32>(repeating: UInt32(owner))
         for py in part.minY..<part.maxY {
             let y = Double(py) + 0.5
             guard let span = Self.span(of: t, row: y, within: part) else { continue }
@@ -183,34 +201,61 @@ final class MeshRasterizer {
                 let b0 = e0.at(x, y), b1 = e1.at(x, y), b2 = e2.at(x, y)
                 // The samples lie within ±0.375 px of the centre: test that square first.
                 if b0 + e0.reach < 0 || b1 + e1.reach < 0 || b2 + e2.reach < 0 { continue }
-                // On an edge, test the samples one by one (in double precision, so that triangles
-                // sharing an edge leave no sample uncovered between them).
-                var covered: UInt32 = 0xFFFF
-                if b0 < e0.reach { covered &= Self.samplesInside(b0, edgeOffsets) }
-                if b1 < e1.reach { covered &= Self.samplesInside(b1, edgeOffsets + 16) }
-                if b2 < e2.reach { covered &= Self.samplesInside(b2, edgeOffsets + 32) }
-                if covered == 0 { continue }
-                touchedColumns[py - tile.minY] |= 1 << UInt64(px - tile.minX)
-                let base = samples(px, py, in: tile)
-                let depth = sampleDepth + base, ownerOf = sampleOwner + base
-                let centre = Float(t.inverseDepth.at(x, y))
-                // Branch-free over all 16 samples (so it vectorizes), whether covered fully or not.
-                for k in 0..<16 {
-                    let d = centre + depthOffsets[k]
-                    let nearer = (covered >> k) & 1 != 0 && d > depth[k]
-                    depth[k] = nearer ? d : depth[k]
-                    ownerOf[k] = nearer ? owner : ownerOf[k]
+                // Near an edge, test the samples. Near it the coordinate is small, so single
+                // precision keeps it to ~1e-8 px and neighbours sharing the edge leave no gap.
+                var covered = SIMD16<Int32>(repeating: -1)
+                let partial = b0 < e0.reach || b1 < e1.reach || b2 < e2.reach
+                if partial {
+                    if b0 < e0.reach { covered &= Self.lanes(SIMD16(repeating: Float(b0)) + edge0 .>= 0) }
+                    if b1 < e1.reach { covered &= Self.lanes(SIMD16(repeating: Float(b1)) + edge1 .>= 0) }
+                    if b2 < e2.reach { covered &= Self.lanes(SIMD16(repeating: Float(b2)) + edge2 .>= 0) }
+                    guard covered != .zero else { continue }
                 }
+                touchedColumns[py - tile.minY] |= 1 << UInt64(px - tile.minX)
+                let pixel = samples(px, py, in: tile)
+                let state = pixelState[pixel]
+                if state == Self.empty && !partial {
+                    pixelState[pixel] = Self.uniform + UInt32(owner)
+                    continue
+                }
+                if state >= Self.uniform {
+                    // Another triangle meets this pixel: spell out the samples of the one covering it.
+                    let other = triangles[Int(state - Self.uniform)]
+                    sampleDepth[pixel] = SIMD16(repeating: Float(other.inverseDepth.at(x, y))) + other.depthOffsets
+                    sampleOwner[pixel] = SIMD16(repeating: state - Self.uniform)
+                }
+                pixelState[pixel] = Self.mixed
+                let depth = SIMD16(repeating: Float(t.inverseDepth.at(x, y))) + t.depthOffsets
+                let nearer = covered & Self.lanes(depth .> sampleDepth[pixel])
+                sampleDepth[pixel] = Self.select(nearer, depth, sampleDepth[pixel])
+                sampleOwner[pixel] = Self.select(nearer, owners, sampleOwner[pixel])
             }
         }
     }
 
-    /// Bit k set where sample k is inside an edge whose barycentric coordinate is `centre` at
-    /// the pixel centre and `centre + offsets[k]` at the sample.
-    @inline(__always) private static func samplesInside(_ centre: Double, _ offsets: UnsafePointer<Double>) -> UInt32 {
-        var bits: UInt32 = 0
-        for k in 0..<16 { bits |= (centre + offsets[k] >= 0 ? 1 : 0) << k }
-        return bits
+    /// A mask's lanes as integers, −1 where true and 0 where false, for plain bitwise operations
+    /// (which the compiler keeps in vector registers, unlike some `SIMDMask` operations).
+    @inline(__always) private static func lanes(_ mask: SIMDMask<SIMD16<Int32>>) -> SIMD16<Int32> {
+        unsafeBitCast(mask, to: SIMD16<Int32>.self)
+    }
+
+    /// Lane by lane, `a` where `mask` is −1 and `b` where it is 0.
+    @inline(__always) private static func select<V: SIMD>(_ mask: SIMD16<Int32>, _ a: V, _ b: V) -> V {
+        let a = unsafeBitCast(a, to: SIMD16<Int32>.self), b = unsafeBitCast(b, to: SIMD16<Int32>.self)
+        return unsafeBitCast((a & mask) | (b & ~mask), to: V.self)
+    }
+
+    /// Bits of the samples that belong to `owner`. (Integer arithmetic: `.==` on integer vectors
+    /// compiles to a loop over the lanes.)
+    @inline(__always) private static func samples(of owner: UInt32, in owners: SIMD16<UInt32>) -> UInt32 {
+        let difference = owners ^ SIMD16(repeating: owner)
+        let differs = (difference | (0 &- difference)) &>> 31   // 1 where non-zero (indices < 2³¹)
+        return (sampleBits & (differs &- 1)).wrappedSum()
+    }
+
+    /// The mask as bits: bit k for sample k.
+    @inline(__always) private static func bits(_ mask: SIMDMask<SIMD16<Int32>>) -> UInt32 {
+        (sampleBits & SIMD16<UInt32>(truncatingIfNeeded: lanes(mask))).wrappedSum()
     }
 
     /// The pixels of row `y` (a pixel centre) in `part` whose sample squares may meet the
@@ -218,13 +263,19 @@ final class MeshRasterizer {
     /// rounding. Keeps long thin triangles from costing their whole bounding box.
     @inline(__always) private static func span(of t: ScreenTriangle, row y: Double, within part: PixelBounds) -> ClosedRange<Int>? {
         var low = Double(part.minX), high = Double(part.maxX - 1)
+        // (Rounding by truncation, valid between the non-negative bounds: `rounded(.up)` is a
+        // libm call on baseline x86-64, and this runs for every row of every triangle.)
         func narrow(by e: Linear) -> Bool {
             // a·x + b·y + c + reach ≥ 0 at the centre x = px + 0.5
             let bound = -(e.reach + e.b * y + e.c)
             if e.a > 0 {
-                low = max(low, (bound / e.a - 1.5).rounded(.up))
+                let first = bound / e.a - 1.5
+                if first > high { return false }
+                if first > low { low = Double(Int(first)) < first ? Double(Int(first)) + 1 : first }
             } else if e.a < 0 {
-                high = min(high, (bound / e.a + 0.5).rounded(.down))
+                let last = bound / e.a + 0.5
+                if last < low { return false }
+                if last < high { high = Double(Int(last)) }
             } else if bound > 0 {
                 return false
             }
@@ -243,15 +294,20 @@ final class MeshRasterizer {
             while columns != 0 {
                 let px = tile.minX + columns.trailingZeroBitCount
                 columns &= columns - 1
-                let base = samples(px, py, in: tile)
-                let depth = sampleDepth + base, ownerOf = sampleOwner + base
-                var remaining: UInt32 = 0
-                for k in 0..<16 { remaining |= (depth[k] > 0 ? 1 : 0) << k }
-                guard remaining != 0 else { continue }
-                for k in 0..<16 { depth[k] = 0 }
+                let pixel = samples(px, py, in: tile)
                 let index = py * layer.width + px
+                let state = pixelState[pixel]
+                pixelState[pixel] = Self.empty
+                if state >= Self.uniform {
+                    layer.texels[index] = SIMD4(shade(triangles[Int(state - Self.uniform)], x: Float(px) + 0.5, y: Float(py) + 0.5), 1)
+                    continue
+                }
+                var remaining = Self.bits(sampleDepth[pixel] .> 0)
+                guard remaining != 0 else { continue }
+                sampleDepth[pixel] = .zero
+                let ownerOf = sampleOwner[pixel]
                 if remaining == 0xFFFF && Self.samples(of: ownerOf[0], in: ownerOf) == 0xFFFF {
-                    layer.texels[index] = SIMD4(shade(triangles[Int(ownerOf[0])], x: Double(px) + 0.5, y: Double(py) + 0.5), 1)
+                    layer.texels[index] = SIMD4(shade(triangles[Int(ownerOf[0])], x: Float(px) + 0.5, y: Float(py) + 0.5), 1)
                     continue
                 }
                 let covered = Float(remaining.nonzeroBitCount)
@@ -267,9 +323,9 @@ final class MeshRasterizer {
                     let rows = (mine & 0x00F0).nonzeroBitCount + 2 * (mine & 0x0F00).nonzeroBitCount
                         + 3 * (mine & 0xF000).nonzeroBitCount
                     // Shade at the centre of this triangle's samples, which lies inside it.
-                    let n = Double(count)
-                    let offsetX = Double(columns) * 0.25 - 0.375 * n, offsetY = Double(rows) * 0.25 - 0.375 * n
-                    let x = Double(px) + 0.5 + offsetX / n, y = Double(py) + 0.5 + offsetY / n
+                    let n = Float(count)
+                    let offsetX = Float(columns) * 0.25 - 0.375 * n, offsetY = Float(rows) * 0.25 - 0.375 * n
+                    let x = Float(px) + 0.5 + offsetX / n, y = Float(py) + 0.5 + offsetY / n
                     sum += shade(triangles[Int(owner)], x: x, y: y) * Float(count)
                 } while remaining != 0
                 layer.texels[index] = SIMD4(sum / covered, covered / 16)
@@ -277,23 +333,12 @@ final class MeshRasterizer {
         }
     }
 
-    /// Bit k set where sample k belongs to `owner`.
-    @inline(__always) private static func samples(of owner: UInt32, in owners: UnsafeMutablePointer<UInt32>) -> UInt32 {
-        var bits: UInt32 = 0
-        for k in 0..<16 { bits |= (owners[k] == owner ? 1 : 0) << k }
-        return bits
-    }
-
     /// The triangle's colour at a pixel position: Lambert with the perspective-correct normal.
-    @inline(__always) private func shade(_ t: ScreenTriangle, x: Double, y: Double) -> SIMD3<Float> {
-        var intensity = 1.0
-        if t.material.shaded {
-            let normal = t.n0 * (t.e0.at(x, y) * t.inverseDepths.x) + t.n1 * (t.e1.at(x, y) * t.inverseDepths.y)
-                + t.n2 * (t.e2.at(x, y) * t.inverseDepths.z)
-            intensity = lighting.intensity(normal: normal)
-        }
+    @inline(__always) private func shade(_ t: ScreenTriangle, x: Float, y: Float) -> SIMD3<Float> {
         let m = t.material
-        return m.black + Float(intensity) * (m.color - m.black)
+        guard m.shaded else { return m.color }
+        let intensity = lighting.intensity(normal: t.normalX * x + t.normalY * y + t.normalAtOrigin)
+        return m.black + intensity * (m.color - m.black)
     }
 
     /// Clipping and projection for one `add` call.
@@ -361,9 +406,14 @@ final class MeshRasterizer {
             let inverseDepth = Linear(a: e0.a * v0.inverseDepth + e1.a * v1.inverseDepth + e2.a * v2.inverseDepth,
                                       b: e0.b * v0.inverseDepth + e1.b * v1.inverseDepth + e2.b * v2.inverseDepth,
                                       c: e0.c * v0.inverseDepth + e1.c * v1.inverseDepth + e2.c * v2.inverseDepth)
+            // Σ nᵢ·bᵢ/depthᵢ, each bᵢ linear in the pixel position.
+            let n0 = a.normal * (normalSign * v0.inverseDepth), n1 = b.normal * (normalSign * v1.inverseDepth)
+            let n2 = c.normal * (normalSign * v2.inverseDepth)
             return ScreenTriangle(rect: rect, e0: e0, e1: e1, e2: e2, inverseDepth: inverseDepth,
-                                  inverseDepths: SIMD3(v0.inverseDepth, v1.inverseDepth, v2.inverseDepth),
-                                  n0: a.normal * normalSign, n1: b.normal * normalSign, n2: c.normal * normalSign,
+                                  depthOffsets: MeshRasterizer.sampleOffsets(inverseDepth),
+                                  normalX: SIMD3<Float>(n0 * e0.a + n1 * e1.a + n2 * e2.a),
+                                  normalY: SIMD3<Float>(n0 * e0.b + n1 * e1.b + n2 * e2.b),
+                                  normalAtOrigin: SIMD3<Float>(n0 * e0.c + n1 * e1.c + n2 * e2.c),
                                   material: material)
         }
     }

@@ -2,20 +2,33 @@ import Foundation
 
 /// The annotation shapes at size 1 (the renderer scales them by the annotation's `size` in metres).
 /// The anchor is the model origin: the centre of every built-in shape except the pin, whose tip is
-/// at the origin.
+/// at the origin. Round shapes take the number of segments around their axis (`segments`, 32 for
+/// the finest); the renderer picks it from their size on screen (``roundSegments(forRadius:)``).
 extension Mesh {
-    private static let segments = 32
+    /// The finest tessellation of round shapes: segments around the axis.
+    public static let maximumSegments = 32
 
-    /// The mesh of `shape` at size 1: a built-in one, or the OBJ file scaled to unit extent.
-    public static func unit(for shape: AnnotationShape) throws -> Mesh {
+    /// The fewest segments (a multiple of 4, 8…32) for which a circle of `radius` pixels strays at
+    /// most 0.2 px from its polygon, (1 − cos(π/n))·r ≤ 0.2: a finer mesh would only add triangles
+    /// of a few pixels each, all of them edges to anti-alias, and change no pixel visibly.
+    public static func roundSegments(forRadius radius: Double) -> Int {
+        guard radius.isFinite, radius > 0.4 else { return radius.isFinite && radius > 0 ? 8 : maximumSegments }
+        let needed = Double.pi / acos(1 - 0.2 / radius)
+        guard needed < Double(maximumSegments) else { return maximumSegments }
+        return max(8, Int((needed / 4).rounded(.up)) * 4)
+    }
+
+    /// The mesh of `shape` at size 1: a built-in one (round ones with `segments` around their
+    /// axis), or the OBJ file scaled to unit extent.
+    public static func unit(for shape: AnnotationShape, segments: Int = maximumSegments) throws -> Mesh {
         switch shape {
-        case .sphere: sphere()
+        case .sphere: sphere(segments: segments)
         case .box: box()
-        case .cone: cone()
-        case .cylinder: cylinder()
-        case .arrow: arrow()
-        case .pin: pin()
-        case .ring: ring()
+        case .cone: cone(segments: segments)
+        case .cylinder: cylinder(segments: segments)
+        case .arrow: arrow(segments: segments)
+        case .pin: pin(segments: segments)
+        case .ring: ring(segments: segments)
         case .star: star()
         case .mesh(let path):
             if let scaled = try OBJLoader.load(path: path).scaledToUnitExtent() {
@@ -27,9 +40,9 @@ extension Mesh {
     }
 
     /// A sphere of diameter 1.
-    public static func sphere() -> Mesh {
+    public static func sphere(segments: Int = maximumSegments) -> Mesh {
         var builder = MeshBuilder(isClosed: true)
-        builder.sphere(radius: 0.5, centre: .zero, rings: 16, segments: segments)
+        builder.sphere(radius: 0.5, centre: .zero, rings: segments / 2, segments: segments)
         return builder.mesh
     }
 
@@ -54,7 +67,7 @@ extension Mesh {
     }
 
     /// A cone of base diameter 1 and height 1, from y = −½ (base) to its apex at y = +½.
-    public static func cone() -> Mesh {
+    public static func cone(segments: Int = maximumSegments) -> Mesh {
         var builder = MeshBuilder(isClosed: true)
         builder.cone(baseRadius: 0.5, baseY: -0.5, apexY: 0.5, segments: segments)
         builder.disc(radius: 0.5, y: -0.5, facingUp: false, segments: segments)
@@ -63,7 +76,7 @@ extension Mesh {
 
     /// A cylinder of diameter 1 and height 1, centred, axis along Y, its round side made of
     /// `segments` flat strips.
-    public static func cylinder(segments: Int = 32) -> Mesh {
+    public static func cylinder(segments: Int = maximumSegments) -> Mesh {
         var builder = MeshBuilder(isClosed: true)
         builder.revolve([(0.5, -0.5, [1, 0]), (0.5, 0.5, [1, 0])], segments: segments)
         builder.disc(radius: 0.5, y: -0.5, facingUp: false, segments: segments)
@@ -72,7 +85,7 @@ extension Mesh {
     }
 
     /// An arrow of length 1 pointing +Y, centred: a shaft and a conical head.
-    public static func arrow() -> Mesh {
+    public static func arrow(segments: Int = maximumSegments) -> Mesh {
         var builder = MeshBuilder(isClosed: true)
         let shaftRadius = 0.08, headRadius = 0.22, headBase = 0.1
         builder.revolve([(shaftRadius, -0.5, [1, 0]), (shaftRadius, headBase, [1, 0])], segments: segments)
@@ -84,19 +97,19 @@ extension Mesh {
 
     /// A map pin of height 1: a thin cone with its tip exactly at the origin, widening upwards
     /// to a ball whose top is at y = 1.
-    public static func pin() -> Mesh {
+    public static func pin(segments: Int = maximumSegments) -> Mesh {
         var builder = MeshBuilder(isClosed: true)
         let needleTop = 0.65, ballRadius = 0.2
         builder.cone(baseRadius: 0.08, baseY: needleTop, apexY: 0, segments: segments)
         builder.disc(radius: 0.08, y: needleTop, facingUp: true, segments: segments)
-        builder.sphere(radius: ballRadius, centre: [0, 1 - ballRadius, 0], rings: 12, segments: segments)
+        builder.sphere(radius: ballRadius, centre: [0, 1 - ballRadius, 0], rings: segments * 3 / 8, segments: segments)
         return builder.mesh
     }
 
     /// A flat ring (annulus) of outer diameter 1 in the XY plane, facing +Z; drawn double-sided.
-    public static func ring() -> Mesh {
+    public static func ring(segments: Int = maximumSegments) -> Mesh {
         var builder = MeshBuilder(isClosed: false)
-        let outer = 0.5, inner = 0.35, count = 48
+        let outer = 0.5, inner = 0.35, count = segments * 3 / 2
         let normal = SIMD3<Double>(0, 0, 1)
         let rims = (0..<count).map { k -> (Int32, Int32) in
             let angle = 2 * Double.pi * Double(k) / Double(count)
