@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Constant memory over time: renders a long 720p input (MINUTES, default 60; generated here, never
-# committed) and samples the renderer's resident memory once a second. Prints RSS at each tenth of the
-# run and the peak; a flat profile means memory does not grow with the recording's length.
+# committed) and samples resident memory once a second. Prints RSS at each tenth of the run and the
+# peak; a flat profile means memory does not grow with the recording's length. Three runs side by
+# side: fxreplay to MP4, fxreplay to Matroska, and the ffmpeg CLI doing the same re-encode to MP4.
+# An MP4 muxer (FFmpeg's, in both programs) keeps an index entry for every sample until it writes
+# the `moov` box at the end, so MP4 outputs grow with the length in both; Matroska writes its index
+# only for keyframes, which shows the pipeline's own memory alone.
 source "$(dirname "$0")/common.sh"
 MINUTES="${MINUTES:-60}"
 build_release
@@ -11,28 +15,33 @@ if [ ! -f "$LONG" ]; then
   ffmpeg -v error -y -f lavfi -i "testsrc2=size=1280x720:rate=30" -f lavfi -i "sine=frequency=440:sample_rate=48000" \
     -t "$((MINUTES * 60))" -c:v libx264 -preset ultrafast -crf 28 -pix_fmt yuv420p -c:a aac -b:a 64k -shortest "$LONG"
 fi
-samples="$BENCH_DIR/rss-samples.txt"
-: > "$samples"
-"$FX" render "$LONG" -o "$BENCH_DIR/long-out.mp4" --preset ultrafast --overwrite --progress none &
-pid=$!
-start=$(date +%s)
-while kill -0 "$pid" 2>/dev/null; do
-  rss=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)
-  [ -n "$rss" ] && echo "$(( $(date +%s) - start )) $rss" >> "$samples"
-  sleep 1
-done
-wait "$pid"
-python3 - "$samples" "$MINUTES" <<'PY'
+
+# sample NAME COMMAND...: runs it, recording "seconds rss_kib" once a second, then prints the profile.
+sample() {
+  local name="$1"; shift
+  local samples="$BENCH_DIR/rss-$name.txt"
+  : > "$samples"
+  "$@" >/dev/null 2>&1 &
+  local pid=$! start
+  start=$(date +%s)
+  while kill -0 "$pid" 2>/dev/null; do
+    rss=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)
+    [ -n "$rss" ] && echo "$(( $(date +%s) - start )) $rss" >> "$samples"
+    sleep 1
+  done
+  wait "$pid" || { echo "benchmark command failed: $*" >&2; exit 1; }
+  python3 - "$samples" "$name" "$MINUTES" <<'PY'
 import sys
 rows = [tuple(map(int, l.split())) for l in open(sys.argv[1]) if l.strip()]
 if not rows: sys.exit("no samples")
 end = rows[-1][0]
-print(f"{sys.argv[2]}-minute 720p render took {end} s; resident memory (MiB) at each tenth of the run:")
-marks = []
-for tenth in range(1, 11):
-    t = end * tenth / 10
-    marks.append(min(rows, key=lambda r: abs(r[0] - t))[1] / 1024)
-print("  " + "  ".join(f"{m:.0f}" for m in marks))
+marks = [min(rows, key=lambda r: abs(r[0] - end * tenth / 10))[1] / 1024 for tenth in range(1, 11)]
 steady = [r[1] for r in rows if r[0] >= end * 0.1]
-print(f"peak {max(r[1] for r in rows)/1024:.0f} MiB; after the first tenth: min {min(steady)/1024:.0f}, max {max(steady)/1024:.0f} MiB")
+print(f"{sys.argv[2]:<16} {sys.argv[3]} min in {end:4d} s; RSS (MiB) at each tenth: " + " ".join(f"{m:.0f}" for m in marks)
+      + f"; peak {max(r[1] for r in rows)/1024:.0f}; growth after the first tenth {(max(steady) - min(steady))/1024:.0f} MiB")
 PY
+}
+
+sample fxreplay-mp4 "$FX" render "$LONG" -o "$BENCH_DIR/long-out.mp4" --preset ultrafast --overwrite --progress none
+sample fxreplay-mkv "$FX" render "$LONG" -o "$BENCH_DIR/long-out.mkv" --preset ultrafast --overwrite --progress none
+sample ffmpeg-mp4 ffmpeg -v error -y -i "$LONG" -map 0 -c:v libx264 -preset ultrafast -crf 23 -c:a copy "$BENCH_DIR/long-ffmpeg.mp4"

@@ -8,14 +8,21 @@ public struct Mesh: Sendable, Equatable {
     public var positions: [SIMD3<Double>]
     public var normals: [SIMD3<Double>]
     public var triangles: [SIMD3<Int32>]
+    /// Per triangle, the smooth surface it belongs to (a sphere, the side of a cylinder, one face
+    /// of a box): where neighbours on one surface meet inside a pixel, the pixel is shaded once at
+    /// its centre instead of once per triangle, since the shading is continuous there.
+    public var surfaces: [UInt32]
     /// Closed and wound outward, so faces turned away from the camera can be skipped. Open meshes
     /// (loaded files, flat shapes) are drawn double-sided instead.
     public var isClosed: Bool
 
-    public init(positions: [SIMD3<Double>], normals: [SIMD3<Double>], triangles: [SIMD3<Int32>], isClosed: Bool) {
+    /// A mesh; without `surfaces`, every triangle is a surface of its own.
+    public init(positions: [SIMD3<Double>], normals: [SIMD3<Double>], triangles: [SIMD3<Int32>], surfaces: [UInt32]? = nil,
+                isClosed: Bool) {
         self.positions = positions
         self.normals = normals
         self.triangles = triangles
+        self.surfaces = surfaces ?? triangles.indices.map { UInt32(truncatingIfNeeded: $0) }
         self.isClosed = isClosed
     }
 
@@ -46,9 +53,16 @@ public struct Mesh: Sendable, Equatable {
 /// so generators never have to get the vertex order right by hand.
 struct MeshBuilder {
     private(set) var mesh: Mesh
+    /// The surface triangles are added to; see ``nextSurface()``.
+    private var surface: UInt32 = 0
 
     init(isClosed: Bool) {
         mesh = Mesh(positions: [], normals: [], triangles: [], isClosed: isClosed)
+    }
+
+    /// Starts a new smooth surface: triangles added from now on belong to it.
+    mutating func nextSurface() {
+        if mesh.surfaces.last == surface { surface += 1 }
     }
 
     mutating func vertex(_ position: SIMD3<Double>, normal: SIMD3<Double>) -> Int32 {
@@ -64,14 +78,16 @@ struct MeshBuilder {
         let face = (pb - pa).crossProduct(pc - pa)
         guard face.norm > 1e-12 else { return }
         mesh.triangles.append(face.dotProduct(outward) >= 0 ? [a, b, c] : [a, c, b])
+        mesh.surfaces.append(surface)
     }
 
     /// Adds a triangle in the order given (files define their own winding).
     mutating func triangleAsWound(_ a: Int32, _ b: Int32, _ c: Int32) {
         mesh.triangles.append([a, b, c])
+        mesh.surfaces.append(surface)
     }
 
-    /// A quadrilateral `a b c d` (in order around its edge) as two triangles.
+    /// A quadrilateral `a b c d` (in order around its edge) as two triangles of the current surface.
     mutating func quad(_ a: Int32, _ b: Int32, _ c: Int32, _ d: Int32, outward: SIMD3<Double>) {
         triangle(a, b, c, outward: outward)
         triangle(a, c, d, outward: outward)
@@ -79,7 +95,9 @@ struct MeshBuilder {
 
     /// Part of a surface of revolution about +Y: each profile point is (radius, y) with its
     /// (radial, y) normal; consecutive points are joined by a smooth band of `segments` quads.
+    /// One surface.
     mutating func revolve(_ profile: [(radius: Double, y: Double, normal: SIMD2<Double>)], segments: Int) {
+        nextSurface()
         var previous: [Int32] = []
         for point in profile {
             var ring: [Int32] = []
@@ -100,8 +118,9 @@ struct MeshBuilder {
         }
     }
 
-    /// A flat disc of `radius` at height `y`, facing +Y or −Y.
+    /// A flat disc of `radius` at height `y`, facing +Y or −Y. One surface.
     mutating func disc(radius: Double, y: Double, facingUp: Bool, segments: Int) {
+        nextSurface()
         let normal = SIMD3<Double>(0, facingUp ? 1 : -1, 0)
         let centre = vertex([0, y, 0], normal: normal)
         let rim = (0..<segments).map { k -> Int32 in

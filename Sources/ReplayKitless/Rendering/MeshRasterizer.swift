@@ -80,6 +80,9 @@ final class MeshRasterizer {
         var inverseDepth: Linear
         /// How much 1/depth changes from a pixel centre to each of its samples.
         var depthOffsets: SIMD16<Float>
+        /// The smooth surface it belongs to, numbered across the meshes of one `resolve`, and
+        /// apart for the two sides of a double-sided surface.
+        var surface: UInt32
         /// The perspective-correct normal times a positive factor: Σ nᵢ·bᵢ/depthᵢ, linear in the
         /// pixel position (`normalX`·x + `normalY`·y + `normalAtOrigin`); shading normalizes it.
         var normalX: SIMD3<Float>, normalY: SIMD3<Float>, normalAtOrigin: SIMD3<Float>
@@ -102,6 +105,11 @@ final class MeshRasterizer {
     /// covers all its samples (most pixels inside a mesh: those skip the per-sample buffers).
     private let pixelState: UnsafeMutablePointer<UInt32>
     private static let empty: UInt32 = 0, mixed: UInt32 = 1, uniform: UInt32 = 2
+    /// Per mixed pixel, the surface of every triangle that reached it, or `severalSurfaces`.
+    private let pixelSurface: UnsafeMutablePointer<UInt32>
+    private static let severalSurfaces = UInt32.max
+    /// The first surface number free for the next mesh `add`ed before `resolve`.
+    private var surfaceBase: UInt32 = 0
     /// Per mixed pixel of the current tile, its 16 samples: 1/depth of the nearest surface
     /// (0 = empty) and the index of its triangle. All zero for the other pixels.
     private let sampleDepth: UnsafeMutablePointer<SIMD16<Float>>
@@ -114,6 +122,8 @@ final class MeshRasterizer {
         let pixels = Self.tileSize * Self.tileSize
         pixelState = .allocate(capacity: pixels)
         pixelState.initialize(repeating: Self.empty, count: pixels)
+        pixelSurface = .allocate(capacity: pixels)
+        pixelSurface.initialize(repeating: 0, count: pixels)
         sampleDepth = .allocate(capacity: pixels)
         sampleDepth.initialize(repeating: .zero, count: pixels)
         sampleOwner = .allocate(capacity: pixels)
@@ -124,6 +134,7 @@ final class MeshRasterizer {
 
     deinit {
         pixelState.deallocate()
+        pixelSurface.deallocate()
         sampleDepth.deallocate()
         sampleOwner.deallocate()
         touchedColumns.deallocate()
@@ -140,7 +151,9 @@ final class MeshRasterizer {
         }
         var setup = Setup(focal: camera.focal, near: camera.clippingNear, width: Int(camera.width),
                           height: Int(camera.height), material: material)
-        for triangle in mesh.triangles {
+        let surfaces = mesh.surfaces.count == mesh.triangles.count ? mesh.surfaces : mesh.triangles.indices.map { UInt32($0) }
+        defer { surfaceBase &+= 2 * ((surfaces.max() ?? 0) &+ 1) }
+        for (index, triangle) in mesh.triangles.enumerated() {
             let i0 = Int(triangle.x), i1 = Int(triangle.y), i2 = Int(triangle.z)
             guard i0 >= 0, i1 >= 0, i2 >= 0, i0 < count, i1 < count, i2 < count else { continue }
             let a = vertices[i0], b = vertices[i1], c = vertices[i2]
@@ -148,6 +161,7 @@ final class MeshRasterizer {
             let facing = (b.position - a.position).crossProduct(c.position - a.position).dotProduct(a.position)
             if mesh.isClosed && facing >= 0 { continue }
             setup.normalSign = facing > 0 ? -1 : 1
+            setup.surface = surfaceBase &+ 2 &* surfaces[index] &+ (facing > 0 ? 1 : 0)
             setup.clip(a, b, c) { triangles.append($0); bounds = bounds.union($0.rect) }
         }
     }
@@ -157,6 +171,7 @@ final class MeshRasterizer {
         defer {
             triangles.removeAll(keepingCapacity: true)
             bounds = .empty
+            surfaceBase = 0
         }
         let area = bounds.intersection(PixelBounds(minX: 0, minY: 0, maxX: layer.width, maxY: layer.height))
         guard !area.isEmpty else { return }
@@ -218,12 +233,16 @@ final class MeshRasterizer {
                     pixelState[pixel] = Self.uniform + UInt32(owner)
                     continue
                 }
-                if state >= Self.uniform {
+                if state == Self.empty {
+                    pixelSurface[pixel] = t.surface
+                } else if state >= Self.uniform {
                     // Another triangle meets this pixel: spell out the samples of the one covering it.
                     let other = triangles[Int(state - Self.uniform)]
                     sampleDepth[pixel] = SIMD16(repeating: Float(other.inverseDepth.at(x, y))) + other.depthOffsets
                     sampleOwner[pixel] = SIMD16(repeating: state - Self.uniform)
+                    pixelSurface[pixel] = other.surface
                 }
+                if pixelSurface[pixel] != t.surface { pixelSurface[pixel] = Self.severalSurfaces }
                 pixelState[pixel] = Self.mixed
                 let depth = SIMD16(repeating: Float(t.inverseDepth.at(x, y))) + t.depthOffsets
                 let nearer = covered & Self.lanes(depth .> sampleDepth[pixel])
@@ -306,8 +325,9 @@ final class MeshRasterizer {
                 guard remaining != 0 else { continue }
                 sampleDepth[pixel] = .zero
                 let ownerOf = sampleOwner[pixel]
-                if remaining == 0xFFFF && Self.samples(of: ownerOf[0], in: ownerOf) == 0xFFFF {
-                    layer.texels[index] = SIMD4(shade(triangles[Int(ownerOf[0])], x: Float(px) + 0.5, y: Float(py) + 0.5), 1)
+                // Covered by one smooth surface: shade once, with the triangle nearest the centre.
+                if remaining == 0xFFFF && pixelSurface[pixel] != Self.severalSurfaces {
+                    layer.texels[index] = SIMD4(shade(triangles[Int(ownerOf[5])], x: Float(px) + 0.5, y: Float(py) + 0.5), 1)
                     continue
                 }
                 let covered = Float(remaining.nonzeroBitCount)
@@ -350,6 +370,8 @@ final class MeshRasterizer {
         let material: SurfaceMaterial
         /// −1 for the back side of a double-sided face, so it is lit like its front.
         var normalSign: Double = 1
+        /// The surface of the triangles being set up.
+        var surface: UInt32 = 0
 
         /// Clips the triangle to depth ≥ near (keeping its winding) and emits what is left.
         func clip(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, _ emit: (ScreenTriangle) -> Void) {
@@ -410,7 +432,7 @@ final class MeshRasterizer {
             let n0 = a.normal * (normalSign * v0.inverseDepth), n1 = b.normal * (normalSign * v1.inverseDepth)
             let n2 = c.normal * (normalSign * v2.inverseDepth)
             return ScreenTriangle(rect: rect, e0: e0, e1: e1, e2: e2, inverseDepth: inverseDepth,
-                                  depthOffsets: MeshRasterizer.sampleOffsets(inverseDepth),
+                                  depthOffsets: MeshRasterizer.sampleOffsets(inverseDepth), surface: surface,
                                   normalX: SIMD3<Float>(n0 * e0.a + n1 * e1.a + n2 * e2.a),
                                   normalY: SIMD3<Float>(n0 * e0.b + n1 * e1.b + n2 * e2.b),
                                   normalAtOrigin: SIMD3<Float>(n0 * e0.c + n1 * e1.c + n2 * e2.c),

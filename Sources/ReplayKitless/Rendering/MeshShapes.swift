@@ -60,6 +60,7 @@ extension Mesh {
                 let centre = normal * 0.5
                 let corners = [centre - u - v, centre + u - v, centre + u + v, centre - u + v]
                     .map { builder.vertex($0, normal: normal) }
+                builder.nextSurface()
                 builder.quad(corners[0], corners[1], corners[2], corners[3], outward: normal)
             }
         }
@@ -133,6 +134,7 @@ extension Mesh {
             return [radius * cos(angle), radius * sin(angle), 0]
         }
         for side in [-1.0, 1.0] {
+            builder.nextSurface()
             let normal = SIMD3<Double>(0, 0, side)
             let centre = builder.vertex(normal * halfDepth, normal: normal)
             let rim = outline.map { builder.vertex($0 + normal * halfDepth, normal: normal) }
@@ -147,6 +149,7 @@ extension Mesh {
             var normal = SIMD3(edge.y, -edge.x, 0).unitOrZero
             if normal.dotProduct(a + b) < 0 { normal = -normal }
             let corners = [a - depth, b - depth, b + depth, a + depth].map { builder.vertex($0, normal: normal) }
+            builder.nextSurface()
             builder.quad(corners[0], corners[1], corners[2], corners[3], outward: normal)
         }
         return builder.mesh

@@ -166,6 +166,8 @@ public enum OBJLoader {
                 shared[key] = vertex
                 return vertex
             }
+            // A polygon is one surface; neighbouring polygons stay apart even when smooth.
+            builder.nextSurface()
             for k in 1..<(indices.count - 1) {
                 builder.triangleAsWound(indices[0], indices[k], indices[k + 1])
             }
