@@ -2,13 +2,14 @@ import Testing
 @testable import ReplayKitless
 
 @Suite struct RenderCompositeTests {
-    /// A layer with colour (Y' 200, Cb 60, Cr 200) at the given coverage per pixel.
-    func layer(width: Int, height: Int, coverage: (Int, Int) -> Float) -> RenderLayer {
+    /// A layer with colour (Y' 200, Cb 60, Cr 200) at the given coverage per pixel, declared
+    /// touched in `touching` (everywhere by default).
+    func layer(width: Int, height: Int, touching: PixelBounds? = nil, coverage: (Int, Int) -> Float) -> RenderLayer {
         let layer = RenderLayer(width: width, height: height)
         for y in 0..<height {
             for x in 0..<width { layer.texels[y * width + x] = [200, 60, 200, coverage(x, y)] }
         }
-        layer.touched = PixelBounds(minX: 0, minY: 0, maxX: width, maxY: height)
+        layer.touch(touching ?? PixelBounds(minX: 0, minY: 0, maxX: width, maxY: height))
         return layer
     }
 
@@ -57,9 +58,34 @@ import Testing
         #expect(frame.image.cb[0, 0] == 60 && frame.image.cr[0, 0] == 200)
     }
 
+    @Test func touchedRunsAreWhatIsBlendedAndCleared() {
+        // Drawn at x 1..<3 on row 0 and x 5 on row 3, declared touched exactly there.
+        let drawnPixels: Set<[Int]> = [[1, 0], [2, 0], [5, 3]]
+        let frame = TestFrame(width: 8, height: 4, subsampling: .yuv420, background: YUVColor(y: 50, cb: 128, cr: 128))
+        let source = layer(width: 8, height: 4, touching: .empty) { x, y in drawnPixels.contains([x, y]) ? 1 : 0 }
+        source.touch(row: 0, from: 1, to: 3)
+        source.touch(row: 3, from: 5, to: 6)
+        #expect(source.touched == PixelBounds(minX: 1, minY: 0, maxX: 6, maxY: 4))
+        LayerCompositor.composite(source, opacity: 1, into: frame.image, occlusion: nil)
+        var blended: Set<[Int]> = []
+        for y in 0..<4 { for x in 0..<8 where frame.image.luma[x, y] != 50 { blended.insert([x, y]) } }
+        #expect(blended == drawnPixels)
+        // Chroma: each block over a run blends by a quarter (one of its four luma samples), no other.
+        #expect(frame.image.cb[0, 0] == 128 - 68 / 4 && frame.image.cb[1, 0] == 128 - 68 / 4 && frame.image.cb[2, 1] == 128 - 68 / 4)
+        #expect(frame.image.cb[2, 0] == 128 && frame.image.cb[3, 1] == 128 && frame.image.cb[0, 1] == 128)
+
+        // Clearing empties the runs and nothing else, even where other pixels hold colour.
+        let full = layer(width: 8, height: 4, touching: .empty) { _, _ in 1 }
+        full.touch(row: 0, from: 1, to: 3)
+        full.touch(row: 3, from: 5, to: 6)
+        full.clear()
+        #expect(full.texels[1].w == 0 && full.texels[2].w == 0 && full.texels[3 * 8 + 5].w == 0)
+        #expect(full.texels[0].w == 1 && full.texels[3].w == 1 && full.texels[8 + 2].w == 1 && full.texels[3 * 8 + 4].w == 1)
+        #expect(full.touched.isEmpty)
+    }
+
     @Test func clearingEmptiesOnlyWhatWasTouched() {
-        let source = layer(width: 4, height: 4) { _, _ in 1 }
-        source.touched = PixelBounds(minX: 1, minY: 1, maxX: 3, maxY: 2)
+        let source = layer(width: 4, height: 4, touching: PixelBounds(minX: 1, minY: 1, maxX: 3, maxY: 2)) { _, _ in 1 }
         source.clear()
         #expect(source.texels[1 * 4 + 1] == .zero && source.texels[1 * 4 + 2] == .zero)
         #expect(source.texels[0].w == 1 && source.texels[2 * 4 + 1].w == 1, "outside the touched rectangle: kept")

@@ -51,7 +51,7 @@ struct LabelRenderer {
         let rect = PixelBounds.covering(x0: left, y0: top, x1: left + width, y1: top + height,
                                       width: layer.width, height: layer.height)
         guard !rect.isEmpty else { return }
-        layer.touched = layer.touched.union(rect)
+        layer.touch(rect)
         let halfWidth = width / 2, halfHeight = height / 2
         let centreX = left + halfWidth, centreY = top + halfHeight
         for y in rect.minY..<rect.maxY {
@@ -70,7 +70,7 @@ struct LabelRenderer {
         let rect = PixelBounds(minX: max(x, 0), minY: max(y, 0),
                              maxX: min(x + glyph.width, layer.width), maxY: min(y + glyph.rows, layer.height))
         guard !rect.isEmpty else { return }
-        layer.touched = layer.touched.union(rect)
+        layer.touch(rect)
         for py in rect.minY..<rect.maxY {
             for px in rect.minX..<rect.maxX {
                 let g = Float(glyph.coverage[(py - y) * glyph.width + (px - x)]) / 255

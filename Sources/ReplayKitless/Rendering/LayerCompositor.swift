@@ -17,8 +17,15 @@ enum LayerCompositor {
         guard rect.minX >> shiftX <= chromaMaxX, rect.minY >> shiftY <= chromaMaxY else { return }
         for chromaY in (rect.minY >> shiftY)...chromaMaxY {
             let lumaRows = (chromaY << shiftY)..<min((chromaY + 1) << shiftY, height)
+            // Only the chroma columns over the touched runs of these luma rows.
+            var start = Int.max, end = 0
+            for y in lumaRows {
+                let columns = layer.touchedColumns(row: y)
+                if !columns.isEmpty { start = min(start, columns.lowerBound); end = max(end, columns.upperBound) }
+            }
+            guard start < end else { continue }
             let cbRow = image.cb.base + chromaY * image.cb.stride, crRow = image.cr.base + chromaY * image.cr.stride
-            for chromaX in (rect.minX >> shiftX)...chromaMaxX {
+            for chromaX in (start >> shiftX)...min((end - 1) >> shiftX, chromaMaxX) {
                 let lumaColumns = (chromaX << shiftX)..<min((chromaX + 1) << shiftX, width)
                 // Around a drawing, most of its rectangle is empty: skip those blocks at once.
                 var drawn = false

@@ -175,7 +175,6 @@ final class MeshRasterizer {
         }
         let area = bounds.intersection(PixelBounds(minX: 0, minY: 0, maxX: layer.width, maxY: layer.height))
         guard !area.isEmpty else { return }
-        layer.touched = layer.touched.union(area)
         triangles.withUnsafeBufferPointer { triangles in
             for top in stride(from: area.minY, to: area.maxY, by: Self.tileSize) {
                 for left in stride(from: area.minX, to: area.maxX, by: Self.tileSize) {
@@ -278,8 +277,9 @@ final class MeshRasterizer {
     }
 
     /// The pixels of row `y` (a pixel centre) in `part` whose sample squares may meet the
-    /// triangle: where all three barycentric coordinates can reach 0, widened by a pixel against
-    /// rounding. Keeps long thin triangles from costing their whole bounding box.
+    /// triangle: where all three barycentric coordinates can reach 0, widened by far more than
+    /// rounding could take away (the test per pixel decides). Keeps long thin triangles from
+    /// costing their whole bounding box, and small ones from costing a pixel more at each end.
     @inline(__always) private static func span(of t: ScreenTriangle, row y: Double, within part: PixelBounds) -> ClosedRange<Int>? {
         var low = Double(part.minX), high = Double(part.maxX - 1)
         // (Rounding by truncation, valid between the non-negative bounds: `rounded(.up)` is a
@@ -288,11 +288,13 @@ final class MeshRasterizer {
             // a·x + b·y + c + reach ≥ 0 at the centre x = px + 0.5
             let bound = -(e.reach + e.b * y + e.c)
             if e.a > 0 {
-                let first = bound / e.a - 1.5
+                let edge = bound / e.a
+                let first = edge - 0.5 - (1e-6 + 1e-12 * abs(edge))
                 if first > high { return false }
                 if first > low { low = Double(Int(first)) < first ? Double(Int(first)) + 1 : first }
             } else if e.a < 0 {
-                let last = bound / e.a + 0.5
+                let edge = bound / e.a
+                let last = edge - 0.5 + (1e-6 + 1e-12 * abs(edge))
                 if last < low { return false }
                 if last < high { high = Double(Int(last)) }
             } else if bound > 0 {
@@ -310,6 +312,8 @@ final class MeshRasterizer {
         for py in tile.minY..<tile.maxY {
             var columns = touchedColumns[py - tile.minY]
             touchedColumns[py - tile.minY] = 0
+            guard columns != 0 else { continue }
+            layer.touch(row: py, from: tile.minX + columns.trailingZeroBitCount, to: tile.minX + 64 - columns.leadingZeroBitCount)
             while columns != 0 {
                 let px = tile.minX + columns.trailingZeroBitCount
                 columns &= columns - 1

@@ -30,30 +30,64 @@ struct PixelBounds: Equatable {
 }
 
 /// One annotation's picture before it is blended into the frame: per pixel a colour in the
-/// frame's Y'CbCr and its coverage. Frame-sized and allocated once; only the rectangle that was
-/// drawn is cleared between annotations, so an untouched layer costs nothing.
+/// frame's Y'CbCr and its coverage. Frame-sized and allocated once; writers declare the pixels they
+/// write row by row (`touch`), and only those runs are blended and cleared, so an untouched layer
+/// costs nothing and a thin diagonal shape costs its pixels, not its bounding box.
 final class RenderLayer {
     let width: Int
     let height: Int
     /// (Y', Cb, Cr, coverage 0…1) per pixel, row-major.
     let texels: UnsafeMutablePointer<SIMD4<Float>>
-    /// The pixels written since the last `clear()`.
-    var touched = PixelBounds.empty
+    /// The rectangle around every pixel touched since the last `clear()`.
+    private(set) var touched = PixelBounds.empty
+    /// Per row, the touched columns `start..<end` (empty: `start >= end`).
+    private let rowStart: UnsafeMutablePointer<Int>
+    private let rowEnd: UnsafeMutablePointer<Int>
 
     init(width: Int, height: Int) {
         self.width = width
         self.height = height
         texels = .allocate(capacity: width * height)
         texels.initialize(repeating: .zero, count: width * height)
+        rowStart = .allocate(capacity: height)
+        rowStart.initialize(repeating: width, count: height)
+        rowEnd = .allocate(capacity: height)
+        rowEnd.initialize(repeating: 0, count: height)
     }
 
-    deinit { texels.deallocate() }
+    deinit {
+        texels.deallocate()
+        rowStart.deallocate()
+        rowEnd.deallocate()
+    }
+
+    /// Declares that pixels `start..<end` of row `y` are (about to be) written.
+    @inline(__always) func touch(row y: Int, from start: Int, to end: Int) {
+        guard start < end else { return }
+        rowStart[y] = min(rowStart[y], start)
+        rowEnd[y] = max(rowEnd[y], end)
+        touched = touched.union(PixelBounds(minX: start, minY: y, maxX: end, maxY: y + 1))
+    }
+
+    /// Declares a rectangle touched, row by row.
+    func touch(_ rect: PixelBounds) {
+        guard !rect.isEmpty else { return }
+        for y in rect.minY..<rect.maxY { touch(row: y, from: rect.minX, to: rect.maxX) }
+    }
+
+    /// The touched columns of row `y`.
+    @inline(__always) func touchedColumns(row y: Int) -> Range<Int> {
+        rowStart[y] < rowEnd[y] ? rowStart[y]..<rowEnd[y] : 0..<0
+    }
 
     /// Resets the touched pixels to empty.
     func clear() {
         guard !touched.isEmpty else { return }
         for y in touched.minY..<touched.maxY {
-            (texels + y * width + touched.minX).update(repeating: .zero, count: touched.maxX - touched.minX)
+            let columns = touchedColumns(row: y)
+            (texels + y * width + columns.lowerBound).update(repeating: .zero, count: columns.count)
+            rowStart[y] = width
+            rowEnd[y] = 0
         }
         touched = .empty
     }
