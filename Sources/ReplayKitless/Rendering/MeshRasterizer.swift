@@ -223,7 +223,8 @@ final class MeshRasterizer {
                     if b0 < e0.reach { covered &= Self.lanes(SIMD16(repeating: Float(b0)) + edge0 .>= 0) }
                     if b1 < e1.reach { covered &= Self.lanes(SIMD16(repeating: Float(b1)) + edge1 .>= 0) }
                     if b2 < e2.reach { covered &= Self.lanes(SIMD16(repeating: Float(b2)) + edge2 .>= 0) }
-                    guard covered != .zero else { continue }
+                    // (Lanes are 0 or −1: the sum is 0 only when none is set; cheaper than `!=`.)
+                    guard covered.wrappedSum() != 0 else { continue }
                 }
                 touchedColumns[py - tile.minY] |= 1 << UInt64(px - tile.minX)
                 let pixel = samples(px, py, in: tile)
@@ -288,12 +289,12 @@ final class MeshRasterizer {
             // a·x + b·y + c + reach ≥ 0 at the centre x = px + 0.5
             let bound = -(e.reach + e.b * y + e.c)
             if e.a > 0 {
-                let edge = bound / e.a
+                let edge = bound * e.inverseA
                 let first = edge - 0.5 - (1e-6 + 1e-12 * abs(edge))
                 if first > high { return false }
                 if first > low { low = Double(Int(first)) < first ? Double(Int(first)) + 1 : first }
             } else if e.a < 0 {
-                let edge = bound / e.a
+                let edge = bound * e.inverseA
                 let last = edge - 0.5 + (1e-6 + 1e-12 * abs(edge))
                 if last < low { return false }
                 if last < high { high = Double(Int(last)) }
@@ -449,12 +450,15 @@ final class MeshRasterizer {
         let a: Double, b: Double, c: Double
         /// How much it can change within the sample square (±0.375 px).
         let reach: Double
+        /// 1/a (0 when a is 0), so that spans multiply rather than divide, row after row.
+        let inverseA: Double
 
         init(a: Double, b: Double, c: Double) {
             self.a = a
             self.b = b
             self.c = c
             reach = (abs(a) + abs(b)) * 0.375
+            inverseA = a != 0 ? 1 / a : 0
         }
 
         /// The barycentric coordinate that is 0 along the edge `p`→`q` and 1 at the third vertex
