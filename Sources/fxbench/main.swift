@@ -92,7 +92,12 @@ if annotationSection {
         print("usage: fxbench annotations WIDTHxHEIGHT FRAMES SCENE.json")
         exit(2)
     }
-    try measureAnnotations(scenePath: path)
+    do {
+        try measureAnnotations(scenePath: path)
+    } catch {
+        FileHandle.standardError.write(Data("fxbench: \(error)\n".utf8))
+        exit(1)
+    }
     exit(0)
 }
 
