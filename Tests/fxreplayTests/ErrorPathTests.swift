@@ -63,6 +63,52 @@ import Testing
         #expect(run.stderr.contains("/nonexistent-dir"))
     }
 
+    @Test func aWriteFailingPartWayIsAnOutputFailureWithNoPartialFile() throws {
+        // As on a full disk: writes past 256 KiB fail (EFBIG from the file-size limit, where a full
+        // disk gives ENOSPC; both reach the same error path), long after the output was opened.
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in.mp4").path
+        try writeRecording(to: input, size: PictureSize(width: 320, height: 240), pts: (0..<60).map { Int64($0) * 3000 })
+        let output = dir.appendingPathComponent("out.mkv").path
+        let run = try runFxreplay(["render", input, "-o", output, "--codec", "ffv1", "--progress", "none"], fileSizeLimitKiB: 256)
+        #expect(run.status == 4, "\(run.stderr)")
+        #expect(run.stderr.contains(output) && run.stderr.contains("write failed"), "\(run.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["in.mp4"], "no output, no temporary file")
+        // Without the limit the same render is far larger than 256 KiB: the limit did bite.
+        let unlimited = try runFxreplay(["render", input, "-o", output, "--codec", "ffv1", "--progress", "none"])
+        #expect(unlimited.status == 0)
+        #expect(try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int ?? 0 > 512 * 1024)
+    }
+
+    @Test func aReadOnlyInputDirectoryIsOnlyRead() throws {
+        // Mode 0555 stops everyone but root; as root (CI) the listing check still catches any
+        // file the render would leave or make next to its input.
+        let dir = try makeScratchDirectory()
+        let inputs = dir.appendingPathComponent("inputs")
+        try FileManager.default.createDirectory(at: inputs, withIntermediateDirectories: false)
+        defer {
+            try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: inputs.path)
+            try? FileManager.default.removeItem(at: dir)
+        }
+        let input = inputs.appendingPathComponent("call.mp4").path
+        try writeRecording(to: input, pts: (0..<10).map { Int64($0) * 3000 })
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: inputs.path)
+        func listing() throws -> [String: Date] {
+            var entries: [String: Date] = [:]
+            for name in try FileManager.default.contentsOfDirectory(atPath: inputs.path) {
+                entries[name] = try FileManager.default.attributesOfItem(atPath: inputs.appendingPathComponent(name).path)[.modificationDate] as? Date
+            }
+            return entries
+        }
+        let before = try listing()
+        let output = dir.appendingPathComponent("out.mp4").path
+        let run = try runFxreplay(["render", input, "-o", output, "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try decodeFrames(output, measure: false).count == 10)
+        #expect(try listing() == before)
+    }
+
     @Test func interruptRemovesTheTemporaryOutput() throws {
         let dir = try makeScratchDirectory()
         let input = dir.appendingPathComponent("long.mp4").path

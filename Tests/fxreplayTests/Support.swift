@@ -16,11 +16,18 @@ struct RunResult {
     var stderr: String
 }
 
-/// Runs the real `fxreplay` binary and collects its exit status and output.
-func runFxreplay(_ arguments: [String], environment: [String: String]? = nil) throws -> RunResult {
+/// Runs the real `fxreplay` binary and collects its exit status and output. With
+/// `fileSizeLimitKiB`, writes past that size fail (RLIMIT_FSIZE, its signal ignored) the way they
+/// do on a full disk.
+func runFxreplay(_ arguments: [String], environment: [String: String]? = nil, fileSizeLimitKiB: Int? = nil) throws -> RunResult {
     let process = Process()
-    process.executableURL = fxreplayExecutable
-    process.arguments = arguments
+    if let fileSizeLimitKiB {
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", "ulimit -f \(fileSizeLimitKiB); trap '' XFSZ; exec \"$0\" \"$@\"", fxreplayExecutable.path] + arguments
+    } else {
+        process.executableURL = fxreplayExecutable
+        process.arguments = arguments
+    }
     if let environment { process.environment = environment }
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
