@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// How a batch runs.
 public struct BatchSettings: Sendable {
@@ -48,7 +47,7 @@ public final class BatchRunner: @unchecked Sendable {
     private let recordings: [BatchRecording]
     private let settings: BatchSettings
     private let logs: String
-    private let state = Mutex(RunState())
+    private let state = Locked(RunState())
 
     private struct RunState {
         var entries: [BatchReport.Entry] = []

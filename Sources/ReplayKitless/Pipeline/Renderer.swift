@@ -1,6 +1,6 @@
+import Synchronization
 import CFFmpeg
 import Foundation
-import Synchronization
 
 /// Runs one render: demux → decode → orient/scale → effects → encode → mux, as three
 /// concurrent stages joined by bounded queues, with every frame kept at its own timestamp
@@ -69,9 +69,9 @@ private final class RenderSession: @unchecked Sendable {
     let processed = BoundedQueue<Frame>(capacity: 8)
     let shells = FramePool(keepsBuffers: false)
     let buffers = FramePool(keepsBuffers: true)
-    let failure = Mutex<ReplayError?>(nil)
+    let failure = Locked<ReplayError?>(nil)
     let framesDone = Atomic<Int>(0)
-    let counters = Mutex(Counters())
+    let counters = Locked(Counters())
 
     struct Counters {
         var decoded = 0

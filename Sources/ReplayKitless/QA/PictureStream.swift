@@ -1,6 +1,5 @@
 import CFFmpeg
 import Foundation
-import Synchronization
 
 /// One video decoded on a thread of its own, its pictures handed out in presentation order with
 /// their times relative to the first one: `fxreplay compare` decodes its two inputs side by side, and
@@ -30,7 +29,7 @@ final class PictureStream: @unchecked Sendable {
     private let reader: VideoFrameReader
     private let queue = BoundedQueue<Item>(capacity: 6)
     private let shells = FramePool(keepsBuffers: false)
-    private let failure = Mutex<ReplayError?>(nil)
+    private let failure = Locked<ReplayError?>(nil)
     private let finished = DispatchSemaphore(value: 0)
 
     /// Opens `url`'s first video stream; decoding begins with ``start()``.
