@@ -24,13 +24,7 @@ struct Lighting {
     /// Unit vector towards the light, camera space: up, left and from behind the viewer.
     var direction = SIMD3<Double>(-0.35, 0.55, 0.75).unitOrZero
 
-    @inline(__always) func intensity(normal: SIMD3<Double>) -> Double {
-        let l = normal.norm
-        guard l > 0 else { return ambient }
-        return ambient + (1 - ambient) * max(0, normal.dotProduct(direction) / l)
-    }
-
-    /// `intensity(normal:)` in single precision, for the per-pixel shading.
+    /// The intensity where the surface faces `normal` (any length), in single precision for per-pixel shading.
     @inline(__always) func intensity(normal: SIMD3<Float>) -> Float {
         let squared = (normal * normal).sum()
         guard squared > 0 else { return Float(ambient) }
@@ -152,7 +146,7 @@ final class MeshRasterizer {
         var setup = Setup(focal: camera.focal, near: camera.clippingNear, width: Int(camera.width),
                           height: Int(camera.height), material: material)
         let surfaces = mesh.surfaces.count == mesh.triangles.count ? mesh.surfaces : mesh.triangles.indices.map { UInt32($0) }
-        defer { surfaceBase &+= 2 * ((surfaces.max() ?? 0) &+ 1) }
+        defer { surfaceBase &+= 2 &* ((surfaces.max() ?? 0) &+ 1) }
         for (index, triangle) in mesh.triangles.enumerated() {
             let i0 = Int(triangle.x), i1 = Int(triangle.y), i2 = Int(triangle.z)
             guard i0 >= 0, i1 >= 0, i2 >= 0, i0 < count, i1 < count, i2 < count else { continue }
