@@ -4,7 +4,8 @@
 # same pose sidecar (a slowly panning camera) so only the drawing differs; same libx264 preset/CRF/
 # threads; ROUNDS rounds interleaved: median wall time, peak RSS and CPU time (user + sys; on a shared
 # machine wall time follows the other load) ratios. Target: annotations add ≤ 10 % wall time.
-# Then the rasterizer alone (fxbench annotations): annotations per second.
+# Then the encoder's share (libx264 via the ffmpeg CLI on each render's frames: the drawn detail
+# makes encoding dearer) and the rasterizer alone (fxbench annotations): annotations per second.
 source "$(dirname "$0")/common.sh"
 PRESET="${PRESET:-veryfast}" CRF="${CRF:-23}" THREADS="${THREADS:-0}"
 build_release
@@ -52,4 +53,21 @@ done
 echo "annotations (20, mixed shapes, 5 labelled) vs none, 720p 30 s, libx264 preset=$PRESET crf=$CRF threads=$THREADS"
 summarize annotations plain
 cpu_ratio annotations plain
+# The encoder's share: the ffmpeg CLI encoding the two renders' decoded frames (raw, from memory)
+# with the same settings. The drawn detail costs libx264 time that no drawing speed can save.
+RAW_DIR="$(mktemp -d "${TMPDIR_RAW:-/dev/shm}/fxreplay-raw.XXXXXX")"
+trap 'rm -rf "$RAW_DIR"' EXIT
+for name in annotations plain; do
+  ffmpeg -v error -y -i "$BENCH_DIR/fx-$name.mp4" -f rawvideo -pix_fmt yuv420p "$RAW_DIR/$name.yuv"
+done
+rm -f "$BENCH_DIR/times.txt" "$BENCH_DIR/cpu.txt"
+for round in $(seq "$ROUNDS"); do
+  for name in annotations plain; do
+    timed "encode-$name" ffmpeg -v error -y -f rawvideo -pix_fmt yuv420p -s 1280x720 -r 30 -i "$RAW_DIR/$name.yuv" \
+      -c:v libx264 -preset "$PRESET" -crf "$CRF" -threads "$THREADS" -f null -
+  done
+done
+echo "the encoder alone (ffmpeg CLI, libx264 on the decoded frames of each render):"
+summarize encode-annotations encode-plain
+cpu_ratio encode-annotations encode-plain
 "$ROOT/.build/release/fxbench" annotations 1280x720 300 "$SCENE"

@@ -68,7 +68,7 @@ func measureAnnotations(scenePath path: String) throws {
         guard case .world(let point) = annotation.anchor else { return nil }
         return PlacedAnnotation(annotation: annotation, world: point)
     }
-    let renderer = AnnotationRenderer(width: size.width, height: size.height)
+    let renderer = AnnotationRenderer()
     try renderer.prepare(scene.annotations)
     let cameras = (0..<max(frames, 1)).map { benchCamera(frame: $0) }
     let target = PlanarBuffer(width: size.width, height: size.height)   // opaque, like a render's frames

@@ -84,6 +84,27 @@ import Testing
         #expect(full.touched.isEmpty)
     }
 
+    @Test func aMovedLayerAddressesFramePixels() {
+        // A 4×4 window whose top-left is frame pixel (4, 2) of an 8×6 frame.
+        let window = RenderLayer(width: 4, height: 4)
+        window.move(toX: 4, y: 2)
+        #expect(window.bounds == PixelBounds(minX: 4, minY: 2, maxX: 8, maxY: 6))
+        window.row(3)[5] = [200, 60, 200, 1]
+        #expect(window.texels[1 * 4 + 1] == [200, 60, 200, 1], "frame (5, 3) is window (1, 1)")
+        window.touch(row: 3, from: 5, to: 6)
+        #expect(window.touchedColumns(row: 3) == 5..<6 && window.touched == PixelBounds(minX: 5, minY: 3, maxX: 6, maxY: 4))
+        let frame = TestFrame(width: 8, height: 6, subsampling: .yuv420, background: YUVColor(y: 50, cb: 128, cr: 128))
+        LayerCompositor.composite(window, opacity: 1, into: frame.image, occlusion: nil)
+        var blended: [[Int]] = []
+        for y in 0..<6 { for x in 0..<8 where frame.image.luma[x, y] != 50 { blended.append([x, y]) } }
+        #expect(blended == [[5, 3]])
+        #expect(frame.image.cb[2, 1] == 128 - 68 / 4, "the chroma sample over (4…5, 2…3) blends a quarter")
+        window.clear()
+        #expect(window.texels[1 * 4 + 1] == .zero && window.touched.isEmpty)
+        window.move(toX: 0, y: 0)
+        #expect(window.touchedColumns(row: 3).isEmpty, "cleared rows stay empty wherever the window goes")
+    }
+
     @Test func clearingEmptiesOnlyWhatWasTouched() {
         let source = layer(width: 4, height: 4, touching: PixelBounds(minX: 1, minY: 1, maxX: 3, maxY: 2)) { _, _ in 1 }
         source.clear()

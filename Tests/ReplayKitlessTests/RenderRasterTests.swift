@@ -78,7 +78,7 @@ struct TestFrame {
 
 func render(_ annotations: [PlacedAnnotation], _ camera: HandCamera, into frame: TestFrame, zNear: Double = 0.01,
             options: AnnotationRenderer.Options = .init(), occlusion: Plane? = nil, time: Double = 0) throws {
-    let renderer = AnnotationRenderer(width: frame.image.width, height: frame.image.height, options: options)
+    let renderer = AnnotationRenderer(options: options)
     try renderer.render(annotations, camera: camera.camera(zNear: zNear), time: time, into: frame.image, occlusion: occlusion)
 }
 

@@ -44,10 +44,9 @@ final class AnnotationEffect: FrameEffect {
         let frames = zip(scan.frames, poses.timeline.poses).map { timing, pose in
             TrackFrame(time: timing.time, width: scan.width, height: scan.height, pose: pose)
         }
-        let size = context.outputSize
         var options = AnnotationRenderer.Options()
         if let font = settings.font { options.fontPath = font }
-        renderer = AnnotationRenderer(width: size.width, height: size.height, options: options)
+        renderer = AnnotationRenderer(options: options)
         do {
             let scene = try AnnotationScene.load(path: settings.scene)
             placed = try scene.placed(frames: frames, sceneTimeOrigin: poses.sceneTimeOrigin, file: settings.scene)

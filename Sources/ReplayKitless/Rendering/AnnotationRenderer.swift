@@ -44,7 +44,8 @@ public final class AnnotationRenderer: @unchecked Sendable {
     /// The colour of stems (a neutral grey).
     static let stemColor = RGBAColor(red: 142, green: 142, blue: 147)
 
-    private var layer: RenderLayer
+    /// Frame-sized, for labels (shapes are blended tile by tile); made at the first label.
+    private var labelLayer: RenderLayer?
     private let rasterizer: MeshRasterizer
     /// Stems are a few pixels wide: eight sides are plenty.
     private let stemMesh = Mesh.cylinder(segments: 8)
@@ -58,11 +59,10 @@ public final class AnnotationRenderer: @unchecked Sendable {
     /// Annotation indices far to near, rebuilt each frame in place.
     private var order: [(depth: Double, index: Int)] = []
 
-    /// A renderer for frames of `width` × `height` (it adapts if frames change size later).
-    public init(width: Int, height: Int, options: Options = Options()) {
+    /// A renderer for frames of any size (buffers follow the frames they are given).
+    public init(options: Options = Options()) {
         self.options = options
         rasterizer = MeshRasterizer(lighting: Lighting(ambient: options.ambient))
-        layer = RenderLayer(width: max(width, 1), height: max(height, 1))
     }
 
     /// Loads what `annotations` need (meshes, and the font when any has a label) so that bad files
@@ -87,10 +87,8 @@ public final class AnnotationRenderer: @unchecked Sendable {
             throw ReplayError.processing(
                 "occlusion mask is \(occlusion.width)×\(occlusion.height) but the frame is \(image.width)×\(image.height)")
         }
-        if layer.width != image.width || layer.height != image.height {
-            layer = RenderLayer(width: image.width, height: image.height)
-        }
         sortFarToNear(annotations, camera: camera)
+        let frame = PixelBounds(minX: 0, minY: 0, maxX: image.width, maxY: image.height)
         for (_, index) in order {
             let placed = annotations[index]
             let annotation = placed.annotation
@@ -104,8 +102,8 @@ public final class AnnotationRenderer: @unchecked Sendable {
                 let grey = SurfaceMaterial(Self.stemColor, colorSpace: image.colorSpace, shaded: false)
                 rasterizer.add(stemMesh, transform: stem, camera: camera, material: grey)
             }
-            rasterizer.resolve(into: layer)
-            composite(annotation, into: image, occlusion: occlusion)
+            let opacity = Float(annotation.color.alpha) / 255
+            rasterizer.resolve(within: frame) { LayerCompositor.composite($0, opacity: opacity, into: image, occlusion: occlusion) }
         }
         for (_, index) in order {
             let placed = annotations[index]
@@ -114,16 +112,21 @@ public final class AnnotationRenderer: @unchecked Sendable {
             guard anchor.depth > camera.clippingNear else { continue }
             // Clear of the shape: most of its projected radius, plus a little air.
             let radius = camera.focal.fy * placed.annotation.size / 2 / anchor.depth
+            let layer = labelLayer(for: image)
             LabelRenderer(glyphs: try glyphCache(), colorSpace: image.colorSpace)
                 .draw(label, size: placed.annotation.labelSize, anchorX: anchor.x, anchorY: anchor.y,
                       clearance: 0.7 * radius + 3, into: layer)
-            composite(placed.annotation, into: image, occlusion: occlusion)
+            LayerCompositor.composite(layer, opacity: Float(placed.annotation.color.alpha) / 255, into: image, occlusion: occlusion)
+            layer.clear()
         }
     }
 
-    private func composite(_ annotation: Annotation, into image: YUVImage, occlusion: Plane?) {
-        LayerCompositor.composite(layer, opacity: Float(annotation.color.alpha) / 255, into: image, occlusion: occlusion)
-        layer.clear()
+    /// The frame-sized layer labels are drawn in, made (again) when the frame size changes.
+    private func labelLayer(for image: YUVImage) -> RenderLayer {
+        if let labelLayer, labelLayer.width == image.width, labelLayer.height == image.height { return labelLayer }
+        let layer = RenderLayer(width: image.width, height: image.height)
+        labelLayer = layer
+        return layer
     }
 
     /// Fills `order` with the drawable annotations, farthest anchor first (insertion sort: few

@@ -49,37 +49,37 @@ struct LabelRenderer {
     /// from each pixel centre to the outline.
     private func fillPlate(left: Double, top: Double, width: Double, height: Double, radius: Double, into layer: RenderLayer) {
         let rect = PixelBounds.covering(x0: left, y0: top, x1: left + width, y1: top + height,
-                                      width: layer.width, height: layer.height)
+                                      width: layer.width, height: layer.height).intersection(layer.bounds)
         guard !rect.isEmpty else { return }
         layer.touch(rect)
         let halfWidth = width / 2, halfHeight = height / 2
         let centreX = left + halfWidth, centreY = top + halfHeight
         for y in rect.minY..<rect.maxY {
+            let texels = layer.row(y)
             let qy = abs(Double(y) + 0.5 - centreY) - (halfHeight - radius)
             for x in rect.minX..<rect.maxX {
                 let qx = abs(Double(x) + 0.5 - centreX) - (halfWidth - radius)
                 let outside = (max(qx, 0) * max(qx, 0) + max(qy, 0) * max(qy, 0)).squareRoot() + min(max(qx, qy), 0) - radius
                 let coverage = Float(max(0, min(1, 0.5 - outside)))
-                layer.texels[y * layer.width + x] = SIMD4(plate, coverage * Self.plateOpacity)
+                texels[x] = SIMD4(plate, coverage * Self.plateOpacity)
             }
         }
     }
 
     /// Lays a glyph bitmap, top-left at pixel (`x`, `y`), over what the layer holds.
     private func stamp(_ glyph: Glyph, x: Int, y: Int, into layer: RenderLayer) {
-        let rect = PixelBounds(minX: max(x, 0), minY: max(y, 0),
-                             maxX: min(x + glyph.width, layer.width), maxY: min(y + glyph.rows, layer.height))
+        let rect = PixelBounds(minX: x, minY: y, maxX: x + glyph.width, maxY: y + glyph.rows).intersection(layer.bounds)
         guard !rect.isEmpty else { return }
         layer.touch(rect)
         for py in rect.minY..<rect.maxY {
+            let texels = layer.row(py)
             for px in rect.minX..<rect.maxX {
                 let g = Float(glyph.coverage[(py - y) * glyph.width + (px - x)]) / 255
                 guard g > 0 else { continue }
-                let index = py * layer.width + px
-                let under = layer.texels[index]
+                let under = texels[px]
                 let alpha = g + under.w * (1 - g)
                 let color = (text * g + SIMD3(under.x, under.y, under.z) * (under.w * (1 - g))) / alpha
-                layer.texels[index] = SIMD4(color, alpha)
+                texels[px] = SIMD4(color, alpha)
             }
         }
     }

@@ -11,7 +11,7 @@ enum LayerCompositor {
         let rect = layer.touched
         guard !rect.isEmpty, opacity > 0 else { return }
         let shiftX = image.subsampling.shiftX, shiftY = image.subsampling.shiftY
-        let width = min(image.width, layer.width), height = min(image.height, layer.height)
+        let width = min(image.width, layer.bounds.maxX), height = min(image.height, layer.bounds.maxY)
         let chromaMaxX = min((rect.maxX - 1) >> shiftX, image.cb.width - 1)
         let chromaMaxY = min((rect.maxY - 1) >> shiftY, image.cb.height - 1)
         guard rect.minX >> shiftX <= chromaMaxX, rect.minY >> shiftY <= chromaMaxY else { return }
@@ -30,14 +30,14 @@ enum LayerCompositor {
                 // Around a drawing, most of its rectangle is empty: skip those blocks at once.
                 var drawn = false
                 for y in lumaRows {
-                    let texels = layer.texels + y * layer.width
+                    let texels = layer.row(y)
                     for x in lumaColumns where texels[x].w > 0 { drawn = true }
                 }
                 guard drawn else { continue }
                 var covered = false
                 var sumCb: Float = 0, sumCr: Float = 0, backgroundWeight: Float = 0, outAlpha: Float = 0
                 for y in lumaRows {
-                    let texels = layer.texels + y * layer.width, luma = image.luma.base + y * image.luma.stride
+                    let texels = layer.row(y), luma = image.luma.base + y * image.luma.stride
                     let alphaRow = image.alpha.map { $0.base + y * $0.stride }
                     let occlusionRow = occlusion.map { $0.base + y * $0.stride }
                     for x in lumaColumns {

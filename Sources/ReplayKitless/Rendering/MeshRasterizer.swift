@@ -48,8 +48,8 @@ extension Camera {
 ///
 /// `add` transforms a mesh to camera space, skips back faces of closed meshes, clips against the
 /// near plane in camera space (so nothing behind the camera is ever projected) and projects what
-/// is left. `resolve` rasterizes everything added, one 64×64 tile of the annotation's bounding box
-/// at a time (the sample buffers are tile-sized, allocated once), with a per-sample depth test on
+/// is left. `resolve` rasterizes everything added, one 64×64 tile of the frame at a time (the
+/// sample buffers are tile-sized, allocated once), with a per-sample depth test on
 /// perspective-correct depth; then it shades each pixel once per visible triangle (Lambert with the
 /// perspective-correct normal, at the centre of that triangle's samples) and averages. All meshes
 /// added between two `resolve` calls (a shape and its stem) are depth-tested together.
@@ -110,6 +110,8 @@ final class MeshRasterizer {
     private let sampleOwner: UnsafeMutablePointer<SIMD16<UInt32>>
     /// Per row of the current tile, a bit per pixel holding samples.
     private let touchedColumns: UnsafeMutablePointer<UInt64>
+    /// The current tile's pixels as drawn, for `resolve`'s `blend`.
+    private let tileLayer = RenderLayer(width: tileSize, height: tileSize)
 
     init(lighting: Lighting) {
         self.lighting = lighting
@@ -160,25 +162,33 @@ final class MeshRasterizer {
         }
     }
 
-    /// Rasterizes everything added since the last call into `layer` and forgets it.
-    func resolve(into layer: RenderLayer) {
+    /// Rasterizes everything added since the last call, clipped to `frame`, and forgets it. Tile
+    /// by tile of the frame's 64-pixel grid, the pixels drawn are handed to `blend` in a small
+    /// layer, cleared after it returns, so they are blended while in cache and no frame-sized
+    /// buffer is needed. (A grid fixed to the frame keeps a chroma sample's luma pixels in one
+    /// tile, so tiles blend independently.)
+    func resolve(within frame: PixelBounds, blend: (RenderLayer) -> Void) {
         defer {
             triangles.removeAll(keepingCapacity: true)
             bounds = .empty
             surfaceBase = 0
         }
-        let area = bounds.intersection(PixelBounds(minX: 0, minY: 0, maxX: layer.width, maxY: layer.height))
-        guard !area.isEmpty else { return }
+        let area = bounds.intersection(frame)
+        guard !area.isEmpty, area.minX >= 0, area.minY >= 0 else { return }
+        let size = Self.tileSize
         triangles.withUnsafeBufferPointer { triangles in
-            for top in stride(from: area.minY, to: area.maxY, by: Self.tileSize) {
-                for left in stride(from: area.minX, to: area.maxX, by: Self.tileSize) {
-                    let tile = PixelBounds(minX: left, minY: top, maxX: min(left + Self.tileSize, area.maxX),
-                                         maxY: min(top + Self.tileSize, area.maxY))
+            for top in stride(from: area.minY - area.minY % size, to: area.maxY, by: size) {
+                for left in stride(from: area.minX - area.minX % size, to: area.maxX, by: size) {
+                    let tile = PixelBounds(minX: left, minY: top, maxX: left + size, maxY: top + size).intersection(area)
                     for index in triangles.indices {
                         let part = triangles[index].rect.intersection(tile)
                         if !part.isEmpty { rasterize(index, of: triangles, part, tile: tile) }
                     }
-                    shadeSamples(of: tile, triangles: triangles, into: layer)
+                    tileLayer.move(toX: left, y: top)
+                    shadeSamples(of: tile, triangles: triangles, into: tileLayer)
+                    guard !tileLayer.touched.isEmpty else { continue }
+                    blend(tileLayer)
+                    tileLayer.clear()
                 }
             }
         }
@@ -309,15 +319,15 @@ final class MeshRasterizer {
             touchedColumns[py - tile.minY] = 0
             guard columns != 0 else { continue }
             layer.touch(row: py, from: tile.minX + columns.trailingZeroBitCount, to: tile.minX + 64 - columns.leadingZeroBitCount)
+            let texels = layer.row(py)
             while columns != 0 {
                 let px = tile.minX + columns.trailingZeroBitCount
                 columns &= columns - 1
                 let pixel = samples(px, py, in: tile)
-                let index = py * layer.width + px
                 let state = pixelState[pixel]
                 pixelState[pixel] = Self.empty
                 if state >= Self.uniform {
-                    layer.texels[index] = SIMD4(shade(triangles[Int(state - Self.uniform)], x: Float(px) + 0.5, y: Float(py) + 0.5), 1)
+                    texels[px] = SIMD4(shade(triangles[Int(state - Self.uniform)], x: Float(px) + 0.5, y: Float(py) + 0.5), 1)
                     continue
                 }
                 var remaining = Self.bits(sampleDepth[pixel] .> 0)
@@ -326,7 +336,7 @@ final class MeshRasterizer {
                 let ownerOf = sampleOwner[pixel]
                 // Covered by one smooth surface: shade once, with the triangle nearest the centre.
                 if remaining == 0xFFFF && pixelSurface[pixel] != Self.severalSurfaces {
-                    layer.texels[index] = SIMD4(shade(triangles[Int(ownerOf[5])], x: Float(px) + 0.5, y: Float(py) + 0.5), 1)
+                    texels[px] = SIMD4(shade(triangles[Int(ownerOf[5])], x: Float(px) + 0.5, y: Float(py) + 0.5), 1)
                     continue
                 }
                 let covered = Float(remaining.nonzeroBitCount)
@@ -347,7 +357,7 @@ final class MeshRasterizer {
                     let x = Float(px) + 0.5 + offsetX / n, y = Float(py) + 0.5 + offsetY / n
                     sum += shade(triangles[Int(owner)], x: x, y: y) * Float(count)
                 } while remaining != 0
-                layer.texels[index] = SIMD4(sum / covered, covered / 16)
+                texels[px] = SIMD4(sum / covered, covered / 16)
             }
         }
     }

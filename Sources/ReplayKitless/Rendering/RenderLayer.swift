@@ -30,17 +30,22 @@ struct PixelBounds: Equatable {
 }
 
 /// One annotation's picture before it is blended into the frame: per pixel a colour in the
-/// frame's Y'CbCr and its coverage. Frame-sized and allocated once; writers declare the pixels they
-/// write row by row (`touch`), and only those runs are blended and cleared, so an untouched layer
-/// costs nothing and a thin diagonal shape costs its pixels, not its bounding box.
+/// frame's Y'CbCr and its coverage. It holds a `width` × `height` window of the frame whose
+/// top-left pixel is `origin` (a frame-sized layer stays at 0, 0; the rasterizer moves a small
+/// one from tile to tile, so what it draws is blended while still in cache). Allocated once;
+/// writers declare the pixels they write row by row (`touch`), and only those runs are blended
+/// and cleared, so an untouched layer costs nothing and a thin diagonal shape costs its pixels,
+/// not its bounding box. Coordinates in the API are the frame's.
 final class RenderLayer {
     let width: Int
     let height: Int
-    /// (Y', Cb, Cr, coverage 0…1) per pixel, row-major.
+    /// The frame pixel of the window's top-left corner.
+    private(set) var originX = 0, originY = 0
+    /// (Y', Cb, Cr, coverage 0…1) per pixel of the window, row-major from its origin.
     let texels: UnsafeMutablePointer<SIMD4<Float>>
     /// The rectangle around every pixel touched since the last `clear()`.
     private(set) var touched = PixelBounds.empty
-    /// Per row, the touched columns `start..<end` (empty: `start >= end`).
+    /// Per row of the window, the touched columns `start..<end` (empty: `start >= end`).
     private let rowStart: UnsafeMutablePointer<Int>
     private let rowEnd: UnsafeMutablePointer<Int>
 
@@ -50,9 +55,9 @@ final class RenderLayer {
         texels = .allocate(capacity: width * height)
         texels.initialize(repeating: .zero, count: width * height)
         rowStart = .allocate(capacity: height)
-        rowStart.initialize(repeating: width, count: height)
+        rowStart.initialize(repeating: Int.max, count: height)
         rowEnd = .allocate(capacity: height)
-        rowEnd.initialize(repeating: 0, count: height)
+        rowEnd.initialize(repeating: Int.min, count: height)
     }
 
     deinit {
@@ -61,11 +66,26 @@ final class RenderLayer {
         rowEnd.deallocate()
     }
 
+    /// The frame pixels the window holds.
+    var bounds: PixelBounds { PixelBounds(minX: originX, minY: originY, maxX: originX + width, maxY: originY + height) }
+
+    /// Moves the window, which must be clear, so that its top-left pixel is frame pixel (`x`, `y`).
+    func move(toX x: Int, y: Int) {
+        precondition(touched.isEmpty, "a layer moves only when clear")
+        originX = x
+        originY = y
+    }
+
+    /// Row `y` of the frame: element `x` is the texel of frame pixel (`x`, `y`), for pixels inside `bounds`.
+    @inline(__always) func row(_ y: Int) -> UnsafeMutablePointer<SIMD4<Float>> {
+        texels + ((y - originY) * width - originX)
+    }
+
     /// Declares that pixels `start..<end` of row `y` are (about to be) written.
     @inline(__always) func touch(row y: Int, from start: Int, to end: Int) {
         guard start < end else { return }
-        rowStart[y] = min(rowStart[y], start)
-        rowEnd[y] = max(rowEnd[y], end)
+        rowStart[y - originY] = min(rowStart[y - originY], start)
+        rowEnd[y - originY] = max(rowEnd[y - originY], end)
         touched = touched.union(PixelBounds(minX: start, minY: y, maxX: end, maxY: y + 1))
     }
 
@@ -77,7 +97,7 @@ final class RenderLayer {
 
     /// The touched columns of row `y`.
     @inline(__always) func touchedColumns(row y: Int) -> Range<Int> {
-        rowStart[y] < rowEnd[y] ? rowStart[y]..<rowEnd[y] : 0..<0
+        rowStart[y - originY] < rowEnd[y - originY] ? rowStart[y - originY]..<rowEnd[y - originY] : 0..<0
     }
 
     /// Resets the touched pixels to empty.
@@ -85,9 +105,9 @@ final class RenderLayer {
         guard !touched.isEmpty else { return }
         for y in touched.minY..<touched.maxY {
             let columns = touchedColumns(row: y)
-            (texels + y * width + columns.lowerBound).update(repeating: .zero, count: columns.count)
-            rowStart[y] = width
-            rowEnd[y] = 0
+            (row(y) + columns.lowerBound).update(repeating: .zero, count: columns.count)
+            rowStart[y - originY] = Int.max
+            rowEnd[y - originY] = Int.min
         }
         touched = .empty
     }

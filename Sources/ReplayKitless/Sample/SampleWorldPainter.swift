@@ -12,7 +12,6 @@ final class SampleWorldPainter {
     }
 
     private let rasterizer = MeshRasterizer(lighting: Lighting(ambient: 0.55))
-    private let layer: RenderLayer
     private let cube = Mesh.box()
     private let parts: [Part]
     private let floor: (y: Double, cb: Double, cr: Double)
@@ -24,7 +23,6 @@ final class SampleWorldPainter {
     static let wallZ = -2.5
 
     init(width: Int, height: Int, colorSpace: ColorSpace) {
-        layer = RenderLayer(width: width, height: height)
         /// A box from `low` to `high`.
         func slab(_ low: SIMD3<Double>, _ high: SIMD3<Double>, _ material: SurfaceMaterial) -> Part {
             Part(transform: ModelTransform(linear: Matrix3.identity.scaled(by: high - low), translation: (low + high) / 2,
@@ -55,9 +53,9 @@ final class SampleWorldPainter {
         for part in parts {
             rasterizer.add(cube, transform: part.transform, camera: camera, material: part.material)
         }
-        rasterizer.resolve(into: layer)
-        LayerCompositor.composite(layer, opacity: 1, into: image, occlusion: nil)
-        layer.clear()
+        rasterizer.resolve(within: PixelBounds(minX: 0, minY: 0, maxX: image.width, maxY: image.height)) {
+            LayerCompositor.composite($0, opacity: 1, into: image, occlusion: nil)
+        }
     }
 
     /// Wall above the image of the floor's far edge, floor below. The edge is the image of the 3D
