@@ -164,9 +164,8 @@ final class MeshRasterizer {
 
     /// Rasterizes everything added since the last call, clipped to `frame`, and forgets it. Tile
     /// by tile of the frame's 64-pixel grid, the pixels drawn are handed to `blend` in a small
-    /// layer, cleared after it returns, so they are blended while in cache and no frame-sized
-    /// buffer is needed. (A grid fixed to the frame keeps a chroma sample's luma pixels in one
-    /// tile, so tiles blend independently.)
+    /// layer, cleared after it returns, so no frame-sized buffer is needed. (A grid fixed to the
+    /// frame keeps a chroma sample's luma pixels in one tile, so tiles blend independently.)
     func resolve(within frame: PixelBounds, blend: (RenderLayer) -> Void) {
         defer {
             triangles.removeAll(keepingCapacity: true)

@@ -31,8 +31,8 @@ struct PixelBounds: Equatable {
 
 /// One annotation's picture before it is blended into the frame: per pixel a colour in the
 /// frame's Y'CbCr and its coverage. It holds a `width` × `height` window of the frame whose
-/// top-left pixel is `origin` (a frame-sized layer stays at 0, 0; the rasterizer moves a small
-/// one from tile to tile, so what it draws is blended while still in cache). Allocated once;
+/// top-left pixel is (`originX`, `originY`): a frame-sized layer stays at (0, 0); the rasterizer
+/// moves a 64×64 one from tile to tile, so shapes need no frame-sized buffer. Allocated once;
 /// writers declare the pixels they write row by row (`touch`), and only those runs are blended
 /// and cleared, so an untouched layer costs nothing and a thin diagonal shape costs its pixels,
 /// not its bounding box. Coordinates in the API are the frame's.
