@@ -113,10 +113,7 @@ public struct FrameHashGolden: Sendable {
 
     /// Reads and parses the golden file at `path`.
     public static func load(path: String) throws(ReplayError) -> FrameHashGolden {
-        let bytes = try readInputFile(path, limit: InputLimits.textFileBytes, kind: "golden framemd5 file")
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw .badInput(file: path, "cannot read the golden framemd5 file (not UTF-8 text)")
-        }
+        let text = try readInputText(path, limit: InputLimits.textFileBytes, kind: "golden framemd5 file")
         return try FrameHashGolden(text, file: path)
     }
 

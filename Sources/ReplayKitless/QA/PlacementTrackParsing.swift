@@ -5,10 +5,7 @@ extension PlacementTrack {
 
     /// Reads and parses the CSV file at `path`.
     public static func load(path: String) throws(ReplayError) -> PlacementTrack {
-        let bytes = try readInputFile(path, limit: InputLimits.textFileBytes, kind: "placement track")
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw .badInput(file: path, "cannot read the placement track (not UTF-8 text)")
-        }
+        let text = try readInputText(path, limit: InputLimits.textFileBytes, kind: "placement track")
         return try parse(text, file: path)
     }
 

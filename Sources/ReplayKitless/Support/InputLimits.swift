@@ -55,6 +55,14 @@ func readInputFile(_ path: String, limit: Int, kind: String) throws(ReplayError)
     return [UInt8](data)
 }
 
+/// Reads a whole input file as UTF-8 text, like ``readInputFile(_:limit:kind:)``, refusing bytes that are not UTF-8.
+func readInputText(_ path: String, limit: Int, kind: String) throws(ReplayError) -> String {
+    guard let text = String(validating: try readInputFile(path, limit: limit, kind: kind), as: UTF8.self) else {
+        throw .badInput(file: path, "cannot read the \(kind) (not UTF-8 text)")
+    }
+    return text
+}
+
 /// The lines of `bytes`, split at "\n" (not included), with their 1-based numbers, produced one at a
 /// time: a file of a billion empty lines costs no memory. Splitting bytes rather than a String keeps
 /// "\r\n" apart (in a String it is one Character, which is not "\n").
