@@ -20,16 +20,25 @@ struct SurfaceMaterial {
 
 /// A fixed light in camera space plus ambient light: intensity `ambient + (1 − ambient)·max(0, n·l)`.
 struct Lighting {
-    var ambient: Double
+    let ambient: Double
     /// Unit vector towards the light, camera space: up, left and from behind the viewer.
-    var direction = SIMD3<Double>(-0.35, 0.55, 0.75).unitOrZero
+    static let direction = SIMD3<Double>(-0.35, 0.55, 0.75).unitOrZero
+    /// The same in single precision, converted once rather than per pixel.
+    private let ambientLight: Float, diffuseLight: Float, towardsLight: SIMD3<Float>
+
+    init(ambient: Double) {
+        self.ambient = ambient
+        ambientLight = Float(ambient)
+        diffuseLight = Float(1 - ambient)
+        towardsLight = SIMD3<Float>(Self.direction)
+    }
 
     /// The intensity where the surface faces `normal` (any length), in single precision for per-pixel shading.
     @inline(__always) func intensity(normal: SIMD3<Float>) -> Float {
         let squared = (normal * normal).sum()
-        guard squared > 0 else { return Float(ambient) }
-        let cosine = (normal * SIMD3<Float>(direction)).sum() / squared.squareRoot()
-        return Float(ambient) + Float(1 - ambient) * max(0, cosine)
+        guard squared > 0 else { return ambientLight }
+        let cosine = (normal * towardsLight).sum() / squared.squareRoot()
+        return ambientLight + diffuseLight * max(0, cosine)
     }
 }
 
