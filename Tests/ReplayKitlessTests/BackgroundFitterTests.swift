@@ -108,7 +108,27 @@ import Testing
         #expect(Self.name(image, 10, 48) == "green" && Self.name(image, 80, 48) == "grey" && Self.name(image, 150, 48) == "blue")
     }
 
-    @Test func containOnATallFrameLeavesSideBars() throws {
+    @Test func containOfATallPictureLeavesSideBarsInTheBarColour() throws {
+        // 60×120 grey on a 160×90 frame: width 60 · 90/120 = 45 from column (160 − 45)/2 = 57, so
+        // columns 0–56 and 102–159 are bars. (libswscale writes whole SIMD blocks: a picture scaled
+        // straight into the canvas spilled a few columns of its row padding into the right bar.)
+        let picture = try Self.rgbPicture(width: 60, height: 120) { _, _ in (128, 128, 128) }
+        let fitter = try PictureFitter(width: 160, height: 90, colorSpace: .bt601Limited, fit: .contain, barColor: RGBAColor(red: 255, green: 0, blue: 0))
+        let image = try fitter.fit(picture, source: "test")
+        let barLuma = Self.yuv((255, 0, 0), kr: 0.299, kb: 0.114, full: false).0
+        let greyLuma = Self.yuv((128, 128, 128), kr: 0.299, kb: 0.114, full: false).0
+        for y in [0, 30, 45, 89] {
+            for x in Array(0...55) + Array(103...159) {
+                #expect(abs(Double(image.luma[x, y]) - barLuma) <= 1, "bar (\(x), \(y)): \(image.luma[x, y])")
+            }
+            for x in 58...100 { #expect(abs(Double(image.luma[x, y]) - greyLuma) <= 1, "picture (\(x), \(y)): \(image.luma[x, y])") }
+        }
+        for y in [0, 20, 44] {
+            for x in Array(0...25) + Array(53...79) { #expect(Self.name(image, 2 * x, 2 * y) == "red", "chroma (\(x), \(y))") }
+        }
+    }
+
+    @Test func containOnATallFrameLeavesBarsAboveAndBelow() throws {
         // 120×40 on a 33×64 frame: width 33, height round(40 · 33/120) = 11 from row (64 − 11)/2 = 26.
         let fitter = try PictureFitter(width: 33, height: 64, colorSpace: .bt601Limited, fit: .contain, barColor: RGBAColor(red: 0, green: 0, blue: 255))
         let image = try fitter.fit(try Self.thirds(), source: "test")

@@ -8,7 +8,9 @@ import CFFmpeg
 /// straight to the frame's format when it is RGB or already in the frame's colour space; anything
 /// else is first scaled into a frame-sized planar RGB canvas (bars filled with their colour, any
 /// offset, odd ones included), which is then converted as a whole, so the 4:2:0 chroma at a bar's
-/// edge is subsampled like everywhere else. Conversions reuse their buffers; use one per thread.
+/// edge is subsampled like everywhere else. A picture that leaves bars is scaled into a buffer of
+/// its own and copied into the canvas: libswscale writes rows in whole SIMD blocks, which would
+/// spill into the bar on its right. Conversions reuse their buffers; use one per thread.
 final class PictureFitter {
     let width: Int
     let height: Int
@@ -18,9 +20,9 @@ final class PictureFitter {
 
     private let output: Frame
     private let canvas: Frame
-    /// The picture's cropped region (a reference, no copy) and the canvas region it is scaled into.
+    /// The picture's cropped region (a reference, no copy), and that region scaled when it leaves bars.
     private let cropped = Frame()
-    private let region = Frame()
+    private let scaled = Frame()
     private let pictureScaler = Scaler()
     private let canvasScaler = Scaler()
     /// A turned picture, and the full-resolution planes it is turned from.
@@ -63,9 +65,16 @@ final class PictureFitter {
         if fillsFrame && (isRGB || pictureSpace == colorSpace) {
             try pictureScaler.convert(cropped, into: output, colorSpace: colorSpace)
         } else {
-            if !fillsFrame { fillCanvas() }
-            viewCanvas(placement.destination)
-            try pictureScaler.convert(cropped, into: region, colorSpace: isRGB ? nil : pictureSpace)
+            if fillsFrame {
+                try pictureScaler.convert(cropped, into: canvas, colorSpace: isRGB ? nil : pictureSpace)
+            } else {
+                fillCanvas()
+                let rect = placement.destination
+                do { try scaled.allocate(width: rect.width, height: rect.height, format: AV_PIX_FMT_GBRP) }
+                catch { throw .processing("background buffers: \(error)") }
+                try pictureScaler.convert(cropped, into: scaled, colorSpace: isRGB ? nil : pictureSpace)
+                for index in 0..<3 { canvas.plane(index).region(rect).copy(from: scaled.plane(index)) }
+            }
             try canvasScaler.convert(canvas, into: output, colorSpace: colorSpace)
         }
         av_frame_unref(cropped.pointer)
@@ -117,27 +126,9 @@ final class PictureFitter {
 
     /// Fills the canvas with the bar colour (planar RGB is stored G, B, R).
     private func fillCanvas() {
-        let whole = canvas.pointer.pointee
-        for (base, stride, value) in [(whole.data.0, whole.linesize.0, barColor.green),
-                                      (whole.data.1, whole.linesize.1, barColor.blue),
-                                      (whole.data.2, whole.linesize.2, barColor.red)] {
-            guard let base else { continue }
-            Plane(base: base, stride: Int(stride), width: width, height: height).fill(value)
-        }
-    }
-
-    /// Makes `region` a view of the canvas's `rect` (borrowed memory: no buffers of its own).
-    private func viewCanvas(_ rect: PixelRect) {
-        av_frame_unref(region.pointer)
-        let view = region.pointer, whole = canvas.pointer.pointee
-        view.pointee.width = Int32(rect.width)
-        view.pointee.height = Int32(rect.height)
-        view.pointee.format = AV_PIX_FMT_GBRP.rawValue
-        view.pointee.linesize = whole.linesize
-        view.pointee.data = whole.data
-        view.pointee.data.0 = whole.data.0.map { $0 + rect.y * Int(whole.linesize.0) + rect.x }
-        view.pointee.data.1 = whole.data.1.map { $0 + rect.y * Int(whole.linesize.1) + rect.x }
-        view.pointee.data.2 = whole.data.2.map { $0 + rect.y * Int(whole.linesize.2) + rect.x }
+        canvas.plane(0).fill(barColor.green)
+        canvas.plane(1).fill(barColor.blue)
+        canvas.plane(2).fill(barColor.red)
     }
 }
 
@@ -148,5 +139,12 @@ private extension Frame {
         let base = withUnsafeBytes(of: frame.data) { $0.load(fromByteOffset: index * 8, as: UnsafeMutablePointer<UInt8>?.self) }
         let stride = withUnsafeBytes(of: frame.linesize) { $0.load(fromByteOffset: index * 4, as: Int32.self) }
         return Plane(base: base!, stride: Int(stride), width: width, height: height)
+    }
+}
+
+private extension Plane {
+    /// The samples of `rect` (inside the plane), as a view.
+    func region(_ rect: PixelRect) -> Plane {
+        Plane(base: base + rect.y * stride + rect.x, stride: stride, width: rect.width, height: rect.height)
     }
 }
