@@ -17,7 +17,8 @@ struct PoseOptions: ParsableArguments {
     @Flag(help: "Read the poses from the video's own SEI (H.264/HEVC).")
     var posesFromSei = false
 
-    @Option(name: .customLong("sei-uuid"), help: "UUID of the pose SEI (default 1618ea80-35fe-4bd9-b1cc-01954a32fb00).")
+    @Option(name: .customLong("sei-uuid"),
+            help: "UUID of the pose SEI, read and written (default 1618ea80-35fe-4bd9-b1cc-01954a32fb00).")
     var seiUUID: String?
 
     @Option(help: "Sidecar and scene times: relative to the first frame, or absolute stream times.")
@@ -53,7 +54,8 @@ struct PoseOptions: ParsableArguments {
 
     /// The library form of these options.
     func settings() throws -> PoseSettings {
-        var settings = PoseSettings(source: poses.map { .sidecar(path: $0) } ?? .sei(uuid: seiUUID))
+        var settings = PoseSettings(source: poses.map { .sidecar(path: $0) } ?? .sei)
+        settings.seiUUID = seiUUID
         settings.absoluteTime = poseTime == .absolute
         settings.offset = poseOffset
         settings.missingPose = missingPose

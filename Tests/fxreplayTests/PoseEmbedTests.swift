@@ -13,9 +13,9 @@ import Testing
         return poses
     }
 
-    func extracted(_ path: String, dir: URL) throws -> [Pose32] {
+    func extracted(_ path: String, dir: URL, options: [String] = []) throws -> [Pose32] {
         let out = dir.appendingPathComponent("extracted-\(UUID().uuidString).pose32").path
-        let run = try runFxreplay(["poses", "extract", path, "-o", out])
+        let run = try runFxreplay(["poses", "extract", path, "-o", out] + options)
         #expect(run.status == 0, "\(run.stderr)")
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
         return stride(from: 0, to: bytes.count, by: 32).compactMap { Pose32(bytes: bytes[$0..<$0 + 32]) }
@@ -39,6 +39,31 @@ import Testing
         let probe = try runFxreplay(["probe", output, "--json"])
         let json = try JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as? [String: Any]
         #expect(json?["poseSEIFrames"] as? Int == 12)
+    }
+
+    @Test(arguments: [["poses", "embed", "--copy"], ["poses", "embed", "--codec", "hevc", "--preset", "ultrafast"],
+                      ["render", "--embed-poses", "--preset", "ultrafast"]])
+    func theWritersUseTheGivenUUID(_ command: [String]) throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("in.mp4").path
+        try writeRecording(to: input, pts: (0..<6).map { Int64($0) * 3000 })
+        let sidecar = dir.appendingPathComponent("poses.pose32").path
+        let poses = try writePoses(count: 6, to: sidecar)
+        let output = dir.appendingPathComponent("out.mp4").path
+        let uuid = "01234567-89ab-cdef-0123-456789abcdef"
+        let run = try runFxreplay(Array(command.prefix(2)) + [input, "--poses", sidecar, "--sei-uuid", uuid, "-o", output,
+                                  "--progress", "none"] + command.dropFirst(2))
+        #expect(run.status == 0, "\(run.stderr)")
+        // The file holds the given UUID's bytes (no two zero bytes in a row: no emulation prevention) and not the default's.
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))
+        func holds(_ pattern: [UInt8]) -> Bool {
+            bytes.indices.dropLast(pattern.count).contains { bytes[$0..<$0 + pattern.count].elementsEqual(pattern) }
+        }
+        #expect(holds([0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF, 0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF]))
+        #expect(!holds(PoseSEI.defaultUUID))
+        #expect(try extracted(output, dir: dir, options: ["--sei-uuid", uuid]) == poses)
+        let withDefault = try runFxreplay(["poses", "extract", output, "-o", dir.appendingPathComponent("default.jsonl").path])
+        #expect(withDefault.status == 3 && withDefault.stderr.contains("no pose SEI"), "\(withDefault.stderr)")
     }
 
     @Test func renderCarriesPoseSEIThroughAndCanReplaceIt() throws {

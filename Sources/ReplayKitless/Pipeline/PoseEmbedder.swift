@@ -14,7 +14,8 @@ public enum PoseEmbedder {
     }
 
     public static func embedByCopy(input: String, output path: String, poses settings: PoseSettings,
-                                   overwrite: Bool, uuid: PoseSEI = PoseSEI()) throws(ReplayError) -> Result {
+                                   overwrite: Bool) throws(ReplayError) -> Result {
+        let sei = try settings.seiFormat()
         let poses = try FramePoses(settings: settings, input: input)
         let demuxer = try Demuxer(url: input)
         guard let video = demuxer.bestVideoStream else { throw .badInput("\(input): no video stream") }
@@ -57,7 +58,7 @@ public enum PoseEmbedder {
                 continue
             }
             let unit: [UInt8]
-            do { unit = try uuid.inserting(Pose32(pose), into: [UInt8](packet.data), codec: codec, framing: framing) } catch {
+            do { unit = try sei.inserting(Pose32(pose), into: [UInt8](packet.data), codec: codec, framing: framing) } catch {
                 throw .badInput("\(input): video packet at \(String(format: "%.3f", video.timeBase.seconds(timestamp))) s: \(error)")
             }
             do {

@@ -62,8 +62,8 @@ private final class RenderSession: @unchecked Sendable {
     let expectedFrames: Int?
     var report: RenderReport
     let framePoses: FramePoses?
-    /// Reads pose SEI back from frames, to keep it while stripping other user data.
-    let poseSEI = PoseSEI()
+    /// The pose SEI written with `embedPoses`, and kept (others stripped) when a frame carries it.
+    let poseSEI: PoseSEI
 
     let decoded = BoundedQueue<Frame>(capacity: 8)
     let processed = BoundedQueue<Frame>(capacity: 8)
@@ -132,6 +132,7 @@ private final class RenderSession: @unchecked Sendable {
             guard options.poses != nil else { throw .usage("--embed-poses needs --poses FILE or --poses-from-sei") }
             guard codec.carriesSEI else { throw .usage("--embed-poses needs an H.264 or HEVC output (--codec h264 or hevc)") }
         }
+        poseSEI = try options.poses?.seiFormat() ?? PoseSEI()
         framePoses = try options.poses.map { (settings: PoseSettings) throws(ReplayError) in
             try FramePoses(settings: settings, input: options.input)
         }

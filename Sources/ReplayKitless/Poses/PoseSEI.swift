@@ -49,11 +49,11 @@ public struct PoseSEI: Sendable, Equatable {
     public init() { uuid = Self.defaultUUID }
 
     /// Pose SEI with a user-supplied UUID, written `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (dashes optional).
-    public init(uuid text: String) throws {
+    public init(uuid text: String) throws(ReplayError) {
         let digits = Array(text.utf8.filter { $0 != UInt8(ascii: "-") })
         let values = digits.compactMap { Character(Unicode.Scalar($0)).hexDigitValue }
         guard digits.count == 32, values.count == 32 else {
-            throw ReplayError.usage("\"\(text)\" is not a UUID (32 hexadecimal digits, e.g. 1618ea80-35fe-4bd9-b1cc-01954a32fb00)")
+            throw .usage("\"\(text)\" is not a UUID (32 hexadecimal digits, e.g. 1618ea80-35fe-4bd9-b1cc-01954a32fb00)")
         }
         uuid = stride(from: 0, to: 32, by: 2).map { UInt8(values[$0] << 4 | values[$0 + 1]) }
     }

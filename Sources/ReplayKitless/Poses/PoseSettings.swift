@@ -9,11 +9,14 @@ public struct PoseSettings: Sendable, Equatable, Codable {
     public enum Source: Sendable, Equatable, Codable {
         /// A sidecar file: `.jsonl`, `.csv` or `.pose32`.
         case sidecar(path: String)
-        /// The video's own pose SEI, optionally with another UUID.
-        case sei(uuid: String?)
+        /// The video's own pose SEI.
+        case sei
     }
 
     public var source: Source
+    /// The pose SEI's UUID, `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, both where poses are read from
+    /// the stream and where they are written into it; `nil`: the default (formats.md §4).
+    public var seiUUID: String?
     /// Sidecar and scene times are absolute stream times instead of seconds since the first frame.
     public var absoluteTime = false
     /// Seconds added to every sample time before matching.
@@ -26,15 +29,15 @@ public struct PoseSettings: Sendable, Equatable, Codable {
 
     public init(source: Source) { self.source = source }
 
-    /// The SEI reader, when poses come from the stream.
-    public func sei() throws -> PoseSEI? {
-        guard case .sei(let uuid) = source else { return nil }
-        return try uuid.map(PoseSEI.init(uuid:)) ?? PoseSEI()
+    /// The pose SEI format (its UUID), for reading and for writing.
+    /// - Throws: `ReplayError.usage` when `seiUUID` is not a UUID.
+    public func seiFormat() throws(ReplayError) -> PoseSEI {
+        try seiUUID.map(PoseSEI.init(uuid:)) ?? PoseSEI()
     }
 
     /// Scans `input`'s video packets (no decoding) for frame times and, with SEI poses, the poses.
     public func scan(_ input: String) throws -> VideoPacketScan {
-        try VideoPacketScan(path: input, sei: try sei())
+        try VideoPacketScan(path: input, sei: source == .sei ? try seiFormat() : nil)
     }
 
     /// Matches the poses to the scanned frames. SEI samples are keyed by their own frame's time,
