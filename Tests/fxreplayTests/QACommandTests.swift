@@ -240,6 +240,23 @@ enum QAFixtures {
         for value in pixel(64 + 5, 5) { #expect(abs(Int(value) - 144) <= 1) }
     }
 
+    /// Inputs whose listing depends on ffmpeg's choices: VP9 with alpha (its default decoder drops
+    /// the alpha), no aspect ratio anywhere (0/1), a non-square one.
+    @Test(arguments: [("alpha.webm", ["-vf", "format=yuva420p", "-c:v", "libvpx-vp9", "-auto-alt-ref", "0"]),
+                      ("unknown-aspect.mkv", ["-vf", "setsar=0", "-c:v", "ffv1"]),
+                      ("aspect.mp4", ["-vf", "setsar=2/3", "-c:v", "libx264"])])
+    func framehashListsWhatTheFFmpegCommandLists(_ name: String, _ encoding: [String]) throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let video = dir.appendingPathComponent(name).path, listing = dir.appendingPathComponent("ffmpeg.framemd5").path
+        #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "testsrc2=size=48x32:rate=10", "-frames:v", "4"] + encoding + [video]).status == 0)
+        #expect(try QAFixtures.run("ffmpeg", ["-i", video, "-map", "0:v:0", "-fps_mode", "passthrough", "-enc_time_base", "-1",
+                                              "-fflags", "+bitexact", "-f", "framemd5", listing]).status == 0)
+        let run = try runFxreplay(["framehash", video])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == (try String(contentsOfFile: listing, encoding: .utf8)))
+    }
+
     @Test func framehashPrintsFFmpegLinesChecksAndUpdatesGolden() throws {
         let dir = try makeScratchDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

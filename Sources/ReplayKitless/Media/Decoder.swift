@@ -22,12 +22,14 @@ public final class Decoder: @unchecked Sendable {
     /// Errors the codec reported through its log while decoding (concealed damage included).
     private let errorCounter: UnsafeMutablePointer<Int>
 
-    /// Opens a decoder for `stream` of `demuxer`. `threads` 0 lets FFmpeg choose.
-    public init(demuxer: Demuxer, stream index: Int, threads: Int = 0, keyframesOnly: Bool = false) throws(ReplayError) {
+    /// Opens a decoder for `stream` of `demuxer`. `threads` 0 lets FFmpeg choose. With `alpha` false
+    /// the codec's default decoder is used, as `ffmpeg` picks it, even where it drops an alpha channel.
+    public init(demuxer: Demuxer, stream index: Int, threads: Int = 0, keyframesOnly: Bool = false,
+                alpha: Bool = true) throws(ReplayError) {
         let stream = demuxer.stream(index)
         source = demuxer.url
         let par = stream.pointee.codecpar
-        guard let codec = Decoder.alphaDecoder(for: stream) ?? avcodec_find_decoder(par!.pointee.codec_id) else {
+        guard let codec = (alpha ? Decoder.alphaDecoder(for: stream) : nil) ?? avcodec_find_decoder(par!.pointee.codec_id) else {
             throw .badInput("\(demuxer.url): stream \(index): no decoder for codec \(String(cString: avcodec_get_name(par!.pointee.codec_id)))")
         }
         guard let context = avcodec_alloc_context3(codec), let counter = fx_error_counter_new() else {

@@ -16,9 +16,11 @@ public final class VideoFrameReader {
     public private(set) var decodeErrors = 0
 
     /// Opens the best video stream of `url` (or stream `index`).
-    /// - Parameter imageSequence: `url` is a printf-style pattern of numbered images (`mask_%05d.png`).
+    /// - Parameters:
+    ///   - imageSequence: `url` is a printf-style pattern of numbered images (`mask_%05d.png`).
+    ///   - alpha: decode an alpha channel the codec's default decoder would drop (VP9's).
     public init(url: String, stream index: Int? = nil, threads: Int = 0, keyframesOnly: Bool = false,
-                imageSequence: Bool = false) throws(ReplayError) {
+                imageSequence: Bool = false, alpha: Bool = true) throws(ReplayError) {
         let demuxer = try Demuxer(url: url, format: imageSequence ? "image2" : nil)
         self.demuxer = demuxer
         let requested = index.flatMap { demuxer.streams.indices.contains($0) ? demuxer.streams[$0] : nil }
@@ -26,7 +28,7 @@ public final class VideoFrameReader {
             throw .badInput("\(url): no video stream")
         }
         stream = chosen
-        decoder = try Decoder(demuxer: demuxer, stream: chosen.index, threads: threads, keyframesOnly: keyframesOnly)
+        decoder = try Decoder(demuxer: demuxer, stream: chosen.index, threads: threads, keyframesOnly: keyframesOnly, alpha: alpha)
         demuxer.keepOnly(streams: [chosen.index])
     }
 

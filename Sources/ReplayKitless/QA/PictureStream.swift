@@ -32,10 +32,10 @@ final class PictureStream: @unchecked Sendable {
     private let failure = Locked<ReplayError?>(nil)
     private let finished = DispatchSemaphore(value: 0)
 
-    /// Opens `url`'s first video stream; decoding begins with ``start()``.
-    init(url: String) throws(ReplayError) {
+    /// Opens `url`'s first video stream; decoding begins with ``start()``. `alpha`: as ``VideoFrameReader``.
+    init(url: String, alpha: Bool = true) throws(ReplayError) {
         self.url = url
-        reader = try VideoFrameReader(url: url)
+        reader = try VideoFrameReader(url: url, alpha: alpha)
         demuxer = reader.demuxer
         stream = reader.stream
         hasAudio = reader.demuxer.streams.contains { $0.kind == .audio }

@@ -12,6 +12,7 @@ import Foundation
 /// - each frame's pts is its best-effort timestamp; dts equals pts (rawvideo has no reordering);
 /// - duration is one frame at the rate `av_guess_frame_rate` gives, rounded to the time base (the
 ///   muxer fills it in; `ffmpeg` does not pass per-frame durations through), 0 when the rate is unknown;
+/// - the codec's default decoder is used (VP9 alpha is not decoded);
 /// - the picture is turned upright as `ffmpeg`'s autorotate does, then packed as rawvideo in its
 ///   decoded pixel format (`av_image_copy_to_buffer`, no padding) and hashed with MD5.
 ///
@@ -34,7 +35,8 @@ public final class VideoFrameHasher {
 
     /// Opens the first video stream of `url` and starts decoding it.
     public init(url: String) throws(ReplayError) {
-        pictures = try PictureStream(url: url)
+        // ffmpeg decodes with the codec's default decoder: VP9's drops the alpha channel.
+        pictures = try PictureStream(url: url, alpha: false)
         md5 = try MD5()
         let info = pictures.stream
         let stream = pictures.demuxer.stream(info.index)
@@ -53,10 +55,12 @@ public final class VideoFrameHasher {
             ? av_rescale(1, Int64(rate.den) * Int64(base.den), Int64(rate.num) * Int64(base.num)) : 0
         quarterTurns = info.rotation / 90
         upright = UprightPictures(stream: info, convertOtherFormats: false)
-        let sar = stream.pointee.codecpar.pointee.sample_aspect_ratio
+        // ffmpeg gives frames the container's aspect ratio, else the bitstream's; an unknown one stays
+        // 0/1, and a quarter turn (its transpose filter) inverts a known one.
+        let containerSAR = stream.pointee.sample_aspect_ratio
+        let sar = containerSAR.num > 0 ? containerSAR : stream.pointee.codecpar.pointee.sample_aspect_ratio
         let turned = quarterTurns % 2 == 1
-        // An unknown aspect ratio reaches ffmpeg's encoder as square pixels.
-        let aspect = sar.num > 0 && sar.den > 0 ? (turned ? (sar.den, sar.num) : (sar.num, sar.den)) : (Int32(1), Int32(1))
+        let aspect = sar.num > 0 && sar.den > 0 ? (turned ? (sar.den, sar.num) : (sar.num, sar.den)) : (Int32(0), Int32(1))
         headerLines = FrameMD5.headerLines(timeBase: (timeBase.numerator, timeBase.denominator),
                                            width: turned ? info.height : info.width, height: turned ? info.width : info.height,
                                            sampleAspectRatio: (num: aspect.0, den: aspect.1))
