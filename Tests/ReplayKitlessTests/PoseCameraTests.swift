@@ -103,16 +103,32 @@ import Testing
     }
 
     @Test func eulerAnglesRebuildTheRotation() {
+        // From a rotation alone: the triple with yaw in [−π/2, π/2] (these are such triples).
         for euler: SIMD3<Double> in [[0.2, -0.7, 0.1], [-1.2, 1.4, -3], [3.0, 0, 0], [0, 0, -2.5]] {
-            let pose = Pose(position: .zero, euler: euler, zNear: 0, fovY: 60)
+            let pose = Pose(position: .zero, rotation: Pose.rotation(euler: euler), zNear: 0, fovY: 60)
             expectNear(pose.euler, euler, 1e-12)
         }
         // Gimbal lock (yaw 90°): angles are not unique, but the rotation they rebuild is the same.
-        let locked = Pose(position: .zero, euler: [0.3, .pi / 2, 0.2], zNear: 0, fovY: 60)
+        let locked = Pose(position: .zero, rotation: Pose.rotation(euler: [0.3, .pi / 2, 0.2]), zNear: 0, fovY: 60)
         let rebuilt = Pose.rotation(euler: locked.euler)
         for column in 0..<3 {
             for row in 0..<3 { #expect(abs(rebuilt[row, column] - locked.rotation[row, column]) < 1e-9) }
         }
+    }
+
+    @Test func aPoseGivenEulerAnglesGivesThemBack() {
+        // Yaw beyond 90° and roll beyond 180°: the same rotation as (−3.0416, 1.1416, 0.9584)-ish, but
+        // a recorded pose written back (pose SEI, sidecars) must keep its own numbers.
+        let given: SIMD3<Double> = [0.1, 2.0, 4.0]
+        var pose = Pose(position: [1, 2, 3], euler: given, zNear: 0.01, fovY: 60)
+        #expect(pose.euler == given)
+        let fromRotation = Pose(position: [1, 2, 3], rotation: pose.rotation, zNear: 0.01, fovY: 60)
+        #expect(fromRotation == pose, "equal poses whichever angles made them")
+        #expect(fromRotation.euler != given && abs(fromRotation.euler.y) <= .pi / 2)
+        expectNear(Pose.rotation(euler: fromRotation.euler).columns.0, pose.rotation.columns.0, 1e-12)
+        // A new rotation forgets the angles.
+        pose.rotation = Pose.rotation(euler: [0.2, 0.3, 0.4])
+        expectNear(pose.euler, [0.2, 0.3, 0.4], 1e-12)
     }
 
     @Test func overridesReplaceLensValues() throws {

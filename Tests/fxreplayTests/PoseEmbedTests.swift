@@ -3,11 +3,13 @@ import ReplayKitless
 import Testing
 
 @Suite struct PoseEmbedTests {
-    /// Awkward float32 poses, one per frame, written as a .pose32 sidecar.
+    /// Awkward float32 poses, one per frame, written as a .pose32 sidecar; every third one with yaw
+    /// beyond 90° and roll beyond 180° (a rotation other angles give too: these must come back).
     func writePoses(count: Int, to path: String) throws -> [Pose32] {
-        let poses = (0..<count).map { i in
-            Pose32(position: [Float(i) * 0.1 + 0.1, 1.5, -Float(i) / 3], euler: [-0.2, Float(i) * 0.05, 0.0001 * Float(i)],
-                   zNear: 0.001, fovY: 60 + Float(i) / 7)
+        let poses = (0..<count).map { (i: Int) -> Pose32 in
+            let step = Float(i)
+            let euler: SIMD3<Float> = i % 3 == 2 ? [0.1, 1.7566, 4 - 0.01 * step] : [-0.2, step * 0.05, 0.0001 * step]
+            return Pose32(position: [step * 0.1 + 0.1, 1.5, -step / 3], euler: euler, zNear: 0.001, fovY: 60 + step / 7)
         }
         try Data(poses.flatMap(\.bytes)).write(to: URL(fileURLWithPath: path))
         return poses

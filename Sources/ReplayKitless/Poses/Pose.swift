@@ -70,7 +70,12 @@ public struct Pose: Sendable, Equatable {
     /// Camera position `t` in metres, world space.
     public var position: SIMD3<Double>
     /// Camera-to-world rotation `R`.
-    public var rotation: Matrix3
+    public var rotation: Matrix3 {
+        didSet { givenEuler = nil }
+    }
+    /// The Euler angles this rotation was made from, if it was: ``euler`` gives them back as they
+    /// were (several triples make one rotation; a recorded pose's own is the one to write back).
+    private var givenEuler: SIMD3<Double>?
     /// Near clipping distance in metres: points at depth ≤ zNear are not visible.
     public var zNear: Double
     /// Vertical field of view in degrees (ignored when `intrinsics` is set).
@@ -89,6 +94,13 @@ public struct Pose: Sendable, Equatable {
     /// A pose from SceneKit-style Euler angles `(pitch, yaw, roll)` in radians.
     public init(position: SIMD3<Double>, euler: SIMD3<Double>, zNear: Double, fovY: Double, intrinsics: Intrinsics? = nil) {
         self.init(position: position, rotation: Pose.rotation(euler: euler), zNear: zNear, fovY: fovY, intrinsics: intrinsics)
+        givenEuler = euler
+    }
+
+    /// Poses are equal when they place and turn the camera alike, whichever angles made the rotation.
+    public static func == (a: Pose, b: Pose) -> Bool {
+        a.position == b.position && a.rotation == b.rotation && a.zNear == b.zNear && a.fovY == b.fovY
+            && a.intrinsics == b.intrinsics
     }
 
     /// `R = Rz(roll)·Ry(yaw)·Rx(pitch)`.
@@ -96,8 +108,10 @@ public struct Pose: Sendable, Equatable {
         .rotationZ(euler.z) * .rotationY(euler.y) * .rotationX(euler.x)
     }
 
-    /// Euler angles `(pitch, yaw, roll)` that rebuild `rotation` (yaw in [−π/2, π/2]).
+    /// Euler angles `(pitch, yaw, roll)` that rebuild `rotation`: those it was made from, else the
+    /// triple with yaw in [−π/2, π/2].
     public var euler: SIMD3<Double> {
+        if let givenEuler { return givenEuler }
         // R = Rz·Ry·Rx: R[2,0] = −sin(yaw), R[2,1] = cos(yaw)·sin(pitch), R[2,2] = cos(yaw)·cos(pitch),
         // R[1,0] = sin(roll)·cos(yaw), R[0,0] = cos(roll)·cos(yaw).
         let r = rotation
