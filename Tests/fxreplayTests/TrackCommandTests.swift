@@ -121,6 +121,29 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 
+    @Test func aFrameLastsUntilTheNextWhateverItsPacketSays() throws {
+        // Frames at 0, 0.1 and 0.3 s in Matroska, whose packets all say 0.1 s (the track's default
+        // duration): frame 1 is shown for 0.2 s, so a sample at 0.17 s (nearer it than frame 2) matches it.
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let video = dir.appendingPathComponent("vfr.mkv").path
+        #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "testsrc2=size=160x96:rate=10", "-frames:v", "3",
+                                              "-vf", "setpts='if(eq(N,2),3,N)*0.1/TB'", "-fps_mode", "passthrough",
+                                              "-c:v", "libx264", "-preset", "ultrafast", video]).status == 0)
+        let probe = try QAFixtures.run("ffprobe", ["-v", "error", "-show_entries", "packet=pts_time,duration_time", "-of", "csv=p=0", video])
+        #expect(String(decoding: probe.stdout, as: UTF8.self) == "0.000000,0.100000\n0.100000,0.100000\n0.300000,0.100000\n")
+        let sidecar = dir.appendingPathComponent("one.jsonl").path
+        try Data(#"{"t": 0.17, "position": [0, 0, 0], "euler": [0, 0, 0], "zNear": 0.001, "fovY": 90}"#.utf8)
+            .write(to: URL(fileURLWithPath: sidecar))
+        let scene = dir.appendingPathComponent("scene.json").path
+        try Data(#"{"version": 1, "annotations": [{"id": "a", "anchor": {"world": [0, 0, -2]}}]}"#.utf8).write(to: URL(fileURLWithPath: scene))
+        let out = dir.appendingPathComponent("track.csv").path
+        let run = try runFxreplay(["track", video, "--poses", sidecar, "--missing-pose", "hide", "--annotations", scene, "-o", out])
+        #expect(run.status == 0 && run.stderr.contains("1 frames matched"), "\(run.stderr)")
+        let rows = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
+        #expect(rows.count == 4 && rows[2] == "1,0.100000,a,1,80.0000,48.0000,2.000000", "\(rows)")
+    }
+
     @Test func overridesAndAbsoluteTimes() throws {
         let (dir, video, scene) = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -72,10 +72,13 @@ public struct VideoPacketScan: Sendable {
 
         let seconds = video.timeBase.seconds
         let times = packets.map { seconds($0.pts - first.pts) }
-        let gaps = FrameTiming.timings(presentationTimes: times)
+        // A frame is shown until the next one. Packet durations can say otherwise (a Matroska track's
+        // default duration, a B-frame stream's decode steps), so they count only for the last frame.
+        let shown = FrameTiming.timings(presentationTimes: times)
         frames = packets.indices.map { index in
-            let duration = packets[index].duration
-            return FrameTiming(time: times[index], duration: duration > 0 ? seconds(duration) : gaps[index].duration)
+            let own = packets[index].duration
+            let isLast = index + 1 == packets.count || shown[index].duration <= 0
+            return FrameTiming(time: times[index], duration: isLast && own > 0 ? seconds(own) : shown[index].duration)
         }
         streamIndex = video.index
         codecName = video.codecName
