@@ -66,6 +66,28 @@ import Testing
         #expect(timeline.report == PoseMatchReport(matched: 2, interpolated: 1))
     }
 
+    @Test func lensesOfDifferentKindsAreNotMixed() throws {
+        // Frame 0 has intrinsics only, frame 3 a field of view only: frame 1 (a third of the way) keeps
+        // frame 0's intrinsics, frame 2 takes frame 3's 60°; nothing gets a field of view of 20° (⅓ of 0…60).
+        let k = Intrinsics(fx: 64, fy: 36, cx: 80, cy: 45)
+        for (first, last) in [(0, 3), (3, 0)] {
+            var samples = [PoseSample(key: .frame(first), position: .zero, euler: .zero, zNear: 0.01, fovY: nil, intrinsics: k),
+                           PoseSample(key: .frame(last), position: .zero, euler: .zero, zNear: 0.01, fovY: 60)]
+            if first > last { samples.reverse() }
+            let timeline = try PoseTimeline(samples: samples, frames: frames(4), source: "p")
+            let near0 = try #require(timeline.poses[first == 0 ? 1 : 2]), near3 = try #require(timeline.poses[first == 0 ? 2 : 1])
+            #expect(near0.intrinsics == k, "\(near0)")
+            #expect(near3.intrinsics == nil && near3.fovY == 60, "\(near3)")
+        }
+        // Two fields of view, or two sets of intrinsics, mix.
+        let k2 = Intrinsics(fx: 94, fy: 66, cx: 50, cy: 15)
+        let both = try PoseTimeline(samples: [PoseSample(key: .frame(0), position: .zero, euler: .zero, zNear: 0.01, fovY: nil, intrinsics: k),
+                                              PoseSample(key: .frame(3), position: .zero, euler: .zero, zNear: 0.01, fovY: nil, intrinsics: k2)],
+                                    frames: frames(4), source: "p")
+        let mixed = try #require(both.poses[1]?.intrinsics)
+        #expect(abs(mixed.fx - 74) < 1e-9 && abs(mixed.fy - 46) < 1e-9 && abs(mixed.cx - 70) < 1e-9 && abs(mixed.cy - 35) < 1e-9)
+    }
+
     @Test func interpolationFollowsSampleTimesAndTakesTheShortArc() throws {
         // Samples at t = 0 and 0.4 (frames 0 and 4); frame 1 is a quarter of the way.
         // Yaw 3.0 → −3.0 crosses ±π: the short way is 0.283 rad through π, so a quarter is 3.0 + 0.0708.

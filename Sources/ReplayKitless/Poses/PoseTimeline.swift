@@ -208,15 +208,23 @@ public struct PoseTimeline: Sendable {
         times.indices.sorted { (times[$0], $0) < (times[$1], $1) }
     }
 
-    /// The pose a fraction `s` of the way from `a` to `b`: linear position, lens and intrinsics, slerped rotation.
+    /// The pose a fraction `s` of the way from `a` to `b`: linear position, zNear and lens, slerped
+    /// rotation. Lenses of different kinds (intrinsics and a field of view) do not mix: the nearer
+    /// sample's lens is taken whole.
     static func interpolate(_ a: Pose, _ b: Pose, _ s: Double) -> Pose {
         func mix(_ x: Double, _ y: Double) -> Double { x + (y - x) * s }
         let rotation = Quaternion.slerp(Quaternion(a.rotation), Quaternion(b.rotation), s).matrix
-        var intrinsics = s < 0.5 ? a.intrinsics : b.intrinsics
-        if let ka = a.intrinsics, let kb = b.intrinsics {
-            intrinsics = Intrinsics(fx: mix(ka.fx, kb.fx), fy: mix(ka.fy, kb.fy), cx: mix(ka.cx, kb.cx), cy: mix(ka.cy, kb.cy))
+        let nearer = s < 0.5 ? a : b
+        var lens = (fovY: nearer.fovY, intrinsics: nearer.intrinsics)
+        switch (a.intrinsics, b.intrinsics) {
+        case let (ka?, kb?):
+            lens.intrinsics = Intrinsics(fx: mix(ka.fx, kb.fx), fy: mix(ka.fy, kb.fy), cx: mix(ka.cx, kb.cx), cy: mix(ka.cy, kb.cy))
+        case (nil, nil):
+            lens.fovY = mix(a.fovY, b.fovY)
+        default:
+            break
         }
         return Pose(position: a.position + (b.position - a.position) * s, rotation: rotation,
-                    zNear: mix(a.zNear, b.zNear), fovY: mix(a.fovY, b.fovY), intrinsics: intrinsics)
+                    zNear: mix(a.zNear, b.zNear), fovY: lens.fovY, intrinsics: lens.intrinsics)
     }
 }
