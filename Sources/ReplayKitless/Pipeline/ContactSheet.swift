@@ -94,9 +94,7 @@ public final class ContactSheet: FrameEffect {
             paste(picture.cr, into: sheet.image.cr, x: x / 2, y: y / 2)
         }
         let png = try ImageWriter.png(try ImageWriter.rgb(sheet.image))
-        guard FileManager.default.createFile(atPath: output.temporaryPath, contents: png) else {
-            throw .processing("\(output.finalPath): cannot write (disk full or permission denied)")
-        }
+        try output.write(png)
         try output.commit()
     }
 

@@ -3,11 +3,16 @@ import Foundation
 /// An output file that is either complete or absent (formats.md §8): everything is written to a
 /// hidden temporary file next to the final path and renamed into place only on success.
 /// On failure, deinit or SIGINT/SIGTERM the temporary file is removed.
+///
+/// A path that names a device or a pipe (`/dev/null`, `/dev/stdout`, a FIFO) is written straight
+/// through: there is no file to make atomic, and renaming over it would replace the device.
 public final class AtomicOutput: @unchecked Sendable {
     /// The path the user asked for.
     public let finalPath: String
-    /// Where the bytes go until ``commit()``.
+    /// Where the bytes go until ``commit()``: a temporary file, or `finalPath` itself for a device or pipe.
     public let temporaryPath: String
+    /// `finalPath` is a device or a pipe, written in place.
+    public let isStream: Bool
     private var done = false
 
     /// Checks the destination and reserves a temporary path next to it.
@@ -27,6 +32,15 @@ public final class AtomicOutput: @unchecked Sendable {
                 throw .usage("\(path): refusing to write over the input file")
             }
         }
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            if status.st_mode & S_IFMT == S_IFDIR { throw .usage("\(path): is a directory") }
+            guard access(path, W_OK) == 0 else { throw .processing("\(path): cannot write (permission denied)") }
+            finalPath = path
+            temporaryPath = path
+            isStream = true
+            return
+        }
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
             if isDirectory.boolValue { throw .usage("\(path): is a directory") }
             if !overwrite { throw .usage("\(path): already exists (pass --overwrite to replace it)") }
@@ -37,6 +51,7 @@ public final class AtomicOutput: @unchecked Sendable {
         finalPath = path
         temporaryPath = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).fxreplay-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).part").path
+        isStream = false
         InterruptCleanup.shared.register(temporaryPath)
     }
 
@@ -46,6 +61,7 @@ public final class AtomicOutput: @unchecked Sendable {
     public func commit() throws(ReplayError) {
         guard !done else { return }
         done = true
+        guard !isStream else { return }
         InterruptCleanup.shared.unregister(temporaryPath)
         if rename(temporaryPath, finalPath) != 0 {
             let reason = String(cString: strerror(errno))
@@ -57,6 +73,7 @@ public final class AtomicOutput: @unchecked Sendable {
     /// Removes the temporary file; the final path is left untouched.
     public func abort() {
         done = true
+        guard !isStream else { return }
         unlink(temporaryPath)
         InterruptCleanup.shared.unregister(temporaryPath)
     }
@@ -64,10 +81,26 @@ public final class AtomicOutput: @unchecked Sendable {
     /// Writes `data` atomically to `path` (reports, tracks, CSV files).
     public static func write(_ data: Data, to path: String, overwrite: Bool = true, inputs: [String] = []) throws(ReplayError) {
         let output = try AtomicOutput(path: path, overwrite: overwrite, inputs: inputs)
-        guard FileManager.default.createFile(atPath: output.temporaryPath, contents: data) else {
-            throw .processing("\(path): cannot write (disk full or permission denied)")
-        }
+        try output.write(data)
         try output.commit()
+    }
+
+    /// Writes `data` as the whole output, before ``commit()``; a failed write (a full disk) throws.
+    public func write(_ data: Data) throws(ReplayError) {
+        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw .processing("\(finalPath): cannot write (\(String(cString: strerror(errno))))") }
+        var failure: Int32 = 0
+        data.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { failure = written < 0 ? errno : EIO; return }
+                offset += written
+            }
+        }
+        if close(descriptor) != 0 && failure == 0 { failure = errno }
+        if failure != 0 { throw .processing("\(finalPath): cannot write (\(String(cString: strerror(failure))))") }
     }
 }
 
