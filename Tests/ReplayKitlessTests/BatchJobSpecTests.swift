@@ -63,7 +63,7 @@ import Testing
     }
 
     @Test func missingJobFileIsBadInput() {
-        #expect(throws: ReplayError.badInput(file: "/nonexistent/job.yaml", "no such file")) {
+        #expect(throws: ReplayError.badInput(file: "/nonexistent/job.yaml", "cannot read the job spec (no such file)")) {
             try JobSpec(contentsOf: "/nonexistent/job.yaml")
         }
     }

@@ -241,3 +241,44 @@ func replayError(_ body: () throws -> Void, sourceLocation: SourceLocation = #_s
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["out.csv"])
     }
 }
+
+/// What text inputs look like on disk: byte order marks, empty files, missing files.
+@Suite struct TextInputFileTests {
+    static let jsonl = #"{"t": 0.5, "position": [1, 2, 3], "euler": [0.1, 0.2, 0.3], "zNear": 0.01, "fovY": 60}"# + "\n"
+    static let csv = "t,px,py,pz,pitch,yaw,roll,znear,fovy\n0.5,1,2,3,0.1,0.2,0.3,0.01,60\n"
+
+    func write(_ text: String, bom: Bool = false, named name: String, in dir: String) throws -> String {
+        let path = dir + "/" + name
+        try Data((bom ? [0xEF, 0xBB, 0xBF] : []) + Array(text.utf8)).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func aByteOrderMarkIsSkippedInTextFiles() throws {
+        let dir = try temporaryDirectory()
+        for (text, name) in [(Self.jsonl, "p.jsonl"), (Self.csv, "p.csv")] {
+            let plain = try PoseSidecar.read(path: try write(text, named: name, in: dir))
+            let marked = try PoseSidecar.read(path: try write(text, bom: true, named: "bom-" + name, in: dir))
+            #expect(marked == plain && marked.count == 1 && marked[0].position == [1, 2, 3], "\(name)")
+        }
+        let scene = try write(#"{"version": 1, "annotations": [{"id": "a", "anchor": {"world": [0, 0, -1]}}]}"#, bom: true,
+                              named: "scene.json", in: dir)
+        #expect(try AnnotationScene.load(path: scene).annotations.map(\.id) == ["a"])
+        // pose32 is binary: the same three bytes there are part of a float (little-endian 0x3FBFBBEF).
+        let record = [UInt8]([0xEF, 0xBB, 0xBF, 0x3F]) + Pose32Tests.recordBytes.dropFirst(4)
+        let pose32 = dir + "/p.pose32"
+        try Data(record).write(to: URL(fileURLWithPath: pose32))
+        #expect(try PoseSidecar.read(path: pose32).first?.position.x == Double(Float(bitPattern: 0x3FBF_BBEF)))
+    }
+
+    @Test func aSidecarWithoutPosesIsBadInput() throws {
+        let dir = try temporaryDirectory()
+        for (text, name) in [("", "empty.jsonl"), ("\n\n", "blank.jsonl"), ("t,px,py,pz,pitch,yaw,roll,znear,fovy\n", "header.csv"),
+                             ("", "empty.pose32")] {
+            let path = try write(text, named: name, in: dir)
+            let error = replayError { _ = try PoseSidecar.read(path: path) }
+            #expect(error?.kind == .badInput && error?.message.contains(name) == true, "\(name): \(String(describing: error))")
+        }
+        let missing = replayError { _ = try PoseSidecar.read(path: dir + "/missing.jsonl") }
+        #expect(missing?.message == "\(dir)/missing.jsonl: cannot read the pose sidecar (no such file)")
+    }
+}

@@ -74,7 +74,7 @@ import Testing
     }
 
     @Test func aMissingFileIsBadInputNamingIt() {
-        #expect(throws: ReplayError.badInput(file: "/nonexistent/model.obj", "cannot read the mesh file")) {
+        #expect(throws: ReplayError.badInput(file: "/nonexistent/model.obj", "cannot read the mesh file (no such file)")) {
             _ = try OBJLoader.load(path: "/nonexistent/model.obj")
         }
     }

@@ -299,6 +299,6 @@ func isAlive(_ pid: Int32) -> Bool {
         #expect(run.stderr.contains("\(job.path):2 (keep_rotation): Unknown option '--keep_rotation'"), "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: output))
         let missing = try runFxreplay(["render", "--job", dir.appendingPathComponent("nope.yaml").path, "x.mp4", "-o", output])
-        #expect(missing.status == 3 && missing.stderr.contains("nope.yaml: no such file"))
+        #expect(missing.status == 3 && missing.stderr.contains("nope.yaml: cannot read the job spec (no such file)"))
     }
 }

@@ -77,7 +77,7 @@ public struct JobSpec: Sendable {
 
     /// Reads a job spec; `.json` files are parsed as JSON, everything else as YAML.
     public init(contentsOf path: String) throws(ReplayError) {
-        let text = try readText(path, limit: InputLimits.jobSpecBytes, kind: "job spec")
+        let text = try readInputText(path, limit: InputLimits.jobSpecBytes, kind: "job spec")
         try self.init(parsing: text, path: path, json: path.lowercased().hasSuffix(".json"))
     }
 
@@ -307,10 +307,3 @@ private extension YamlError {
     }
 }
 
-/// Reads a UTF-8 text file of at most `limit` bytes, naming it (and the `kind` of file) on failure.
-func readText(_ path: String, limit: Int, kind: String) throws(ReplayError) -> String {
-    guard FileManager.default.fileExists(atPath: path) else { throw .badInput(file: path, "no such file") }
-    var text = String(decoding: try readInputFile(path, limit: limit, kind: kind), as: UTF8.self)
-    if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
-    return text
-}

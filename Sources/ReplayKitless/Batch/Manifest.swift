@@ -17,7 +17,7 @@ public struct ManifestRow: Sendable, Equatable {
 /// omit a flag; in JSONL values are typed as in a job spec and `null` leaves the option unset.
 public enum Manifest {
     public static func load(_ path: String) throws(ReplayError) -> [ManifestRow] {
-        let text = try readText(path, limit: InputLimits.manifestBytes, kind: "manifest")
+        let text = try readInputText(path, limit: InputLimits.manifestBytes, kind: "manifest")
         let lower = path.lowercased()
         let isJSONLines = lower.hasSuffix(".jsonl") || lower.hasSuffix(".ndjson")
             || text.first(where: { !$0.isWhitespace }) == "{"

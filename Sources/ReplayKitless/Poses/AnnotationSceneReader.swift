@@ -20,7 +20,7 @@ extension AnnotationScene {
     /// Any other key, anywhere, is an error naming the file, line, annotation and key.
     public static func load(path: String) throws -> AnnotationScene {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        let bytes = try readInputFile(path, limit: InputLimits.sceneBytes, kind: "annotation scene")
+        let bytes = try readInputFile(path, limit: InputLimits.sceneBytes, kind: "annotation scene", isText: true)
         return try AnnotationScene(json: bytes, file: path, baseDirectory: folder)
     }
 

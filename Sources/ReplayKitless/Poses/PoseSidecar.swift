@@ -39,7 +39,10 @@ public enum PoseSidecar {
     public static func read(path: String) throws -> [PoseSample] {
         let format = try PoseSidecarFormat(path: path)
         let limit = format == .pose32 ? InputLimits.poseSamples * Pose32.byteCount : InputLimits.textFileBytes
-        return try parse(try readInputFile(path, limit: limit, kind: "pose sidecar"), format: format, file: path)
+        let samples = try parse(try readInputFile(path, limit: limit, kind: "pose sidecar", isText: format != .pose32),
+                                format: format, file: path)
+        guard !samples.isEmpty else { throw ReplayError.badInput(file: path, "the pose sidecar holds no poses") }
+        return samples
     }
 
     /// Parses sidecar bytes; `file` names the source in error messages.

@@ -7,7 +7,7 @@ import Foundation
 public enum OBJLoader {
     /// Loads the mesh in the file at `path`.
     public static func load(path: String) throws -> Mesh {
-        try parse(try readInputFile(path, limit: InputLimits.meshBytes, kind: "mesh file"), file: path)
+        try parse(try readInputFile(path, limit: InputLimits.meshBytes, kind: "mesh file", isText: true), file: path)
     }
 
     /// Parses OBJ text; `file` names the source in error messages.

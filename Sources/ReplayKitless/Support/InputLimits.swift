@@ -33,7 +33,8 @@ enum InputLimits {
 
 /// Reads a whole input file, naming it (`kind`, e.g. "mesh file") when that fails. A file larger than
 /// `limit` bytes is refused (before reading it when its size is known), so a huge file cannot exhaust memory.
-func readInputFile(_ path: String, limit: Int, kind: String) throws(ReplayError) -> [UInt8] {
+/// A text file (`isText`) loses the UTF-8 byte order mark some editors put first.
+func readInputFile(_ path: String, limit: Int, kind: String, isText: Bool = false) throws(ReplayError) -> [UInt8] {
     func tooLarge() -> ReplayError {
         .badInput(file: path, "the \(kind) is larger than \(limit) bytes, the most fxreplay reads (see docs/poses.md, Limits)")
     }
@@ -41,7 +42,7 @@ func readInputFile(_ path: String, limit: Int, kind: String) throws(ReplayError)
         throw tooLarge()
     }
     guard let handle = FileHandle(forReadingAtPath: path) else {
-        throw .badInput(file: path, "cannot read the \(kind)")
+        throw .badInput(file: path, "cannot read the \(kind) (\(FileManager.default.fileExists(atPath: path) ? "not readable" : "no such file"))")
     }
     defer { try? handle.close() }
     let data: Data?
@@ -52,12 +53,13 @@ func readInputFile(_ path: String, limit: Int, kind: String) throws(ReplayError)
     }
     guard let data else { return [] }
     guard data.count <= limit else { throw tooLarge() }
-    return [UInt8](data)
+    let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+    return isText && data.starts(with: byteOrderMark) ? [UInt8](data.dropFirst(3)) : [UInt8](data)
 }
 
-/// Reads a whole input file as UTF-8 text, like ``readInputFile(_:limit:kind:)``, refusing bytes that are not UTF-8.
+/// Reads a whole input file as UTF-8 text, like ``readInputFile(_:limit:kind:isText:)``, refusing bytes that are not UTF-8.
 func readInputText(_ path: String, limit: Int, kind: String) throws(ReplayError) -> String {
-    guard let text = String(validating: try readInputFile(path, limit: limit, kind: kind), as: UTF8.self) else {
+    guard let text = String(validating: try readInputFile(path, limit: limit, kind: kind, isText: true), as: UTF8.self) else {
         throw .badInput(file: path, "cannot read the \(kind) (not UTF-8 text)")
     }
     return text
