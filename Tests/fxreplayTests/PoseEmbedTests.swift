@@ -15,6 +15,15 @@ import Testing
         return poses
     }
 
+    /// A scratch folder with a recording of frames at `pts` (90 kHz) and a .pose32 sidecar, one pose per frame.
+    func recordingWithPoses(pts: [Int64], audioStart: Double? = nil) throws -> (dir: URL, input: String, sidecar: String, poses: [Pose32]) {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("in.mp4").path
+        try writeRecording(to: input, pts: pts, audioStart: audioStart)
+        let sidecar = dir.appendingPathComponent("poses.pose32").path
+        return (dir, input, sidecar, try writePoses(count: pts.count, to: sidecar))
+    }
+
     func extracted(_ path: String, dir: URL, options: [String] = []) throws -> [Pose32] {
         let out = dir.appendingPathComponent("extracted-\(UUID().uuidString).pose32").path
         let run = try runFxreplay(["poses", "extract", path, "-o", out] + options)
@@ -25,11 +34,7 @@ import Testing
 
     @Test(arguments: [["--copy"], ["--codec", "h264", "--preset", "ultrafast"], ["--codec", "hevc", "--preset", "ultrafast"]])
     func embedThenExtractIsBitExact(_ mode: [String]) throws {
-        let dir = try makeScratchDirectory()
-        let input = dir.appendingPathComponent("in.mp4").path
-        try writeRecording(to: input, pts: jitteredTimestamps(count: 12, start: 0.4), audioStart: 0.4)
-        let sidecar = dir.appendingPathComponent("poses.pose32").path
-        let poses = try writePoses(count: 12, to: sidecar)
+        let (dir, input, sidecar, poses) = try recordingWithPoses(pts: jitteredTimestamps(count: 12, start: 0.4), audioStart: 0.4)
         let output = dir.appendingPathComponent("with-poses.mp4").path
         let run = try runFxreplay(["poses", "embed", input, "--poses", sidecar, "-o", output, "--progress", "none"] + mode)
         #expect(run.status == 0, "\(run.stderr)")
@@ -46,11 +51,7 @@ import Testing
     @Test(arguments: [["poses", "embed", "--copy"], ["poses", "embed", "--codec", "hevc", "--preset", "ultrafast"],
                       ["render", "--embed-poses", "--preset", "ultrafast"]])
     func theWritersUseTheGivenUUID(_ command: [String]) throws {
-        let dir = try makeScratchDirectory()
-        let input = dir.appendingPathComponent("in.mp4").path
-        try writeRecording(to: input, pts: (0..<6).map { Int64($0) * 3000 })
-        let sidecar = dir.appendingPathComponent("poses.pose32").path
-        let poses = try writePoses(count: 6, to: sidecar)
+        let (dir, input, sidecar, poses) = try recordingWithPoses(pts: (0..<6).map { Int64($0) * 3000 })
         let output = dir.appendingPathComponent("out.mp4").path
         let uuid = "01234567-89ab-cdef-0123-456789abcdef"
         let run = try runFxreplay(Array(command.prefix(2)) + [input, "--poses", sidecar, "--sei-uuid", uuid, "-o", output,
@@ -69,11 +70,7 @@ import Testing
     }
 
     @Test func renderCarriesPoseSEIThroughAndCanReplaceIt() throws {
-        let dir = try makeScratchDirectory()
-        let input = dir.appendingPathComponent("in.mp4").path
-        try writeRecording(to: input, pts: (0..<8).map { Int64($0) * 3000 })
-        let sidecar = dir.appendingPathComponent("poses.pose32").path
-        let poses = try writePoses(count: 8, to: sidecar)
+        let (dir, input, sidecar, poses) = try recordingWithPoses(pts: (0..<8).map { Int64($0) * 3000 })
         let withPoses = dir.appendingPathComponent("with-poses.mp4").path
         #expect(try runFxreplay(["render", input, "--poses", sidecar, "--embed-poses", "-o", withPoses, "--progress", "none"]).status == 0)
         #expect(try extracted(withPoses, dir: dir) == poses)
