@@ -55,6 +55,15 @@ import Testing
         let frames = try decodeFrames(output)
         #expect(frames.count >= 20 && frames.count < 40)
         #expect(frames.allSatisfy { $0.psnr > 30 })
+        // It reads to a clean end of file: only the declared duration (40 frames, 1.33 s) tells.
+        #expect(run.stderr.contains("warning: the video ends at") && run.stderr.contains("declares 1.33 s: is the file cut short?"),
+                "\(run.stderr)")
+        let strict = try runFxreplay(["render", truncated, "-o", output, "--progress", "none", "--overwrite", "--strict"])
+        #expect(strict.status == 3 && strict.stderr.contains("truncated.mkv: the video ends at"), "\(strict.stderr)")
+        #expect(try decodeFrames(output).count == frames.count, "the earlier output is left as it was")
+        // The whole file says nothing of the kind.
+        let whole = try runFxreplay(["render", full, "-o", dir.appendingPathComponent("whole.mp4").path, "--progress", "none"])
+        #expect(whole.status == 0 && !whole.stderr.contains("warning"), "\(whole.stderr)")
     }
 
     @Test func truncatedMP4WithoutIndexIsBadInput() throws {

@@ -80,6 +80,8 @@ private final class RenderSession: @unchecked Sendable {
         var resolutionChanges = 0
         var lastSize: (Int, Int)?
         var videoSeconds = 0.0
+        /// Where the last frame ends on the input's clock, seconds.
+        var videoEnd = 0.0
     }
 
     init(options: RenderOptions, extraEffects: [any FrameEffect]) throws(ReplayError) {
@@ -296,7 +298,10 @@ private final class RenderSession: @unchecked Sendable {
             let time = FrameTime(index: index, pts: frame.pts, seconds: timeBase.seconds(frame.pts - first),
                                  streamSeconds: timeBase.seconds(frame.pts), duration: timeBase.seconds(frame.duration))
             index += 1
-            counters.withLock { $0.videoSeconds = time.seconds + time.duration }
+            counters.withLock {
+                $0.videoSeconds = time.seconds + time.duration
+                $0.videoEnd = time.streamSeconds + time.duration
+            }
             let output = try prepare(frame, scaler: scaler, encoderScaler: encoderScaler, time: time)
             output.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
             if encoder.carriesSEI {
@@ -386,9 +391,32 @@ private final class RenderSession: @unchecked Sendable {
 
     // MARK: Finishing
 
+    /// Where the input says its video ends, seconds on its clock: the stream's own duration, else the
+    /// file's when the video is its only stream. (A file cut short often reads to a clean end of file,
+    /// Matroska between clusters; only its header tells. A file's duration counts every stream, so it
+    /// is not used when there are others; some containers count it from 0, others from the first
+    /// timestamp, so it is taken as the end, the earlier of the two.)
+    private var declaredVideoEnd: Double? {
+        let stream = demuxer.stream(videoIndex).pointee
+        if stream.duration != noPTS, stream.duration > 0 {
+            return timeBase.seconds((stream.start_time == noPTS ? 0 : stream.start_time) + stream.duration)
+        }
+        guard demuxer.streams.count == 1 else { return nil }
+        return demuxer.durationSeconds
+    }
+
     func finish() throws(ReplayError) -> RenderReport {
-        try muxer.finish()
         let counts = counters.withLock { $0 }
+        var cutShort: String?
+        if let declaredEnd = declaredVideoEnd, counts.decoded > 0, declaredEnd - counts.videoEnd > max(0.5, 0.1 * declaredEnd) {
+            cutShort = String(format: "the video ends at %.2f s but the input declares %.2f s: is the file cut short?",
+                              counts.videoEnd, declaredEnd)
+        }
+        // Damage like a decode error: past --max-decode-errors (--strict) nothing is written.
+        if let cutShort, let limit = options.maxDecodeErrors, counts.decodeErrors + 1 > limit {
+            throw .badInput("\(options.input): \(cutShort)")
+        }
+        try muxer.finish()
         report.framesDecoded = counts.decoded
         report.framesEncoded = framesDone.load(ordering: .relaxed)
         report.decodeErrors = counts.decodeErrors
@@ -400,6 +428,7 @@ private final class RenderSession: @unchecked Sendable {
         if let framePoses { report.effects["poses"] = framePoses.timeline.report.counts }
         if counts.decodeErrors > 0 { report.warnings.append("\(counts.decodeErrors) decode errors skipped") }
         if counts.badTimestamps > 0 { report.warnings.append("\(counts.badTimestamps) frames with non-increasing timestamps dropped") }
+        if let cutShort { report.warnings.append(cutShort) }
         return report
     }
 }
