@@ -157,8 +157,7 @@ private final class RenderSession: @unchecked Sendable {
             pixelFormat: String(cString: av_get_pix_fmt_name(encoder.pixelFormat)), bytes: 0, copiedStreams: copied.count))
         report.droppedStreams = dropped
         for stream in dropped {
-            report.warnings.append("\(stream) dropped: the output container cannot hold it")
-            FileHandle.standardError.write(Data("fxreplay: warning: \(stream) dropped: \(URL(fileURLWithPath: options.output).pathExtension) cannot hold it\n".utf8))
+            report.warnings.append("\(stream) dropped: a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot hold it")
         }
     }
 
