@@ -89,7 +89,8 @@ public struct BatchPlanner: Sendable {
         for recording in recordings {
             if let other = byName[recording.name] {
                 throw .usage("\(other.listed) and \(recording.listed) would both be named \(recording.name) "
-                             + "(\(other.output), \(recording.output)): rename one, or list them in a manifest with distinct outputs")
+                             + "(\(other.output), \(recording.output)): give them outputs with different file names "
+                             + "(a manifest's output column, or rename an input)")
             }
             byName[recording.name] = recording
         }
