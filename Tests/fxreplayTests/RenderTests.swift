@@ -150,6 +150,25 @@ func brightCorner(_ path: String) throws -> (name: String, size: PictureSize) {
 }
 
 @Suite struct CodecTests {
+    /// MOV's codec tables list VP9 and Opus, which only its MP4 mode takes: the codec is a usage error
+    /// up front and the audio is dropped with a warning, instead of a header that fails at the end.
+    @Test func containersRefuseWhatTheirMuxerRefuses() throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("opus.mkv").path
+        #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10:duration=0.5", "-f", "lavfi",
+                                              "-i", "sine=duration=0.5:sample_rate=48000", "-c:v", "libx264", "-c:a", "libopus", input]).status == 0)
+        for (codec, container, status) in [("vp9", "mov", 2), ("vp8", "mp4", 2), ("ffv1", "mov", 2), ("h264", "webm", 2), ("prores", "mkv", 0)] {
+            let output = dir.appendingPathComponent("out-\(codec).\(container)").path
+            let run = try runFxreplay(["render", input, "-o", output, "--codec", codec, "--progress", "none"])
+            #expect(run.status == Int32(status), "\(codec) in .\(container): \(run.stderr)")
+            #expect(status == 2 ? run.stderr.contains("cannot hold \(codec) video") : FileManager.default.fileExists(atPath: output))
+        }
+        let mov = dir.appendingPathComponent("out.mov").path
+        let run = try runFxreplay(["render", input, "-o", mov, "--progress", "none"])
+        #expect(run.status == 0 && run.stderr.contains("warning: stream 1 (audio, opus) dropped"), "\(run.stderr)")
+        #expect(try readPackets(mov, kind: .audio).isEmpty && (try decodeFrames(mov)).count == 5)
+    }
+
     @Test(arguments: [("hevc", "mp4", "hevc"), ("prores", "mov", "prores"), ("ffv1", "mkv", "ffv1"), ("vp9", "webm", "vp9")])
     func encodesWithEachCodec(codec: String, container: String, decoderName: String) throws {
         let dir = try makeScratchDirectory()

@@ -32,9 +32,39 @@ final class Muxer: @unchecked Sendable {
     var formatName: String { String(cString: context.pointee.oformat.pointee.name) }
     var needsGlobalHeader: Bool { context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
 
-    /// Whether this container can hold a stream of `codec`.
-    func accepts(_ codec: AVCodecID) -> Bool {
-        avformat_query_codec(context.pointee.oformat, codec, FF_COMPLIANCE_NORMAL) == 1
+    /// Whether this container can hold a stream with `parameters`: FFmpeg's codec tables, then a
+    /// trial of the muxer's own checks on that stream alone (MOV's tables list VP9 and Opus, which
+    /// only its MP4 mode takes; caught here, such a stream would fail the header after the fact).
+    func accepts(_ parameters: UnsafePointer<AVCodecParameters>) -> Bool {
+        let format = context.pointee.oformat
+        guard avformat_query_codec(format, parameters.pointee.codec_id, FF_COMPLIANCE_NORMAL) == 1 else { return false }
+        var trial: UnsafeMutablePointer<AVFormatContext>? = nil
+        guard avformat_alloc_output_context2(&trial, format, nil, nil) >= 0, let trial else { return false }
+        defer {
+            if trial.pointee.pb != nil {
+                var buffer: UnsafeMutablePointer<UInt8>? = nil
+                _ = avio_close_dyn_buf(trial.pointee.pb, &buffer)
+                av_free(buffer)
+                trial.pointee.pb = nil
+            }
+            avformat_free_context(trial)
+        }
+        guard let stream = avformat_new_stream(trial, nil), avcodec_parameters_copy(stream.pointee.codecpar, parameters) >= 0,
+              avio_open_dyn_buf(&trial.pointee.pb) >= 0 else { return false }
+        stream.pointee.codecpar.pointee.codec_tag = 0
+        stream.pointee.time_base = AVRational(num: 1, den: 90000)
+        return avformat_init_output(trial, nil) >= 0
+    }
+
+    /// Whether this container can hold video of `codec` (a stream of it, as an encoder would describe it).
+    func accepts(video codec: AVCodecID, width: Int, height: Int) -> Bool {
+        guard let parameters = avcodec_parameters_alloc() else { return false }
+        defer { var owned: UnsafeMutablePointer<AVCodecParameters>? = parameters; avcodec_parameters_free(&owned) }
+        parameters.pointee.codec_type = AVMEDIA_TYPE_VIDEO
+        parameters.pointee.codec_id = codec
+        parameters.pointee.width = Int32(width)
+        parameters.pointee.height = Int32(height)
+        return accepts(parameters)
     }
 
     /// Adds the encoder's stream; returns its index.
@@ -55,7 +85,7 @@ final class Muxer: @unchecked Sendable {
     /// Adds a stream whose packets are copied untouched from `source`; `nil` when the container can't hold it.
     func addCopiedStream(from demuxer: Demuxer, stream index: Int) throws(ReplayError) -> Int? {
         let source = demuxer.stream(index)
-        guard accepts(source.pointee.codecpar.pointee.codec_id) else { return nil }
+        guard accepts(source.pointee.codecpar) else { return nil }
         guard let stream = avformat_new_stream(context, nil) else { throw .processing("avformat_new_stream: out of memory") }
         do {
             try ffmpeg("avcodec_parameters_copy", avcodec_parameters_copy(stream.pointee.codecpar, source.pointee.codecpar))

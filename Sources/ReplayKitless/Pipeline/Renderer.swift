@@ -107,7 +107,7 @@ private final class RenderSession: @unchecked Sendable {
         let codec = try options.background?.alphaCodec(encoder: options.encoder, output: options.output)
             ?? options.encoder.codec ?? VideoCodec.defaultCodec(forOutput: options.output)
         workingFormat = options.background?.needsAlphaPlane == true ? AV_PIX_FMT_YUVA420P : AV_PIX_FMT_YUV420P
-        if !muxer.accepts(Self.codecID(codec)) {
+        if !muxer.accepts(video: Self.codecID(codec), width: outputSize.width, height: outputSize.height) {
             throw .usage("\(options.output): a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot hold \(codec.rawValue) video")
         }
         let stream = demuxer.stream(video.index)
