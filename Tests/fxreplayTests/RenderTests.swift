@@ -163,6 +163,11 @@ func brightCorner(_ path: String) throws -> (name: String, size: PictureSize) {
             #expect(run.status == Int32(status), "\(codec) in .\(container): \(run.stderr)")
             #expect(status == 2 ? run.stderr.contains("cannot hold \(codec) video") : FileManager.default.fileExists(atPath: output))
         }
+        // AVI would re-time a variable frame rate; MPEG-TS is not written either.
+        for name in ["out.avi", "out.ts", "out.txt"] {
+            let run = try runFxreplay(["render", input, "-o", dir.appendingPathComponent(name).path, "--progress", "none"])
+            #expect(run.status == 2 && run.stderr.contains("unsupported output format (use .mp4, .mov, .mkv or .webm)"), "\(name): \(run.stderr)")
+        }
         let mov = dir.appendingPathComponent("out.mov").path
         let run = try runFxreplay(["render", input, "-o", mov, "--progress", "none"])
         #expect(run.status == 0 && run.stderr.contains("warning: stream 1 (audio, opus) dropped"), "\(run.stderr)")

@@ -11,13 +11,18 @@ final class Muxer: @unchecked Sendable {
     private var headerWritten = false
     private var finished = false
 
+    /// The containers written: ones that keep every frame's own timestamp (AVI, for one, would
+    /// re-time variable frame rates) and have been tested with every stream kind copied.
+    static let supportedFormats: Set<String> = ["mp4", "mov", "matroska", "webm"]
+
     /// Prepares a container for `output`; the format comes from the final path's extension.
     init(output: AtomicOutput, bitexact: Bool) throws(ReplayError) {
         self.output = output
         var context: UnsafeMutablePointer<AVFormatContext>? = nil
         let status = avformat_alloc_output_context2(&context, nil, nil, output.finalPath)
-        guard status >= 0, let context else {
-            throw .usage("\(output.finalPath): unknown output format (use .mp4, .mov, .mkv or .webm)")
+        guard status >= 0, let context, Self.supportedFormats.contains(String(cString: context.pointee.oformat.pointee.name)) else {
+            avformat_free_context(context)
+            throw .usage("\(output.finalPath): unsupported output format (use .mp4, .mov, .mkv or .webm)")
         }
         self.context = context
         if bitexact { context.pointee.flags |= AVFMT_FLAG_BITEXACT }
