@@ -84,6 +84,13 @@ import Testing
         let keptDemuxer = try Demuxer(url: kept)
         #expect(keptDemuxer.bestVideoStream?.rotation == 90)
         #expect(try brightCorner(kept).name == "top-left")
+        // --size is in display orientation (48×64 shown): the kept, turned picture is stored 32×24.
+        let keptSmaller = dir.appendingPathComponent("kept-smaller.mp4").path
+        #expect(try runFxreplay(["render", input, "-o", keptSmaller, "--keep-rotation", "--size", "24x32", "--progress", "none"]).status == 0)
+        #expect(try brightCorner(keptSmaller).size == PictureSize(width: 32, height: 24))
+        // Matroska cannot store the rotation.
+        let keptMKV = try runFxreplay(["render", input, "-o", dir.appendingPathComponent("kept.mkv").path, "--keep-rotation"])
+        #expect(keptMKV.status == 2 && keptMKV.stderr.contains("cannot store the input's 90° rotation"), "\(keptMKV.stderr)")
 
         let mirrored = dir.appendingPathComponent("mirrored.mp4").path
         #expect(try runFxreplay(["render", input, "-o", mirrored, "--mirror", "--progress", "none"]).status == 0)

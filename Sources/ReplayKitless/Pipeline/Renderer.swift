@@ -97,8 +97,10 @@ private final class RenderSession: @unchecked Sendable {
         mirror = options.mirror != (video.mirrored && !options.keepRotation)
         let display = quarterTurns % 2 == 1 ? PictureSize(width: video.height, height: video.width)
                                             : PictureSize(width: video.width, height: video.height)
+        // --size is in display orientation; a kept rotation turns the stored picture.
+        let keptQuarterTurn = options.keepRotation && (video.rotation / 90) % 2 == 1
+        let requested = options.size.map { keptQuarterTurn ? PictureSize(width: $0.height, height: $0.width) : $0 } ?? display
         // 4:2:0 needs even dimensions.
-        let requested = options.size ?? display
         outputSize = PictureSize(width: max(2, requested.width & ~1), height: max(2, requested.height & ~1))
         unturnedSize = quarterTurns % 2 == 1 ? PictureSize(width: outputSize.height, height: outputSize.width) : outputSize
 
@@ -107,6 +109,10 @@ private final class RenderSession: @unchecked Sendable {
         let codec = try options.background?.alphaCodec(encoder: options.encoder, output: options.output)
             ?? options.encoder.codec ?? VideoCodec.defaultCodec(forOutput: options.output)
         workingFormat = options.background?.needsAlphaPlane == true ? AV_PIX_FMT_YUVA420P : AV_PIX_FMT_YUV420P
+        if options.keepRotation && video.rotation % 360 != 0 && !["mp4", "mov"].contains(muxer.formatName) {
+            throw .usage("\(options.output): a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot store the input's "
+                         + "\(video.rotation)° rotation, which --keep-rotation (and poses embed) keeps: write .mp4 or .mov")
+        }
         if !muxer.accepts(video: Self.codecID(codec), width: outputSize.width, height: outputSize.height) {
             throw .usage("\(options.output): a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot hold \(codec.rawValue) video")
         }
