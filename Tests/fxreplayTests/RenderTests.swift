@@ -157,6 +157,33 @@ func brightCorner(_ path: String) throws -> (name: String, size: PictureSize) {
 }
 
 @Suite struct CodecTests {
+    /// Non-square pixels keep their shape: 120×90 at 4:3 is shown 160×90, and so is the output,
+    /// also when scaled to 60×90 (8:3). FFV1 keeps the ratio in its frame headers, where framehash
+    /// reads it as ffmpeg does.
+    @Test func sampleAspectRatioIsKept() throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("anamorphic.mp4").path
+        #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "testsrc2=size=120x90:rate=10:duration=0.3", "-vf", "setsar=4/3",
+                                              "-c:v", "libx264", input]).status == 0)
+        func sar(_ path: String) throws -> String {
+            let probe = try QAFixtures.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                       "stream=width,height,sample_aspect_ratio", "-of", "csv=p=0", path])
+            return String(decoding: probe.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(try sar(input) == "120,90,4:3")
+        for (name, extra, expected) in [("out.mp4", [String](), "120,90,4:3"), ("out.mkv", ["--codec", "ffv1"], "120,90,4:3"),
+                                        ("narrow.mp4", ["--size", "60x90"], "60,90,8:3")] {
+            let output = dir.appendingPathComponent(name).path
+            let run = try runFxreplay(["render", input, "-o", output, "--progress", "none"] + extra)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(try sar(output) == expected, "\(name)")
+        }
+        let listing = try QAFixtures.run("ffmpeg", ["-i", dir.appendingPathComponent("out.mkv").path, "-map", "0:v:0", "-fps_mode", "passthrough",
+                                                    "-enc_time_base", "-1", "-fflags", "+bitexact", "-f", "framemd5", "-"])
+        let framehash = try runFxreplay(["framehash", dir.appendingPathComponent("out.mkv").path])
+        #expect(framehash.stdout == String(decoding: listing.stdout, as: UTF8.self) && framehash.stdout.contains("#sar 0: 4/3"))
+    }
+
     /// MOV's codec tables list VP9 and Opus, which only its MP4 mode takes: the codec is a usage error
     /// up front and the audio is dropped with a warning, instead of a header that fails at the end.
     @Test func containersRefuseWhatTheirMuxerRefuses() throws {

@@ -67,7 +67,9 @@ final class Encoder: @unchecked Sendable {
     /// Threads used for `--deterministic` runs: the same on every machine, whatever its cores.
     static let deterministicThreads: Int32 = 2
 
+    /// - Parameter sampleAspectRatio: the pixels' shape, written into the stream (square by default).
     init(settings: EncoderSettings, codec: VideoCodec, width: Int, height: Int, timeBase: AVRational, frameRate: AVRational,
+         sampleAspectRatio: AVRational = AVRational(num: 1, den: 1),
          colorOf source: UnsafePointer<AVCodecParameters>?, alpha: Bool, globalHeader: Bool) throws(ReplayError) {
         guard let avCodec = avcodec_find_encoder_by_name(codec.encoderName) else {
             throw .processing("encoder \(codec.encoderName) is not available in this FFmpeg build")
@@ -86,7 +88,7 @@ final class Encoder: @unchecked Sendable {
         context.pointee.pix_fmt = format
         context.pointee.time_base = timeBase
         context.pointee.framerate = frameRate
-        context.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+        context.pointee.sample_aspect_ratio = sampleAspectRatio
         if let source {
             let p = source.pointee
             context.pointee.color_range = p.color_range == AVCOL_RANGE_UNSPECIFIED ? AVCOL_RANGE_MPEG : p.color_range

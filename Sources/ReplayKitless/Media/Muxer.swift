@@ -79,6 +79,7 @@ final class Muxer: @unchecked Sendable {
             try ffmpeg("avcodec_parameters_from_context", avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context))
         } catch { throw .processing("\(output.finalPath): \(error)") }
         stream.pointee.time_base = encoder.timeBase
+        stream.pointee.sample_aspect_ratio = encoder.context.pointee.sample_aspect_ratio
         if let rotation, rotation != 0, let data = fx_stream_new_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, 36) {
             let matrix = DisplayMatrix.matrix(rotation: rotation)
             matrix.withUnsafeBytes { data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: 36) }

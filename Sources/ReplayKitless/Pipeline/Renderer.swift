@@ -122,6 +122,8 @@ private final class RenderSession: @unchecked Sendable {
         if frameRate.num <= 0 || frameRate.den <= 0 { frameRate = AVRational(num: 30, den: 1) }
         encoder = try Encoder(settings: options.encoder, codec: codec, width: outputSize.width, height: outputSize.height,
                               timeBase: stream.pointee.time_base, frameRate: frameRate,
+                              sampleAspectRatio: Self.sampleAspectRatio(of: stream, turned: quarterTurns % 2 == 1,
+                                                                        from: display, to: outputSize),
                               colorOf: stream.pointee.codecpar, alpha: options.background?.outputsAlpha ?? false, globalHeader: muxer.needsGlobalHeader)
         videoOut = try muxer.addStream(encoder: encoder, rotation: options.keepRotation ? video.rotation : nil)
 
@@ -395,6 +397,21 @@ private final class RenderSession: @unchecked Sendable {
     }
 
     // MARK: Finishing
+
+    /// The output's pixel shape: the input's (its container's, else its bitstream's; square when
+    /// unknown), swapped by a quarter turn and stretched as the picture is scaled, so the shape it is
+    /// shown in stays the same (as FFmpeg's scale filter does).
+    static func sampleAspectRatio(of stream: UnsafeMutablePointer<AVStream>, turned: Bool, from display: PictureSize,
+                                  to output: PictureSize) -> AVRational {
+        let container = stream.pointee.sample_aspect_ratio
+        var sar = container.num > 0 ? container : stream.pointee.codecpar.pointee.sample_aspect_ratio
+        guard sar.num > 0, sar.den > 0 else { return AVRational(num: 1, den: 1) }
+        if turned { sar = AVRational(num: sar.den, den: sar.num) }
+        var num: Int32 = 1, den: Int32 = 1
+        av_reduce(&num, &den, Int64(sar.num) * Int64(display.width) * Int64(output.height),
+                  Int64(sar.den) * Int64(display.height) * Int64(output.width), Int64(Int32.max))
+        return AVRational(num: num, den: den)
+    }
 
     /// Where the input says its video ends, seconds on its clock: the stream's own duration, else the
     /// file's when the video is its only stream. (A file cut short often reads to a clean end of file,

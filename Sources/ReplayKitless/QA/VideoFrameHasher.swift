@@ -27,6 +27,8 @@ public final class VideoFrameHasher {
     private let quarterTurns: Int
     private let upright: UprightPictures
     private var packed: [UInt8] = []
+    /// The first picture, decoded before the header (which needs its aspect ratio).
+    private var pending: PictureStream.Item?
     /// Frames listed so far.
     public private(set) var frames = 0
 
@@ -55,23 +57,33 @@ public final class VideoFrameHasher {
             ? av_rescale(1, Int64(rate.den) * Int64(base.den), Int64(rate.num) * Int64(base.num)) : 0
         quarterTurns = info.rotation / 90
         upright = UprightPictures(stream: info, convertOtherFormats: false)
-        // ffmpeg gives frames the container's aspect ratio, else the bitstream's; an unknown one stays
-        // 0/1, and a quarter turn (its transpose filter) inverts a known one.
+        // ffmpeg gives frames the container's aspect ratio, else the decoder's (the first frame's:
+        // FFV1, for one, keeps it in frame headers); an unknown one stays 0/1, and a quarter turn
+        // (its transpose filter) inverts a known one.
+        pictures.start()
+        pending = try pictures.next()
         let containerSAR = stream.pointee.sample_aspect_ratio
-        let sar = containerSAR.num > 0 ? containerSAR : stream.pointee.codecpar.pointee.sample_aspect_ratio
+        let sar = containerSAR.num > 0 ? containerSAR
+            : pending?.frame.pointer.pointee.sample_aspect_ratio ?? stream.pointee.codecpar.pointee.sample_aspect_ratio
         let turned = quarterTurns % 2 == 1
         let aspect = sar.num > 0 && sar.den > 0 ? (turned ? (sar.den, sar.num) : (sar.num, sar.den)) : (Int32(0), Int32(1))
         headerLines = FrameMD5.headerLines(timeBase: (timeBase.numerator, timeBase.denominator),
                                            width: turned ? info.height : info.width, height: turned ? info.width : info.height,
                                            sampleAspectRatio: (num: aspect.0, den: aspect.1))
-        pictures.start()
     }
 
     deinit { pictures.cancel() }
 
     /// The next data line, or `nil` after the last frame.
     public func nextLine() throws(ReplayError) -> String? {
-        guard let item = try pictures.next() else { return nil }
+        let item: PictureStream.Item
+        if let first = pending {
+            item = first
+            pending = nil
+        } else {
+            guard let next = try pictures.next() else { return nil }
+            item = next
+        }
         defer { pictures.recycle(item) }
         let frame = item.frame
         let size = try hash(frame)
