@@ -79,7 +79,9 @@ final class Muxer: @unchecked Sendable {
             try ffmpeg("avcodec_parameters_from_context", avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context))
         } catch { throw .processing("\(output.finalPath): \(error)") }
         stream.pointee.time_base = encoder.timeBase
-        stream.pointee.sample_aspect_ratio = encoder.context.pointee.sample_aspect_ratio
+        // Non-square pixels also need the container's word (Matroska's display size); square ones are the default.
+        let sar = encoder.context.pointee.sample_aspect_ratio
+        if sar.num != sar.den { stream.pointee.sample_aspect_ratio = sar }
         if let rotation, rotation != 0, let data = fx_stream_new_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, 36) {
             let matrix = DisplayMatrix.matrix(rotation: rotation)
             matrix.withUnsafeBytes { data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: 36) }
