@@ -157,6 +157,26 @@ func brightCorner(_ path: String) throws -> (name: String, size: PictureSize) {
 }
 
 @Suite struct CodecTests {
+    /// ProRes is video range only: a full-range input is converted (and tagged) so, not copied as is.
+    @Test func fullRangeInputToProResKeepsItsColours() throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("full.mp4").path
+        #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "color=c=0x3070C8:s=64x48:r=10:d=0.3", "-vf", "scale=out_range=full",
+                                              "-c:v", "libx264", "-pix_fmt", "yuvj420p", "-crf", "0", input]).status == 0)
+        let output = dir.appendingPathComponent("out.mov").path
+        let run = try runFxreplay(["render", input, "-o", output, "--codec", "prores", "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+        func rgb(_ path: String) throws -> [Int] {
+            let decoded = try QAFixtures.run("ffmpeg", ["-v", "error", "-i", path, "-frames:v", "1", "-vf", "format=rgb24", "-f", "rawvideo", "-"])
+            return Array(decoded.stdout.prefix(3)).map(Int.init)
+        }
+        let source = try rgb(input), rendered = try rgb(output)
+        #expect(abs(source[0] - 0x30) <= 2 && abs(source[1] - 0x70) <= 2 && abs(source[2] - 0xC8) <= 2, "\(source)")
+        #expect(zip(source, rendered).allSatisfy { abs($0 - $1) <= 3 }, "\(source) → \(rendered)")
+        let probe = try QAFixtures.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=color_range", "-of", "csv=p=0", output])
+        #expect(String(decoding: probe.stdout, as: UTF8.self).hasPrefix("tv"))
+    }
+
     /// Non-square pixels keep their shape: 120×90 at 4:3 is shown 160×90, and so is the output,
     /// also when scaled to 60×90 (8:3). FFV1 keeps the ratio in its frame headers, where framehash
     /// reads it as ffmpeg does.

@@ -36,6 +36,9 @@ public enum VideoCodec: String, Sendable, CaseIterable, Codable {
 
     /// Whether the codec carries pose SEI (formats.md §4).
     public var carriesSEI: Bool { self == .h264 || self == .hevc }
+
+    /// Whether the codec can say its samples are full range (ProRes is video range only).
+    var storesFullRange: Bool { self != .prores }
 }
 
 /// Encoder settings a user chooses.
@@ -91,7 +94,7 @@ final class Encoder: @unchecked Sendable {
         context.pointee.sample_aspect_ratio = sampleAspectRatio
         if let source {
             let p = source.pointee
-            context.pointee.color_range = p.color_range == AVCOL_RANGE_UNSPECIFIED ? AVCOL_RANGE_MPEG : p.color_range
+            context.pointee.color_range = p.color_range == AVCOL_RANGE_UNSPECIFIED || !codec.storesFullRange ? AVCOL_RANGE_MPEG : p.color_range
             context.pointee.colorspace = p.color_space
             context.pointee.color_primaries = p.color_primaries
             context.pointee.color_trc = p.color_trc

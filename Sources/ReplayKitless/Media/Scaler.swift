@@ -10,6 +10,7 @@ final class Scaler: @unchecked Sendable {
         var sourceWidth, sourceHeight, sourceFormat: Int32
         var destinationWidth, destinationHeight, destinationFormat: Int32
         var colorSpace: ColorSpace?
+        var outputColorSpace: ColorSpace?
     }
 
     init() {}
@@ -17,12 +18,14 @@ final class Scaler: @unchecked Sendable {
     deinit { sws_freeContext(context) }
 
     /// Scales/converts `source` into `destination`, whose size and format are already set and allocated.
-    /// `colorSpace` decides the Y'CbCr matrix and range when converting from or to RGB.
-    func convert(_ source: Frame, into destination: Frame, colorSpace: ColorSpace? = nil) throws(ReplayError) {
+    /// `colorSpace` decides the Y'CbCr matrix and range when converting from or to RGB;
+    /// `outputColorSpace`, when given, is the destination's where it differs (a range change).
+    func convert(_ source: Frame, into destination: Frame, colorSpace: ColorSpace? = nil,
+                 outputColorSpace: ColorSpace? = nil) throws(ReplayError) {
         let s = source.pointer.pointee, d = destination.pointer.pointee
         let newKey = Geometry(sourceWidth: s.width, sourceHeight: s.height, sourceFormat: s.format,
                               destinationWidth: d.width, destinationHeight: d.height, destinationFormat: d.format,
-                              colorSpace: colorSpace)
+                              colorSpace: colorSpace, outputColorSpace: outputColorSpace)
         if key != newKey {
             sws_freeContext(context)
             context = sws_getContext(s.width, s.height, AVPixelFormat(rawValue: s.format),
@@ -32,10 +35,10 @@ final class Scaler: @unchecked Sendable {
                 key = nil
                 throw .processing("cannot convert \(s.width)x\(s.height) \(Scaler.name(s.format)) to \(d.width)x\(d.height) \(Scaler.name(d.format))")
             }
-            if let colorSpace {
-                let table = sws_getCoefficients(colorSpace.swsMatrix)
-                let full: Int32 = colorSpace.fullRange ? 1 : 0
-                sws_setColorspaceDetails(context, table, full, table, full, 0, 1 << 16, 1 << 16)
+            if let input = colorSpace ?? outputColorSpace {
+                let output = outputColorSpace ?? input
+                sws_setColorspaceDetails(context, sws_getCoefficients(input.swsMatrix), input.fullRange ? 1 : 0,
+                                         sws_getCoefficients(output.swsMatrix), output.fullRange ? 1 : 0, 0, 1 << 16, 1 << 16)
             }
             key = newKey
         }

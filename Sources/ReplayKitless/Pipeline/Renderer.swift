@@ -57,8 +57,10 @@ private final class RenderSession: @unchecked Sendable {
     let unturnedSize: PictureSize
     /// The pictures' format between decoding and encoding (with alpha when the output or the mask needs it).
     let workingFormat: AVPixelFormat
-    /// Colour matrix and range of the frames between decoding and encoding (the range the output is tagged with).
+    /// Colour matrix and range of the frames between decoding and encoding.
     let colorSpace: ColorSpace
+    /// The same for the encoder's frames: limited range for a codec that cannot store full range.
+    let encoderColorSpace: ColorSpace
     let expectedFrames: Int?
     var report: RenderReport
     let framePoses: FramePoses?
@@ -147,6 +149,7 @@ private final class RenderSession: @unchecked Sendable {
             try FramePoses(settings: settings, input: options.input)
         }
         colorSpace = ColorSpace(codecParameters: stream.pointee.codecpar.pointee, height: outputSize.height)
+        encoderColorSpace = codec.storesFullRange ? colorSpace : ColorSpace(matrix: colorSpace.matrix, fullRange: false)
         let context = EffectContext(options: options, demuxer: demuxer, videoStream: video,
                                     outputSize: outputSize, colorSpace: colorSpace, poses: framePoses)
         effects = EffectBox(try makeEffects(for: context) + extraEffects)
@@ -358,7 +361,8 @@ private final class RenderSession: @unchecked Sendable {
             }
             if encoder.pixelFormat != workingFormat {
                 let converted = try buffers.take(width: outputSize.width, height: outputSize.height, format: encoder.pixelFormat)
-                try encoderScaler.convert(current, into: converted)
+                try encoderScaler.convert(current, into: converted, colorSpace: encoderColorSpace == colorSpace ? nil : colorSpace,
+                                          outputColorSpace: encoderColorSpace == colorSpace ? nil : encoderColorSpace)
                 replace(with: converted)
             }
         } catch let error as ReplayError {
