@@ -157,6 +157,24 @@ func brightCorner(_ path: String) throws -> (name: String, size: PictureSize) {
 }
 
 @Suite struct CodecTests {
+    /// Values a codec refuses are usage errors before anything is encoded; settings it ignores are warned about.
+    @Test func encoderSettingsAreCheckedAgainstTheCodec() throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("in.mp4").path
+        try writeRecording(to: input, pts: (0..<3).map { Int64($0) * 3000 })
+        for (flags, message) in [(["--preset", "bogus"], "--preset bogus: h264 takes ultrafast"),
+                                 (["--codec", "hevc", "--crf", "52"], "--crf 52: hevc takes 0 to 51"),
+                                 (["--codec", "prores", "--preset", "bogus"], "--preset bogus: prores takes the profiles proxy")] {
+            let output = dir.appendingPathComponent("out.\(flags.contains("prores") ? "mov" : "mp4")").path
+            let run = try runFxreplay(["render", input, "-o", output, "--progress", "none"] + flags)
+            #expect(run.status == 2 && run.stderr.contains(message), "\(flags): \(run.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: output))
+        }
+        let lossless = try runFxreplay(["render", input, "-o", dir.appendingPathComponent("out.mkv").path, "--codec", "ffv1", "--crf", "10",
+                                        "--progress", "none"])
+        #expect(lossless.status == 0 && lossless.stderr.contains("warning: ffv1 is lossless"), "\(lossless.stderr)")
+    }
+
     /// ProRes is video range only: a full-range input is converted (and tagged) so, not copied as is.
     @Test func fullRangeInputToProResKeepsItsColours() throws {
         let dir = try makeScratchDirectory()

@@ -57,6 +57,35 @@ public struct EncoderSettings: Sendable, Codable, Equatable {
     public var deterministic: Bool = false
 
     public init() {}
+
+    /// x264/x265 preset names; VPx maps them to its speed.
+    static let speedPresets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+    /// ProRes profiles, given as the preset.
+    static let proResProfiles = ["proxy", "lt", "standard", "hq", "4444", "4444xq"]
+
+    /// Checks the settings against what `codec` takes, before anything is written.
+    /// - Returns: warnings for settings the codec does not use (FFV1 is lossless; ProRes has profiles).
+    /// - Throws: `ReplayError.usage` naming the option for a value the codec refuses.
+    public func check(for codec: VideoCodec) throws(ReplayError) -> [String] {
+        let crfRange = codec == .vp9 || codec == .vp8 ? 0...63 : 0...51
+        switch codec {
+        case .h264, .hevc, .vp9, .vp8:
+            if let preset, !Self.speedPresets.contains(preset) {
+                throw .usage("--preset \(preset): \(codec.rawValue) takes \(Self.speedPresets.joined(separator: ", "))")
+            }
+            if let crf, !crfRange.contains(crf) {
+                throw .usage("--crf \(crf): \(codec.rawValue) takes \(crfRange.lowerBound) to \(crfRange.upperBound)")
+            }
+            return []
+        case .prores:
+            if let preset, !Self.proResProfiles.contains(preset) {
+                throw .usage("--preset \(preset): prores takes the profiles \(Self.proResProfiles.joined(separator: ", "))")
+            }
+            return crf != nil || bitrate != nil ? ["prores ignores --crf and --bitrate: its profile (--preset) sets the quality"] : []
+        case .ffv1:
+            return crf != nil || bitrate != nil || preset != nil ? ["ffv1 is lossless: --crf, --bitrate and --preset do not apply"] : []
+        }
+    }
 }
 
 /// A video encoder; owns its `AVCodecContext`. A send/receive state machine like ``Decoder``.

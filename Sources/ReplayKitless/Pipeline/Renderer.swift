@@ -115,6 +115,7 @@ private final class RenderSession: @unchecked Sendable {
             throw .usage("\(options.output): a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot store the input's "
                          + "\(video.rotation)° rotation, which --keep-rotation (and poses embed) keeps: write .mp4 or .mov")
         }
+        let ignoredSettings = try options.encoder.check(for: codec)
         if !muxer.accepts(video: Self.codecID(codec), width: outputSize.width, height: outputSize.height) {
             throw .usage("\(options.output): a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot hold \(codec.rawValue) video")
         }
@@ -167,6 +168,7 @@ private final class RenderSession: @unchecked Sendable {
             width: outputSize.width, height: outputSize.height,
             pixelFormat: String(cString: av_get_pix_fmt_name(encoder.pixelFormat)), bytes: 0, copiedStreams: copied.count))
         report.droppedStreams = dropped
+        report.warnings += ignoredSettings
         for stream in dropped {
             report.warnings.append("\(stream) dropped: a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot hold it")
         }
