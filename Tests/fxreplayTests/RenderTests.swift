@@ -256,6 +256,12 @@ func brightCorner(_ path: String) throws -> (name: String, size: PictureSize) {
         #expect(run.status == 0, "\(run.stderr)")
         let demuxer = try Demuxer(url: output)
         #expect(demuxer.bestVideoStream?.codecName == decoderName)
+        if codec == "hevc" {
+            // Apple's players take HEVC in MP4 only tagged 'hvc1'.
+            let probe = try QAFixtures.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_tag_string",
+                                                       "-of", "csv=p=0", output])
+            #expect(String(decoding: probe.stdout, as: UTF8.self).hasPrefix("hvc1"))
+        }
         let frames = try decodeFrames(output)
         #expect(frames.count == 10)
         #expect(frames.allSatisfy { $0.psnr > 28 }, "\(frames.map(\.psnr))")

@@ -79,6 +79,11 @@ final class Muxer: @unchecked Sendable {
             try ffmpeg("avcodec_parameters_from_context", avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context))
         } catch { throw .processing("\(output.finalPath): \(error)") }
         stream.pointee.time_base = encoder.timeBase
+        // Apple's players take HEVC in MP4/MOV only as 'hvc1' (parameter sets in the header, which
+        // the encoder's global header gives), not FFmpeg's default 'hev1'.
+        if encoder.context.pointee.codec_id == AV_CODEC_ID_HEVC, ["mp4", "mov"].contains(formatName) {
+            stream.pointee.codecpar.pointee.codec_tag = "hvc1".utf8.reversed().reduce(0) { $0 << 8 | UInt32($1) }
+        }
         // Non-square pixels also need the container's word (Matroska's display size); square ones are the default.
         let sar = encoder.context.pointee.sample_aspect_ratio
         if sar.num != sar.den { stream.pointee.sample_aspect_ratio = sar }
