@@ -207,6 +207,8 @@ private final class RenderSession: @unchecked Sendable {
     private func decodeStage() throws(ReplayError) {
         let packet = Packet()
         var pending: Frame?
+        /// The last whole frame length seen, for the last frame.
+        var previousGap: Int64?
         var reportedErrorsSeen = 0
         defer { decoded.close() }
         func emit(_ frame: Frame) -> Bool { decoded.put(frame) }
@@ -242,6 +244,7 @@ private final class RenderSession: @unchecked Sendable {
                         continue
                     }
                     previous.duration = frame.pts - previous.pts
+                    previousGap = previous.duration
                     guard emit(previous) else { return false }
                 }
                 pending = frame
@@ -268,9 +271,22 @@ private final class RenderSession: @unchecked Sendable {
         try decoder.send(nil)
         guard try receiveAll() else { return }
         if let last = pending {
-            if last.duration <= 0 { last.duration = 1 }
+            last.duration = lastFrameDuration(pts: last.pts, decoded: last.duration, previousGap: previousGap)
             _ = emit(last)
         }
+    }
+
+    /// How long the last frame is shown: until the end its stream declares, when that is a plausible
+    /// frame length (a decoder's duration follows decode order, wrong under B-frames), else the
+    /// decoder's, else as long as the frame before it.
+    private func lastFrameDuration(pts: Int64, decoded: Int64, previousGap: Int64?) -> Int64 {
+        let stream = demuxer.stream(videoIndex).pointee
+        let typical = previousGap ?? (decoded > 0 ? decoded : 1)
+        if stream.duration != noPTS, stream.duration > 0 {
+            let untilEnd = (stream.start_time == noPTS ? 0 : stream.start_time) + stream.duration - pts
+            if untilEnd > 0 && untilEnd <= 4 * typical { return untilEnd }
+        }
+        return decoded > 0 ? decoded : typical
     }
 
     /// Counts a decode or read error; past `--max-decode-errors` (0 with `--strict`) the render fails.
