@@ -30,6 +30,9 @@ import Testing
         #expect(try runFxreplay(["render", "a.mp4", "-o", "b.mp4", "--codec", "mpeg1"]).status == 2)
         #expect(try runFxreplay(["render", "a.mp4", "-o", "b.mp4", "--crf", "99"]).status == 2)
         #expect(try runFxreplay(["render", "a.mp4", "-o", "b.mp4", "--size", "12by7"]).status == 2)
+        for size in ["10x10x", "x10x10", "10xx10"] {
+            #expect(try runFxreplay(["render", "a.mp4", "-o", "b.mp4", "--size", size]).status == 2, "\(size)")
+        }
         #expect(try runFxreplay(["frobnicate"]).status == 2)
     }
 
@@ -61,6 +64,9 @@ import Testing
         let run = try runFxreplay(["render", input, "-o", "/nonexistent-dir/out.mp4", "--progress", "none"])
         #expect(run.status == 4)
         #expect(run.stderr.contains("/nonexistent-dir"))
+        // A file where the directory should be.
+        let underFile = try runFxreplay(["render", input, "-o", input + "/out.mp4", "--progress", "none"])
+        #expect(underFile.status == 4 && underFile.stderr.contains("in.mp4 is a file, not a directory"), "\(underFile.stderr)")
     }
 
     @Test(.disabled(if: ProcessInfo.processInfo.environment["FXREPLAY_SANITIZED"] != nil,

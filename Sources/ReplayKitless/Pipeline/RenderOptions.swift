@@ -56,7 +56,7 @@ public struct PictureSize: Sendable, Codable, Equatable, CustomStringConvertible
 
     /// Parses `WxH` (e.g. `1280x720`); `nil` when malformed or not positive.
     public init?(parsing text: String) {
-        let parts = text.lowercased().split(separator: "x")
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
         guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
               width > 0, height > 0, width <= 16384, height <= 16384 else { return nil }
         self.init(width: width, height: height)

@@ -297,7 +297,7 @@ private final class RenderSession: @unchecked Sendable {
         }
         let place = "\(error.message) (after frame \(frames))"
         if let limit = options.maxDecodeErrors, count > limit {
-            throw .badInput(limit == 0 ? "\(place); stopping (--strict)"
+            throw .badInput(limit == 0 ? "\(place); stopping (--strict or --max-decode-errors 0)"
                                        : "\(place); more than \(limit) decode errors (--max-decode-errors)")
         }
         if count == 1 { FileHandle.standardError.write(Data("fxreplay: warning: \(place), continuing\n".utf8)) }

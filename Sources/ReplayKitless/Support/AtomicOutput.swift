@@ -23,9 +23,10 @@ public final class AtomicOutput: @unchecked Sendable {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
             throw .processing("\(path): output directory \(directory) does not exist")
         }
+        guard isDirectory.boolValue else { throw .processing("\(path): \(directory) is a file, not a directory") }
         let resolved = url.resolvingSymlinksInPath().standardizedFileURL.path
         for input in inputs where !input.contains("://") {
             if URL(fileURLWithPath: input).resolvingSymlinksInPath().standardizedFileURL.path == resolved {
