@@ -175,6 +175,21 @@ func brightCorner(_ path: String) throws -> (name: String, size: PictureSize) {
         #expect(lossless.status == 0 && lossless.stderr.contains("warning: ffv1 is lossless"), "\(lossless.stderr)")
     }
 
+    /// The file's metadata is copied, and Matroska marks its tracks default (it wrote every one not default).
+    @Test func metadataAndDefaultTracksAreKept() throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("titled.mp4").path
+        #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10:duration=0.3", "-f", "lavfi", "-i",
+                                              "sine=duration=0.3", "-metadata", "title=My call", "-c:v", "libx264", "-c:a", "aac", input]).status == 0)
+        let output = dir.appendingPathComponent("out.mkv").path
+        #expect(try runFxreplay(["render", input, "-o", output, "--progress", "none"]).status == 0)
+        let probe = try QAFixtures.run("ffprobe", ["-v", "error", "-show_entries", "format_tags=title:stream=codec_type:stream_disposition=default",
+                                                   "-of", "compact", output])
+        let text = String(decoding: probe.stdout, as: UTF8.self)
+        #expect(text.contains("tag:title=My call"), "\(text)")
+        #expect(text.contains("codec_type=video|disposition:default=1") && text.contains("codec_type=audio|disposition:default=1"), "\(text)")
+    }
+
     /// ProRes is video range only: a full-range input is converted (and tagged) so, not copied as is.
     @Test func fullRangeInputToProResKeepsItsColours() throws {
         let dir = try makeScratchDirectory()

@@ -107,6 +107,7 @@ final class Muxer: @unchecked Sendable {
         // Let the muxer pick its codec tag: the source container's tag may mean nothing here.
         stream.pointee.codecpar.pointee.codec_tag = 0
         stream.pointee.time_base = source.pointee.time_base
+        stream.pointee.disposition = source.pointee.disposition
         if let language = av_dict_get(source.pointee.metadata, "language", nil, 0) {
             av_dict_set(&stream.pointee.metadata, "language", language.pointee.value, 0)
         }
@@ -119,8 +120,26 @@ final class Muxer: @unchecked Sendable {
         sourceTimeBases.append(timeBase)
     }
 
+    /// Copies the file-level metadata (title, creation time, …) of `demuxer`'s input.
+    func copyMetadata(from demuxer: Demuxer) {
+        av_dict_copy(&context.pointee.metadata, demuxer.context.pointee.metadata, 0)
+    }
+
+    /// Gives the first stream of each kind the default disposition when none of its kind has it
+    /// (players pick default tracks; Matroska otherwise marks every track not default).
+    private func markDefaultStreams() {
+        let streams = (0..<Int(context.pointee.nb_streams)).compactMap { context.pointee.streams[$0] }
+        for kind in Set(streams.map { $0.pointee.codecpar.pointee.codec_type.rawValue }) {
+            let ofKind = streams.filter { $0.pointee.codecpar.pointee.codec_type.rawValue == kind }
+            if !ofKind.contains(where: { $0.pointee.disposition & AV_DISPOSITION_DEFAULT != 0 }) {
+                ofKind[0].pointee.disposition |= AV_DISPOSITION_DEFAULT
+            }
+        }
+    }
+
     /// Opens the temporary file and writes the container header.
     func writeHeader() throws(ReplayError) {
+        markDefaultStreams()
         if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
             let status = avio_open(&context.pointee.pb, output.temporaryPath, AVIO_FLAG_WRITE)
             guard status >= 0 else { throw .processing("\(output.finalPath): cannot create output: \(ffmpegErrorText(status))") }

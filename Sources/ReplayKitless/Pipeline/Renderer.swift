@@ -108,6 +108,7 @@ private final class RenderSession: @unchecked Sendable {
 
         let output = try AtomicOutput(path: options.output, overwrite: options.overwrite, inputs: options.inputFiles)
         muxer = try Muxer(output: output, bitexact: options.encoder.deterministic)
+        muxer.copyMetadata(from: demuxer)
         let codec = try options.background?.alphaCodec(encoder: options.encoder, output: options.output)
             ?? options.encoder.codec ?? VideoCodec.defaultCodec(forOutput: options.output)
         workingFormat = options.background?.needsAlphaPlane == true ? AV_PIX_FMT_YUVA420P : AV_PIX_FMT_YUV420P
