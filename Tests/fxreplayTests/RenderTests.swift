@@ -190,6 +190,19 @@ func brightCorner(_ path: String) throws -> (name: String, size: PictureSize) {
         #expect(text.contains("codec_type=video|disposition:default=1") && text.contains("codec_type=audio|disposition:default=1"), "\(text)")
     }
 
+    /// Pictures deeper or fuller than 8-bit 4:2:0 are processed as such, and the render says so.
+    @Test func deeperPicturesAreWarnedAbout() throws {
+        let dir = try makeScratchDirectory()
+        for format in ["yuv444p", "yuv420p10le", "yuv420p"] {
+            let input = dir.appendingPathComponent("\(format).mkv").path
+            #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10:duration=0.2", "-pix_fmt", format,
+                                                  "-c:v", "ffv1", input]).status == 0)
+            let run = try runFxreplay(["render", input, "-o", dir.appendingPathComponent("\(format)-out.mkv").path, "--progress", "none"])
+            let warned = run.stderr.contains("warning: the input's \(format) pictures are processed as 8-bit 4:2:0")
+            #expect(run.status == 0 && warned == (format != "yuv420p"), "\(format): \(run.stderr)")
+        }
+    }
+
     /// ProRes is video range only: a full-range input is converted (and tagged) so, not copied as is.
     @Test func fullRangeInputToProResKeepsItsColours() throws {
         let dir = try makeScratchDirectory()

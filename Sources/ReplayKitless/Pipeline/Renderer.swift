@@ -170,6 +170,12 @@ private final class RenderSession: @unchecked Sendable {
             pixelFormat: String(cString: av_get_pix_fmt_name(encoder.pixelFormat)), bytes: 0, copiedStreams: copied.count))
         report.droppedStreams = dropped
         report.warnings += ignoredSettings
+        // Frames are processed as 8-bit 4:2:0: deeper or fuller pictures lose precision, said once.
+        let inputFormat = AVPixelFormat(rawValue: stream.pointee.codecpar.pointee.format)
+        if let descriptor = av_pix_fmt_desc_get(inputFormat)?.pointee,
+           descriptor.comp.0.depth > 8 || descriptor.log2_chroma_w != 1 || descriptor.log2_chroma_h != 1 {
+            report.warnings.append("the input's \(Scaler.name(inputFormat.rawValue)) pictures are processed as 8-bit 4:2:0")
+        }
         for stream in dropped {
             report.warnings.append("\(stream) dropped: a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot hold it")
         }
