@@ -203,6 +203,18 @@ func brightCorner(_ path: String) throws -> (name: String, size: PictureSize) {
         }
     }
 
+    @Test func oddSizesAreRoundedAndSaidSo() throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("odd.mkv").path
+        #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "testsrc2=size=66x50:rate=10:duration=0.2", "-vf", "scale=65:49", "-pix_fmt", "yuv444p", "-c:v", "ffv1", input]).status == 0)
+        let output = dir.appendingPathComponent("out.mkv").path
+        let run = try runFxreplay(["render", input, "-o", output, "--codec", "ffv1", "--progress", "none"])
+        #expect(run.status == 0 && run.stderr.contains("warning: 65x49 is rounded to 64x48"), "\(run.stderr)")
+        #expect(try brightCorner(output).size == PictureSize(width: 64, height: 48))
+        let asked = try runFxreplay(["render", input, "-o", output, "--size", "99x75", "--overwrite", "--progress", "none"])
+        #expect(asked.status == 0 && asked.stderr.contains("warning: 99x75 is rounded to 98x74"), "\(asked.stderr)")
+    }
+
     /// ProRes is video range only: a full-range input is converted (and tagged) so, not copied as is.
     @Test func fullRangeInputToProResKeepsItsColours() throws {
         let dir = try makeScratchDirectory()

@@ -170,6 +170,9 @@ private final class RenderSession: @unchecked Sendable {
             pixelFormat: String(cString: av_get_pix_fmt_name(encoder.pixelFormat)), bytes: 0, copiedStreams: copied.count))
         report.droppedStreams = dropped
         report.warnings += ignoredSettings
+        if outputSize != requested {
+            report.warnings.append("\(requested) is rounded to \(outputSize): 4:2:0 needs an even width and height")
+        }
         // Frames are processed as 8-bit 4:2:0: deeper or fuller pictures lose precision, said once.
         let inputFormat = AVPixelFormat(rawValue: stream.pointee.codecpar.pointee.format)
         if let descriptor = av_pix_fmt_desc_get(inputFormat)?.pointee,
