@@ -217,7 +217,7 @@ private final class RenderSession: @unchecked Sendable {
     private func decodeStage() throws(ReplayError) {
         let packet = Packet()
         var pending: Frame?
-        /// The last whole frame length seen, for the last frame.
+        // The last whole frame length seen, for the last frame.
         var previousGap: Int64?
         var reportedErrorsSeen = 0
         defer { decoded.close() }
