@@ -4,9 +4,10 @@ import CFFmpeg
 /// side video (masks, a background video) with the frames being rendered by presentation time.
 ///
 /// Times are seconds from the video's first picture. A picture is shown from its presentation time
-/// until the next picture's, but no longer than its own duration when the container records one,
-/// nor than the stream's nominal frame interval (from its declared frame rate), so a hole in the
-/// stream shows as a time with no picture.
+/// until the next picture's, but no longer than its own duration when the container records one
+/// (else the stream's nominal frame interval, from its declared frame rate), so a hole in the
+/// stream shows as a time with no picture. (MP4 records every picture's duration as the time to the
+/// next one: a hole there is a picture shown longer.)
 final class TimedFrames {
     /// The path, for messages.
     let url: String
@@ -66,7 +67,7 @@ final class TimedFrames {
             try readNext()
             let untilNext = upcomingStart.map { $0 - start }
             if let untilNext { lastInterval = untilNext }
-            let limits = [recorded, nominalInterval, untilNext].compactMap { $0 }
+            let limits = [recorded ?? nominalInterval, untilNext].compactMap { $0 }
             currentEnd = start + (limits.min() ?? lastInterval ?? 0)
             isStill = picturesRead == 1 && upcomingStart == nil
             changed = true
