@@ -121,6 +121,26 @@ import Testing
         }
     }
 
+    /// A photo stored sideways with EXIF Orientation 6 (turn 90° clockwise to show) is used upright.
+    @Test func photosAreTurnedByTheirEXIFOrientation() throws {
+        let dir = try makeScratchDirectory()
+        // Stored 96×48, left half dark, right half light: shown, the top half is dark.
+        let plain = dir.appendingPathComponent("plain.jpg").path
+        #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "color=c=0x3C3C3C:s=48x48,pad=96:48:0:0:0xC8C8C8", "-frames:v", "1",
+                                              "-q:v", "1", plain]).status == 0)
+        // APP1 "Exif": big-endian TIFF header, one IFD entry: Orientation (0x0112), SHORT, 1 value, 6.
+        let exif: [UInt8] = [0xFF, 0xE1, 0x00, 0x22] + Array("Exif".utf8) + [0, 0, 0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8, 0x00, 0x01,
+                                                                            0x01, 0x12, 0x00, 0x03, 0, 0, 0, 1, 0x00, 0x06, 0, 0, 0, 0, 0, 0]
+        let jpeg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: plain)))
+        let photo = dir.appendingPathComponent("photo.jpg").path
+        try Data(jpeg.prefix(2) + exif + jpeg.dropFirst(2)).write(to: URL(fileURLWithPath: photo))
+        let frame = try renderBackground(dir, "image:\(photo)", ["--background-fit", "stretch"]).output[0]
+        for x in [0, 80, 159] {
+            #expect(abs(Int(frame.y[10 * 160 + x]) - 66) <= 4 && abs(Int(frame.y[40 * 160 + x]) - 66) <= 4, "x \(x): \(frame.y[10 * 160 + x])")
+            #expect(abs(Int(frame.y[56 * 160 + x]) - 188) <= 4 && abs(Int(frame.y[90 * 160 + x]) - 188) <= 4, "x \(x): \(frame.y[90 * 160 + x])")
+        }
+    }
+
     @Test func videoBackgroundsLoopAndPairByTime() throws {
         let dir = try makeScratchDirectory()
         // Four 10 fps pictures of luma 30, 90, 150, 210: 0.4 s per pass under 1 s of 30 fps video.

@@ -50,7 +50,8 @@ final class BackgroundReplacement: FrameEffect, FrameMaskProvider {
                                            fit: settings.fit, barColor: settings.letterboxColor)
             let reader = try VideoFrameReader(url: path)
             guard let picture = try reader.next() else { throw .badInput("\(path): no picture could be decoded") }
-            output = .blend(StillLayer(image: try fitter.fit(picture, rotation: reader.stream.rotation, mirrored: reader.stream.mirrored,
+            let orientation = picture.displayOrientation(in: reader.stream)
+            output = .blend(StillLayer(image: try fitter.fit(picture, rotation: orientation.rotation, mirrored: orientation.mirrored,
                                                              source: path), keeping: fitter))
         case .video(let path)?:
             output = .blend(VideoLayer(frames: try TimedFrames(url: path),

@@ -17,9 +17,9 @@ final class TimedFrames {
     private(set) var currentEnd = 0.0
     /// Whether the video holds a single picture (a still image): it is shown at every time.
     private(set) var isStill = false
-    /// Display rotation (degrees clockwise) and mirroring from the container.
-    let rotation: Int
-    let mirrored: Bool
+    /// Display rotation (degrees clockwise) and mirroring of ``current``: the container's, else its own.
+    var rotation: Int { current.displayOrientation(in: reader.stream).rotation }
+    var mirrored: Bool { current.displayOrientation(in: reader.stream).mirrored }
     /// The stream's nominal frame interval in seconds, when it declares a frame rate.
     let nominalInterval: Double?
 
@@ -35,8 +35,6 @@ final class TimedFrames {
     init(url: String) throws(ReplayError) {
         self.url = url
         reader = try VideoFrameReader(url: url)
-        rotation = reader.stream.rotation
-        mirrored = reader.stream.mirrored
         nominalInterval = Self.nominalInterval(reader.demuxer.stream(reader.stream.index))
         try readNext()
         guard upcomingStart != nil else { throw .badInput("\(url): no picture could be decoded") }

@@ -172,6 +172,17 @@ public final class Demuxer: @unchecked Sendable {
 }
 
 /// Reading and writing the container's 3×3 display matrix (ISO/IEC 14496-12 `tkhd` matrix).
+extension Frame {
+    /// How the picture is to be shown: its stream's rotation and mirroring when the container has
+    /// any, else the picture's own display matrix (a photo's EXIF orientation, which FFmpeg's image
+    /// decoders put there).
+    func displayOrientation(in stream: StreamInfo) -> (rotation: Int, mirrored: Bool) {
+        guard stream.rotation == 0, !stream.mirrored, let data = av_frame_get_side_data(pointer, AV_FRAME_DATA_DISPLAYMATRIX),
+              data.pointee.size >= 9 * MemoryLayout<Int32>.size else { return (stream.rotation, stream.mirrored) }
+        return UnsafeRawPointer(data.pointee.data).withMemoryRebound(to: Int32.self, capacity: 9) { DisplayMatrix.orientation($0) }
+    }
+}
+
 enum DisplayMatrix {
     /// Clockwise display rotation snapped to a quarter turn, and whether it mirrors.
     static func orientation(_ matrix: UnsafePointer<Int32>) -> (rotation: Int, mirrored: Bool) {

@@ -128,7 +128,8 @@ final class MaskReader {
     private func readImage(_ path: String) throws(ReplayError) {
         let reader = try VideoFrameReader(url: path)
         guard let frame = try reader.next() else { throw .badInput("\(path): no picture could be decoded") }
-        try store(frame, rotation: reader.stream.rotation, mirrored: reader.stream.mirrored, source: path)
+        let orientation = frame.displayOrientation(in: reader.stream)
+        try store(frame, rotation: orientation.rotation, mirrored: orientation.mirrored, source: path)
     }
 
     /// Extracts the mask from a decoded picture into `latest`, turned upright, in full range.
