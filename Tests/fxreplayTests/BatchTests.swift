@@ -1,5 +1,5 @@
 import Foundation
-import ReplayKitless
+@testable import ReplayKitless
 import Testing
 
 /// The environment without any cluster shard variables, so these tests do the whole batch

@@ -1,5 +1,5 @@
 import Foundation
-import ReplayKitless
+@testable import ReplayKitless
 import Testing
 
 /// The demo render of the bundled sample (Samples/, made by `fxreplay sample -o Samples`), pinned by

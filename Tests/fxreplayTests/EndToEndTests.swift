@@ -1,5 +1,5 @@
 import Foundation
-import ReplayKitless
+@testable import ReplayKitless
 import Testing
 
 // MARK: - The generated sample and an independent reading of it

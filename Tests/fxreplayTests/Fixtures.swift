@@ -1,5 +1,5 @@
 import Foundation
-import ReplayKitless
+@testable import ReplayKitless
 
 /// A fresh scratch directory per test (and FFmpeg's own messages off, as the CLI has them).
 func makeScratchDirectory() throws -> URL {

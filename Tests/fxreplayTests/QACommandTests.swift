@@ -2,7 +2,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import ReplayKitless
+@testable import ReplayKitless
 import Testing
 
 /// Helpers of the QA command tests: the real `ffmpeg`/`ffprobe` CLIs as independent references,

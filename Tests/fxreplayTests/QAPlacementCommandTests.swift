@@ -1,5 +1,5 @@
 import Foundation
-import ReplayKitless
+@testable import ReplayKitless
 import Testing
 
 /// `fxreplay qa compare`, `qa latency` and `qa overlay` on real files.

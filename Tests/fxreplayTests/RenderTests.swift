@@ -1,5 +1,5 @@
 import Foundation
-import ReplayKitless
+@testable import ReplayKitless
 import Testing
 
 @Suite struct RenderTests {

@@ -1,5 +1,5 @@
 import Foundation
-import ReplayKitless
+@testable import ReplayKitless
 import Testing
 
 /// Little-endian float32 values of a file, in order.

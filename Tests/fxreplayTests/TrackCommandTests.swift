@@ -1,5 +1,5 @@
 import Foundation
-import ReplayKitless
+@testable import ReplayKitless
 import Testing
 
 /// `fxreplay track` and `fxreplay poses extract` on real encoded recordings.

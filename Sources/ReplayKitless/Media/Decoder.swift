@@ -1,7 +1,7 @@
 import CFFmpeg
 
 /// The state of a send/receive codec after asking it for output.
-public enum CodecOutput: Sendable, Equatable {
+enum CodecOutput: Sendable, Equatable {
     /// A frame or packet was produced.
     case produced
     /// The codec needs more input before it can produce anything.
@@ -14,17 +14,17 @@ public enum CodecOutput: Sendable, Equatable {
 ///
 /// Use it as a send/receive state machine: ``send(_:)`` a packet, then ``receive(into:)`` until
 /// it answers `.needsInput`; at the end ``send(_:)`` `nil` and receive until `.endOfStream`.
-public final class Decoder: @unchecked Sendable {
+final class Decoder: @unchecked Sendable {
     let context: UnsafeMutablePointer<AVCodecContext>
     /// Time base of the packets sent and the frames received (the stream's).
-    public let timeBase: Rational
+    let timeBase: Rational
     private let source: String
     /// Errors the codec reported through its log while decoding (concealed damage included).
     private let errorCounter: UnsafeMutablePointer<Int>
 
     /// Opens a decoder for `stream` of `demuxer`. `threads` 0 lets FFmpeg choose. With `alpha` false
     /// the codec's default decoder is used, as `ffmpeg` picks it, even where it drops an alpha channel.
-    public init(demuxer: Demuxer, stream index: Int, threads: Int = 0, keyframesOnly: Bool = false,
+    init(demuxer: Demuxer, stream index: Int, threads: Int = 0, keyframesOnly: Bool = false,
                 alpha: Bool = true) throws(ReplayError) {
         let stream = demuxer.stream(index)
         source = demuxer.url
@@ -66,11 +66,11 @@ public final class Decoder: @unchecked Sendable {
     }
 
     /// How many errors the codec has reported so far (needs ``FFmpegLogging/installErrorCounting()``).
-    public var reportedErrors: Int { fx_error_counter_read(errorCounter) }
+    var reportedErrors: Int { fx_error_counter_read(errorCounter) }
 
     /// Sends one packet, or `nil` to start draining. Corrupt data is reported as a thrown
     /// ``ReplayError`` of kind `badInput`; the decoder stays usable for the next packet.
-    public func send(_ packet: Packet?) throws(ReplayError) {
+    func send(_ packet: Packet?) throws(ReplayError) {
         let status = avcodec_send_packet(context, packet?.pointer)
         if status >= 0 || status == fx_averror_eof() { return }
         if status == fx_averror_eagain() {
@@ -81,7 +81,7 @@ public final class Decoder: @unchecked Sendable {
     }
 
     /// Receives the next decoded frame into `frame`.
-    public func receive(into frame: Frame) throws(ReplayError) -> CodecOutput {
+    func receive(into frame: Frame) throws(ReplayError) -> CodecOutput {
         let status = avcodec_receive_frame(context, frame.pointer)
         if status >= 0 {
             frame.pts = frame.pointer.pointee.best_effort_timestamp
@@ -93,5 +93,5 @@ public final class Decoder: @unchecked Sendable {
     }
 
     /// Forgets buffered state (after a seek).
-    public func flush() { avcodec_flush_buffers(context) }
+    func flush() { avcodec_flush_buffers(context) }
 }

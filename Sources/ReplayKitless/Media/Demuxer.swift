@@ -48,15 +48,16 @@ public struct Rational: Sendable, Equatable, Codable, CustomStringConvertible {
 }
 
 /// An opened input file or URL; owns its `AVFormatContext`.
-public final class Demuxer: @unchecked Sendable {
+final class Demuxer: @unchecked Sendable {
     let context: UnsafeMutablePointer<AVFormatContext>
     /// The path or URL the demuxer was opened with, for messages.
-    public let url: String
-    public let streams: [StreamInfo]
+    let url: String
+    let streams: [StreamInfo]
 
     /// Opens and probes `url`. Missing, unreadable or unrecognisable input is a ``ReplayError/Kind/badInput``.
     /// - Parameter format: force a demuxer by name (`image2` for numbered image sequences).
-    public init(url: String, format: String? = nil) throws(ReplayError) {
+    init(url: String, format: String? = nil) throws(ReplayError) {
+        _ = FFmpegLogging.defaults
         self.url = url
         if format == "image2" {
             let candidates = [0, 1].compactMap { Demuxer.imagePath(pattern: url, number: $0) }
@@ -104,28 +105,28 @@ public final class Demuxer: @unchecked Sendable {
     }
 
     /// The first video stream, if any (FFmpeg's choice of "best" stream).
-    public var bestVideoStream: StreamInfo? {
+    var bestVideoStream: StreamInfo? {
         let index = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         return index >= 0 ? streams[Int(index)] : nil
     }
 
     /// Container duration in seconds, when known.
-    public var durationSeconds: Double? {
+    var durationSeconds: Double? {
         context.pointee.duration == noPTS ? nil : Double(context.pointee.duration) / Double(AV_TIME_BASE)
     }
 
     /// Container start time in seconds, when known.
-    public var startSeconds: Double? {
+    var startSeconds: Double? {
         context.pointee.start_time == noPTS ? nil : Double(context.pointee.start_time) / Double(AV_TIME_BASE)
     }
 
-    public var formatName: String { String(cString: context.pointee.iformat.pointee.name) }
+    var formatName: String { String(cString: context.pointee.iformat.pointee.name) }
 
     func stream(_ index: Int) -> UnsafeMutablePointer<AVStream> { context.pointee.streams[index]! }
 
     /// Reads the next packet into `packet`. Returns `false` at end of file; a read error is thrown,
     /// never mistaken for the end.
-    public func read(into packet: Packet) throws(ReplayError) -> Bool {
+    func read(into packet: Packet) throws(ReplayError) -> Bool {
         let status = av_read_frame(context, packet.pointer)
         if status == fx_averror_eof() { return false }
         if status < 0 { throw .badInput("\(url): read error: \(ffmpegErrorText(status))") }
@@ -133,7 +134,7 @@ public final class Demuxer: @unchecked Sendable {
     }
 
     /// Tells the demuxer which streams the caller wants; the others are skipped cheaply.
-    public func keepOnly(streams wanted: Set<Int>) {
+    func keepOnly(streams wanted: Set<Int>) {
         for index in streams.indices where !wanted.contains(index) {
             stream(index).pointee.discard = AVDISCARD_ALL
         }

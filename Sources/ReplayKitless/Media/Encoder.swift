@@ -103,6 +103,7 @@ final class Encoder: @unchecked Sendable {
     init(settings: EncoderSettings, codec: VideoCodec, width: Int, height: Int, timeBase: AVRational, frameRate: AVRational,
          sampleAspectRatio: AVRational = AVRational(num: 1, den: 1),
          colorOf source: UnsafePointer<AVCodecParameters>?, alpha: Bool, globalHeader: Bool) throws(ReplayError) {
+        _ = FFmpegLogging.defaults
         guard let avCodec = avcodec_find_encoder_by_name(codec.encoderName) else {
             throw .processing("encoder \(codec.encoderName) is not available in this FFmpeg build")
         }

@@ -9,13 +9,13 @@ func ffmpegErrorText(_ code: Int32) -> String {
 }
 
 /// An FFmpeg call that failed: which call, its code and FFmpeg's own text.
-public struct FFmpegFailure: Error, Sendable, CustomStringConvertible {
-    public let call: String
-    public let code: Int32
-    public var description: String { "\(call) failed: \(ffmpegErrorText(code))" }
+struct FFmpegFailure: Error, Sendable, CustomStringConvertible {
+    let call: String
+    let code: Int32
+    var description: String { "\(call) failed: \(ffmpegErrorText(code))" }
     /// End of stream, which is not an error for the caller that asked.
-    public var isEndOfFile: Bool { code == fx_averror_eof() }
-    public var isTryAgain: Bool { code == fx_averror_eagain() }
+    var isEndOfFile: Bool { code == fx_averror_eof() }
+    var isTryAgain: Bool { code == fx_averror_eagain() }
 }
 
 /// The one choke point every FFmpeg call that returns a status passes through.
@@ -37,14 +37,17 @@ let noPTS: Int64 = fx_nopts()
 
 /// How much FFmpeg's own libraries print on stderr.
 public enum FFmpegLogging {
-    /// Only errors by default (fxreplay reports problems itself); everything FFmpeg says when `verbose`.
+    /// Nothing by default (fxreplay reports problems itself); everything FFmpeg says when `verbose`.
+    /// The library sets the quiet default the first time it opens a file or an encoder; call this to choose.
     public static func configure(verbose: Bool) {
+        _ = defaults
         av_log_set_level(verbose ? AV_LOG_INFO : AV_LOG_QUIET)
-        installErrorCounting()
     }
 
-    /// Lets every ``Decoder`` count the errors its codec reports while concealing them.
-    public static func installErrorCounting() {
+    /// Quiet, and every ``Decoder`` counting the errors its codec reports while concealing them: set
+    /// once, before the first file is opened (``configure(verbose:)`` may then change the level).
+    static let defaults: Void = {
+        av_log_set_level(AV_LOG_QUIET)
         fx_install_counting_log_callback()
-    }
+    }()
 }

@@ -2,12 +2,12 @@ import CFFmpeg
 import Foundation
 
 /// A decoded picture or audio frame; owns its `AVFrame` and frees it exactly once.
-public final class Frame: @unchecked Sendable {
+final class Frame: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<AVFrame>
     /// The pool this frame goes back to when the pipeline is done with it.
     weak var pool: FramePool?
 
-    public init() {
+    init() {
         guard let frame = av_frame_alloc() else { fatalError("av_frame_alloc: out of memory") }
         pointer = frame
     }
@@ -23,17 +23,17 @@ public final class Frame: @unchecked Sendable {
         av_frame_free(&frame)
     }
 
-    public var width: Int { Int(pointer.pointee.width) }
-    public var height: Int { Int(pointer.pointee.height) }
+    var width: Int { Int(pointer.pointee.width) }
+    var height: Int { Int(pointer.pointee.height) }
     var pixelFormat: AVPixelFormat { AVPixelFormat(rawValue: pointer.pointee.format) }
 
     /// Presentation time in the time base of whoever produced the frame.
-    public var pts: Int64 {
+    var pts: Int64 {
         get { pointer.pointee.pts }
         set { pointer.pointee.pts = newValue }
     }
     /// Duration in the same time base; 0 when unknown.
-    public var duration: Int64 {
+    var duration: Int64 {
         get { fx_frame_duration(pointer) }
         set { fx_frame_set_duration(pointer, newValue) }
     }
@@ -41,7 +41,7 @@ public final class Frame: @unchecked Sendable {
     func unref() { av_frame_unref(pointer) }
 
     /// The decoder found errors in this picture and concealed them.
-    public var isDamaged: Bool {
+    var isDamaged: Bool {
         pointer.pointee.decode_error_flags != 0 || pointer.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0
     }
 
@@ -67,7 +67,7 @@ public final class Frame: @unchecked Sendable {
     }
 
     /// An 8-bit planar Y'CbCr view of this frame's pixels, or `nil` for other pixel formats.
-    public var yuvImage: YUVImage? {
+    var yuvImage: YUVImage? {
         guard let layout = PixelLayout(pixelFormat) else { return nil }
         let frame = pointer.pointee
         let chroma = layout.subsampling.chromaSize(width: width, height: height)
@@ -84,7 +84,7 @@ public final class Frame: @unchecked Sendable {
     }
 
     /// The frame's colour matrix and range (BT.709 limited when untagged and HD, BT.601 when SD).
-    public var colorSpace: ColorSpace {
+    var colorSpace: ColorSpace {
         let frame = pointer.pointee
         let full = frame.color_range == AVCOL_RANGE_JPEG || PixelLayout.isFullRangeFormat(pixelFormat)
         return ColorSpace(tag: frame.colorspace, fullRange: full, height: height)

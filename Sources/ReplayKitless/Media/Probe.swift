@@ -4,38 +4,55 @@ import Foundation
 public struct ProbeResult: Sendable, Codable, Equatable {
     /// One stream of the recording.
     public struct Stream: Sendable, Codable, Equatable {
+        /// The stream's index in the file.
         public var index: Int
         public var kind: MediaKind
+        /// FFmpeg's codec name (`h264`, `aac`, …).
         public var codec: String
+        /// The time base of its timestamps, `num/den`.
         public var timeBase: String
+        /// Its first timestamp, in seconds on the file's clock.
         public var startSeconds: Double?
+        /// Packets read.
         public var packets: Int
+        /// Picture size (video).
         public var width: Int?
         public var height: Int?
+        /// Sample rate in Hz and channel count (audio).
         public var sampleRate: Int?
         public var channels: Int?
     }
 
-    /// Statistics of the intervals between consecutive video frames, in milliseconds.
+    /// Statistics of the intervals between consecutive video frames, in milliseconds (unlike the
+    /// other fields, which are in seconds: frame intervals read better so).
     public struct FrameIntervals: Sendable, Codable, Equatable {
+        /// Shortest, longest and mean interval, milliseconds.
         public var min: Double
         public var max: Double
         public var mean: Double
+        /// Population standard deviation of the intervals, milliseconds.
         public var standardDeviation: Double
         /// Intervals vary by more than 1 ms: a variable-frame-rate recording.
         public var variableFrameRate: Bool
     }
 
+    /// The file probed.
     public var path: String
+    /// FFmpeg's name for the container format (`mov,mp4,m4a,3gp,3g2,mj2`, `matroska,webm`, …).
     public var container: String
+    /// The duration the file declares, and its start time, in seconds.
     public var durationSeconds: Double?
     public var startSeconds: Double?
     public var streams: [Stream]
+    /// Index of the video stream described below (FFmpeg's best), `nil` without video.
     public var videoStream: Int?
+    /// Video frames (packets) read.
     public var frames: Int
+    /// Timing of the video frames; `nil` with fewer than two.
     public var frameIntervals: FrameIntervals?
     /// Display rotation in degrees clockwise.
     public var rotation: Int
+    /// The display matrix mirrors the picture.
     public var mirrored: Bool
     /// Picture sizes in order of appearance, as `WxH` strings (more than one: the resolution changes).
     public var resolutions: [String]
@@ -45,6 +62,8 @@ public struct ProbeResult: Sendable, Codable, Equatable {
 
 /// Reads a recording's packets (decoding keyframes only, to find resolution changes) and summarises it.
 public enum MediaProbe {
+    /// Probes the recording at `url` (a path or a URL FFmpeg can open).
+    /// - Throws: `ReplayError.badInput` naming the file when it cannot be opened or read.
     public static func probe(_ url: String) throws(ReplayError) -> ProbeResult {
         let demuxer = try Demuxer(url: url)
         let video = demuxer.bestVideoStream

@@ -2,9 +2,9 @@ import CFFmpeg
 
 /// Decodes the frames of one video stream in presentation order: the demux/send/receive/drain
 /// loop in one place, for every tool that reads pictures (compare, framehash, probe, masks).
-public final class VideoFrameReader {
-    public let demuxer: Demuxer
-    public let stream: StreamInfo
+final class VideoFrameReader {
+    let demuxer: Demuxer
+    let stream: StreamInfo
     private let decoder: Decoder
     private let packet = Packet()
     private let frame = Frame()
@@ -13,13 +13,13 @@ public final class VideoFrameReader {
     private var draining = false
     private var finished = false
     /// Packets the decoder rejected as corrupt (skipped).
-    public private(set) var decodeErrors = 0
+    private(set) var decodeErrors = 0
 
     /// Opens the best video stream of `url` (or stream `index`).
     /// - Parameters:
     ///   - imageSequence: `url` is a printf-style pattern of numbered images (`mask_%05d.png`).
     ///   - alpha: decode an alpha channel the codec's default decoder would drop (VP9's).
-    public init(url: String, stream index: Int? = nil, threads: Int = 0, keyframesOnly: Bool = false,
+    init(url: String, stream index: Int? = nil, threads: Int = 0, keyframesOnly: Bool = false,
                 imageSequence: Bool = false, alpha: Bool = true) throws(ReplayError) {
         let demuxer = try Demuxer(url: url, format: imageSequence ? "image2" : nil)
         self.demuxer = demuxer
@@ -33,7 +33,7 @@ public final class VideoFrameReader {
     }
 
     /// The next decoded frame, valid until the next call; `nil` at the end of the stream.
-    public func next() throws(ReplayError) -> Frame? {
+    func next() throws(ReplayError) -> Frame? {
         while !finished {
             let result: CodecOutput
             do { result = try decoder.receive(into: frame) } catch {
@@ -61,7 +61,7 @@ public final class VideoFrameReader {
 
     /// An 8-bit planar view of `frame` (a frame from ``next()``): the frame itself when it is
     /// 8-bit planar Y'CbCr, else a 4:2:0 conversion in a buffer reused between calls.
-    public func image(of frame: Frame) throws(ReplayError) -> YUVImage {
+    func image(of frame: Frame) throws(ReplayError) -> YUVImage {
         if let image = frame.yuvImage { return image }
         do {
             try converted.allocate(width: frame.width, height: frame.height, format: AV_PIX_FMT_YUV420P)

@@ -4,7 +4,7 @@ import CFFmpeg
 public struct EffectContext {
     public let options: RenderOptions
     /// The opened input (effects that read the input's own side data or packets ahead of time).
-    public let demuxer: Demuxer
+    let demuxer: Demuxer
     public let videoStream: StreamInfo
     /// Frame size the effects see: display orientation, output size.
     public let outputSize: PictureSize

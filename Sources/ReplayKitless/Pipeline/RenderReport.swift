@@ -1,16 +1,24 @@
 /// What a render did: written as `--report FILE.json` and summarised on stderr.
 public struct RenderReport: Sendable, Codable, Equatable {
+    /// The file written.
     public struct OutputProperties: Sendable, Codable, Equatable {
         public var path: String
+        /// FFmpeg's muxer name (`mp4`, `mov`, `matroska`, `webm`).
         public var container: String
+        /// The encoder (`libx264`, `prores_ks`, …).
         public var codec: String
+        /// Picture size in the output's stored orientation.
         public var width: Int
         public var height: Int
+        /// The encoder's pixel format (`yuv420p`, `yuva420p`, …).
         public var pixelFormat: String
+        /// File size.
         public var bytes: Int64
+        /// Streams other than the video, copied packet for packet.
         public var copiedStreams: Int
     }
 
+    /// The recording rendered.
     public var input: String
     public var output: OutputProperties
     /// Frames the decoder produced.
@@ -29,8 +37,10 @@ public struct RenderReport: Sendable, Codable, Equatable {
     public var effects: [String: [String: Int]] = [:]
     /// Seconds of video (first frame to end of last frame).
     public var videoSeconds = 0.0
+    /// How long the render took.
     public var wallSeconds = 0.0
     /// Frames per second of wall time.
     public var speedFPS = 0.0
+    /// What the user should know (dropped streams, damaged input, settings ignored, …), one sentence each.
     public var warnings: [String] = []
 }

@@ -15,6 +15,7 @@ public enum AnnotationAnchor: Sendable, Equatable {
 
 /// A tap anchor: the pixel tapped, when, and how deep along its ray the anchor goes.
 public struct TapAnchor: Sendable, Equatable {
+    /// How `depth` places the anchor on the tap's ray (formats.md §6).
     public enum Mode: String, Sendable, Equatable {
         /// The point on the tap's ray at view depth `depth` (default).
         case cameraDepth = "camera-depth"
