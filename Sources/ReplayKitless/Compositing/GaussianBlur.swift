@@ -15,7 +15,8 @@ import Foundation
 /// a single Gaussian (clamping again before every pass bends the result near the edges by up to
 /// ±14 at σ = 15). Every pass rounds to 8 bits, to nearest, so a
 /// constant plane stays exactly constant. Against an exact Gaussian the result is within ±1 for
-/// σ < 3 and within ±5 (on average under 1) from σ = 3 on, measured on hard-edged content. The blur owns its scratch memory; use one per thread.
+/// σ < 3 and within ±5 (on average under 1) from σ = 3 on, measured on hard-edged content.
+/// The blur owns its scratch memory; use one per thread.
 public final class GaussianBlur {
     /// Largest σ honoured; larger values are treated as this one.
     public static let maximumSigma = 2000.0
