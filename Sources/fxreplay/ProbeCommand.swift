@@ -30,6 +30,10 @@ struct Probe: ParsableCommand {
             if let start = stream.startSeconds { line += String(format: ", start %.6f s", start) }
             print(line)
         }
+        guard result.videoStream != nil else {
+            print("  no video")
+            return
+        }
         print("  video frames: \(result.frames)")
         if let i = result.frameIntervals {
             print(String(format: "  frame interval: min %.2f ms, mean %.2f ms, max %.2f ms, sd %.2f ms (%@)",

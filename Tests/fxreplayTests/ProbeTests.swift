@@ -28,6 +28,15 @@ import Testing
         #expect(text.stdout.contains("160x96 → 96x64"))
     }
 
+    @Test func probeOfAudioOnlySaysThereIsNoVideo() throws {
+        let dir = try makeScratchDirectory()
+        let audio = dir.appendingPathComponent("audio.m4a").path
+        #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "sine=duration=0.3", audio]).status == 0)
+        let run = try runFxreplay(["probe", audio])
+        #expect(run.status == 0 && run.stdout.contains("audio aac") && run.stdout.contains("no video"), "\(run.stdout)")
+        #expect(!run.stdout.contains("rotation") && !run.stdout.contains("resolutions"))
+    }
+
     @Test func probeOfMissingFileIsBadInput() throws {
         let run = try runFxreplay(["probe", "/no/such/file.mp4"])
         #expect(run.status == 3 && run.stderr.contains("/no/such/file.mp4"))
