@@ -6,7 +6,9 @@ import Foundation
 public final class ProgressReporter: @unchecked Sendable {
     private let style: ProgressStyle
     private let label: String
-    private let total: Int?
+    /// Expected units: an estimate for some inputs (a duration times a frame rate), so the final
+    /// report gives the count actually done.
+    private var total: Int?
     private let start = Date()
     private var lastPrint = Date.distantPast
     private let interval: TimeInterval
@@ -33,6 +35,7 @@ public final class ProgressReporter: @unchecked Sendable {
 
     /// Prints the final state.
     public func finish(done: Int) {
+        if total != nil { total = done }
         emit(done: done, final: true)
     }
 
