@@ -22,7 +22,7 @@ struct EncoderOptions: ParsableArguments {
     @Option(help: "Constant rate factor (lower is better quality; x264 default 23).")
     var crf: Int?
 
-    @Option(help: "Encoder speed preset (x264/x265 names: ultrafast … veryslow; ProRes: proxy, lt, standard, hq, 4444).")
+    @Option(help: "Encoder speed preset (x264/x265 names: ultrafast … veryslow; ProRes: proxy, lt, standard, hq, 4444, 4444xq).")
     var preset: String?
 
     @Option(help: "Target bitrate, e.g. 2500k or 4M (instead of --crf).")

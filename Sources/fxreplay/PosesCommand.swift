@@ -69,7 +69,7 @@ struct PoseOptions: ParsableArguments {
 /// `fxreplay poses …`: moving poses between sidecars and the video stream.
 struct Poses: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Extract or convert per-frame camera poses.",
+        abstract: "Move per-frame camera poses between sidecar files and a video's SEI.",
         subcommands: [PosesExtract.self, PosesEmbed.self])
 }
 
@@ -111,7 +111,8 @@ struct PosesExtract: ParsableCommand {
 struct PosesEmbed: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "embed",
-        abstract: "Write per-frame poses into an H.264/HEVC video as SEI (re-encoding, or --copy without it).")
+        abstract: "Write per-frame poses into an H.264/HEVC video as SEI (re-encoding, or --copy without it).",
+        discussion: "The output is H.264 (default) or HEVC in .mp4, .mov or .mkv: other codecs and WebM cannot carry SEI.")
 
     @Argument(help: "The recording.")
     var input: String
@@ -134,6 +135,9 @@ struct PosesEmbed: ParsableCommand {
     func validate() throws {
         try poseOptions.requireSource()
         if let codec = encoder.codec, !codec.carriesSEI { throw ValidationError("--codec must be h264 or hevc to carry SEI") }
+        if !["mp4", "mov", "mkv"].contains(URL(fileURLWithPath: output).pathExtension.lowercased()) {
+            throw ValidationError("\(output): pose SEI needs an .mp4, .mov or .mkv output (H.264 or HEVC)")
+        }
     }
 
     func run() throws {

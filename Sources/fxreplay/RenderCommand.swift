@@ -59,7 +59,7 @@ struct Render: ParsableCommand {
     @Option(help: "Job spec (YAML or JSON) whose keys are render's option names; options on the command line override it.")
     var job: String?
 
-    @OptionGroup(title: "Background replacement") var backgroundReplacement: BackgroundOptions
+    @OptionGroup var backgroundReplacement: BackgroundOptions
 
     func validate() throws {
         if let maxDecodeErrors, maxDecodeErrors < 0 { throw ValidationError("--max-decode-errors must be 0 or more") }

@@ -43,10 +43,13 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["damaged.mkv"])
     }
 
-    @Test func truncatedMatroskaRendersWhatIsThere() throws {
+    /// Without and with audio (then the file's duration counts both streams, and the video's own
+    /// comes from Matroska's per-track DURATION tag).
+    @Test(arguments: [nil, 0.0])
+    func truncatedMatroskaRendersWhatIsThere(audioStart: Double?) throws {
         let dir = try makeScratchDirectory()
         let full = dir.appendingPathComponent("full.mkv").path
-        try writeRecording(to: full, pts: (0..<40).map { Int64($0) * 3000 }, codec: .ffv1)
+        try writeRecording(to: full, pts: (0..<40).map { Int64($0) * 3000 }, audioStart: audioStart, codec: .ffv1, audioSeconds: 1.33)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: full))
         let truncated = dir.appendingPathComponent("truncated.mkv").path
         try bytes.prefix(bytes.count * 6 / 10).write(to: URL(fileURLWithPath: truncated))
@@ -56,8 +59,8 @@ import Testing
         let frames = try decodeFrames(output)
         #expect(frames.count >= 20 && frames.count < 40)
         #expect(frames.allSatisfy { $0.psnr > 30 })
-        // It reads to a clean end of file: only the declared duration (40 frames, 1.33 s) tells.
-        #expect(run.stderr.contains("warning: the video ends at") && run.stderr.contains("declares 1.33 s: is the file cut short?"),
+        // It reads to a clean end of file: only the declared duration (40 frames, 1.33 s; 1.35 s in the DURATION tag) tells.
+        #expect(run.stderr.contains("warning: the video ends at") && run.stderr.contains("s: is the file cut short?") && run.stderr.contains("declares 1.3"),
                 "\(run.stderr)")
         let strict = try runFxreplay(["render", truncated, "-o", output, "--progress", "none", "--overwrite", "--strict"])
         #expect(strict.status == 3 && strict.stderr.contains("truncated.mkv: the video ends at"), "\(strict.stderr)")

@@ -455,6 +455,11 @@ private final class RenderSession: @unchecked Sendable {
         if stream.duration != noPTS, stream.duration > 0 {
             return timeBase.seconds((stream.start_time == noPTS ? 0 : stream.start_time) + stream.duration)
         }
+        // Matroska written by FFmpeg tags each track with its duration, HH:MM:SS.fraction.
+        if let tag = av_dict_get(stream.metadata, "DURATION", nil, 0) {
+            let fields = String(cString: tag.pointee.value).split(separator: ":").compactMap { Double($0) }
+            if fields.count == 3 { return fields[0] * 3600 + fields[1] * 60 + fields[2] }
+        }
         guard demuxer.streams.count == 1 else { return nil }
         return demuxer.durationSeconds
     }
