@@ -39,7 +39,8 @@ struct Batch: ParsableCommand {
     @OptionGroup var progress: ProgressOptions
 
     func validate() throws {
-        if inputs.isEmpty == (manifest == nil) { throw ValidationError("give recordings (files or glob patterns) or --manifest FILE, not both") }
+        if inputs.isEmpty && manifest == nil { throw ValidationError("give recordings (files or glob patterns) or --manifest FILE") }
+        if !inputs.isEmpty && manifest != nil { throw ValidationError("give recordings (files or glob patterns) or --manifest FILE, not both") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be 1 or more") }
         if let shardCount, shardCount < 1 { throw ValidationError("--shard-count must be 1 or more") }
     }

@@ -81,7 +81,7 @@ public struct BatchReport: Codable, Sendable, Equatable {
                 column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
             }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
         }
-        var summary = "\(recordings.count) recordings: \(done) done, \(failed) failed, \(skipped) skipped"
+        var summary = "\(recordings.count) recording\(recordings.count == 1 ? "" : "s"): \(done) done, \(failed) failed, \(skipped) skipped"
         let unfinished = recordings.count - done - failed - skipped
         if unfinished > 0 { summary += ", \(unfinished) not finished" }
         summary += String(format: " in %.1f s", wallSeconds)

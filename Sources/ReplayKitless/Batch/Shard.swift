@@ -11,7 +11,7 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
 
     public init(index: Int, count: Int) throws(ReplayError) {
         guard count >= 1 else { throw .usage("shard count must be 1 or more (got \(count))") }
-        guard (0..<count).contains(index) else { throw .usage("shard index \(index) is not in 0..<\(count)") }
+        guard (0..<count).contains(index) else { throw .usage("shard index \(index) must be 0 to \(count - 1) for \(count) shards (shards count from 0)") }
         self.index = index
         self.count = count
     }

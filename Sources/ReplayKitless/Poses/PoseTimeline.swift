@@ -159,7 +159,7 @@ public struct PoseTimeline: Sendable {
                 throw ReplayError.badInput(
                     file: source, field: "frame \(frame)",
                     "no pose sample for frame \(frame) at t=\(TextNumber.fixed(frames[frame].time, decimals: 6)) s; "
-                        + "fix the poses or choose another policy for frames without a pose (interpolate, hold, hide)")
+                        + "fix the poses or choose another --missing-pose policy for frames without a pose (interpolate, hold, hide)")
             case .hide:
                 report.hidden += 1
             case .hold:
