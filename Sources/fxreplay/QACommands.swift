@@ -145,7 +145,7 @@ enum TrackMatching: String, ExpressibleByArgument, CaseIterable {
 struct QACompare: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "compare",
-        abstract: "Compare two placement tracks (fxreplay track CSV): pixel error and visibility per annotation.",
+        abstract: "Compare two placement tracks (fxreplay track output, CSV or .jsonl): pixel error and visibility per annotation.",
         discussion: """
             Rows pair up by annotation id and frame number, or with --match time by the nearest time within \
             --time-tolerance. Per annotation: frames compared (both visible), mean, median, p95 (nearest rank) \
@@ -306,7 +306,7 @@ struct QAOverlay: ParsableCommand {
     @Argument(help: "The recording the tracks belong to.")
     var input: String
 
-    @Option(help: "A placement track (CSV); repeat for several, each in its own colour.")
+    @Option(help: "A placement track (CSV, or JSON Lines in a .jsonl file); repeat for several, each in its own colour.")
     var track: [String] = []
 
     @Option(name: .shortAndLong, help: "The review video to write.")

@@ -77,6 +77,32 @@ import Testing
     /// Camera sliding along +X at 1 m/s, looking down −Z (fovY 60°), 30 frames at 30 fps. A tap on the
     /// centre at 0.2 s (frame 6), 2 m deep, resolved 200 ms late (frame 12) lands 0.2 m further right at
     /// the same depth: on every later frame the two anchors are fx·0.2/2 px apart, fx = 48 / tan 30°.
+    /// `track` writes JSON Lines to a `.jsonl` output; the QA tools read it back like the CSV.
+    @Test func jsonLinesTracksAreReadLikeCSV() throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sample = repositoryRoot.appendingPathComponent("Samples")
+        var tracks: [String] = []
+        for name in ["t.csv", "t.jsonl"] {
+            let path = dir.appendingPathComponent(name).path
+            let run = try runFxreplay(["track", sample.appendingPathComponent("call.mp4").path, "--poses-from-sei",
+                                       "--annotations", sample.appendingPathComponent("annotations.json").path, "-o", path])
+            #expect(run.status == 0, "\(run.stderr)")
+            tracks.append(path)
+        }
+        #expect(try String(contentsOfFile: tracks[1], encoding: .utf8).hasPrefix("{"))
+        let csv = try PlacementTrack.load(path: tracks[0]), jsonl = try PlacementTrack.load(path: tracks[1])
+        #expect(csv.rows.count == 464 && jsonl.rows.count == csv.rows.count)
+        #expect(zip(csv.rows, jsonl.rows).allSatisfy { $0.frame == $1.frame && $0.id == $1.id && $0.visible == $1.visible && $0.x == $1.x
+            && $0.y == $1.y && $0.depth == $1.depth && $0.t == $1.t })
+        let compared = try runFxreplay(["qa", "compare", tracks[1], tracks[0], "--tolerance", "0"])
+        #expect(compared.status == 0 && compared.stdout.contains("PASS"), "\(compared.stdout) \(compared.stderr)")
+        // Its errors name the line and the key, as the CSV's name the line and the field.
+        let bad = try Self.write(#"{"frame": 0, "t": 0, "id": "a", "visible": true, "x": 1, "y": 2, "depth": 3, "colour": 1}"# + "\n", dir, "bad.jsonl")
+        let refused = try runFxreplay(["qa", "compare", bad, tracks[0]])
+        #expect(refused.status == 3 && refused.stderr.contains("bad.jsonl:1 (colour): unknown key"), "\(refused.stderr)")
+    }
+
     @Test func latencyOfATapOnAMovingCamera() throws {
         let dir = try makeScratchDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

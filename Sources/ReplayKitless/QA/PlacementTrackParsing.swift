@@ -3,10 +3,12 @@ import Foundation
 extension PlacementTrack {
     public static let header = ["frame", "t", "id", "visible", "x", "y", "depth"]
 
-    /// Reads and parses the CSV file at `path`.
+    /// Reads and parses the track at `path`: JSON Lines for a `.jsonl` (or `.ndjson`) file, as
+    /// `fxreplay track` writes it there, else CSV.
     public static func load(path: String) throws(ReplayError) -> PlacementTrack {
         let text = try readInputText(path, limit: InputLimits.textFileBytes, kind: "placement track")
-        return try parse(text, file: path)
+        let isJSONLines = ["jsonl", "ndjson"].contains(URL(fileURLWithPath: path).pathExtension.lowercased())
+        return try isJSONLines ? parseJSONLines(text, file: path) : parse(text, file: path)
     }
 
     /// Parses CSV text. Every problem is reported with the file, line and field.
@@ -16,8 +18,7 @@ extension PlacementTrack {
     /// and set when visible; one row per (`id`, `frame`). Fields may be quoted as in RFC 4180.
     /// Lines and rows are limited (docs/poses.md, Limits).
     public static func parse(_ text: String, file: String) throws(ReplayError) -> PlacementTrack {
-        var rows: [PlacementRow] = []
-        var seen: [RowKey: Int] = [:]
+        var rows = RowCollector(file: file)
         var sawHeader = false
         for (rawLine, number) in lines(of: text) {
             var line = rawLine
@@ -32,20 +33,63 @@ extension PlacementTrack {
                 sawHeader = true
                 continue
             }
-            guard rows.count < InputLimits.trackRows else {
-                throw .badInput(file: file, line: number, "more than \(InputLimits.trackRows) rows (see docs/poses.md, Limits)")
-            }
-            let row = try parseRow(fields, file: file, line: number)
-            let key = RowKey(id: row.id, frame: row.frame)
-            if let earlier = seen[key] {
-                throw .badInput(file: file, line: number, field: "frame",
-                                "annotation \"\(row.id)\" already has a row for frame \(row.frame) (line \(earlier))")
-            }
-            seen[key] = number
-            rows.append(row)
+            try rows.add(fields, line: number)
         }
         guard sawHeader else { throw .badInput(file: file, "empty placement track: no header line") }
-        return PlacementTrack(file: file, rows: rows)
+        return PlacementTrack(file: file, rows: rows.rows)
+    }
+
+    /// Parses JSON Lines: one object per row with §7's fields, `visible` a boolean (or 0/1) and
+    /// missing values `null`, as `fxreplay track` writes them; the rules are the CSV's.
+    public static func parseJSONLines(_ text: String, file: String) throws(ReplayError) -> PlacementTrack {
+        var rows = RowCollector(file: file)
+        for (line, number) in lines(of: text) {
+            if line.allSatisfy(\.isWhitespace) { continue }
+            try checkLineLength(line.utf8, file: file, number: number)
+            let node: JSONNode
+            do { node = try JSONReader.parse(Array(line.utf8), firstLine: number) } catch {
+                throw .badInput(file: file, line: number, "not valid JSON: \(error.message)")
+            }
+            guard let members = node.members else { throw .badInput(file: file, line: number, "expected an object") }
+            if let unknown = members.first(where: { !header.contains($0.key) }) {
+                throw .badInput(file: file, line: number, field: unknown.key, "unknown key")
+            }
+            let fields = try header.map { (key: String) throws(ReplayError) -> String in
+                guard let value = node[key] else { throw .badInput(file: file, line: number, field: key, "missing") }
+                switch value.value {
+                case .null: return ""
+                case .bool(let flag): return flag ? "1" : "0"
+                case .string(let text): return text
+                case .number(let n): return n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : String(n)
+                case .array, .object: throw .badInput(file: file, line: number, field: key, "expected a number, string or null")
+                }
+            }
+            try rows.add(fields, line: number)
+        }
+        return PlacementTrack(file: file, rows: rows.rows)
+    }
+
+    /// The rows read so far, refusing a second row for the same (id, frame) and more than the limit.
+    private struct RowCollector {
+        let file: String
+        var rows: [PlacementRow] = []
+        var seen: [RowKey: Int] = [:]
+
+        init(file: String) { self.file = file }
+
+        mutating func add(_ fields: [String], line: Int) throws(ReplayError) {
+            guard rows.count < InputLimits.trackRows else {
+                throw .badInput(file: file, line: line, "more than \(InputLimits.trackRows) rows (see docs/poses.md, Limits)")
+            }
+            let row = try parseRow(fields, file: file, line: line)
+            let key = RowKey(id: row.id, frame: row.frame)
+            if let earlier = seen[key] {
+                throw .badInput(file: file, line: line, field: "frame",
+                                "annotation \"\(row.id)\" already has a row for frame \(row.frame) (line \(earlier))")
+            }
+            seen[key] = line
+            rows.append(row)
+        }
     }
 
     private struct RowKey: Hashable {
