@@ -36,8 +36,8 @@ struct EncoderOptions: ParsableArguments {
 
     func validate() throws {
         if let crf, !(0...63).contains(crf) { throw ValidationError("--crf must be between 0 and 63") }
-        if let bitrate, Self.parseBitrate(bitrate) == nil { throw ValidationError("--bitrate: '\(bitrate)' is not a bitrate like 2500k or 4M") }
-        if threads < 0 { throw ValidationError("--threads must be 0 or more") }
+        if let bitrate, Self.parseBitrate(bitrate) == nil { throw ValidationError("--bitrate: '\(bitrate)' is not a bitrate like 2500k or 4M (at most 2000M)") }
+        if !(0...Self.maximumThreads).contains(threads) { throw ValidationError("--threads must be 0 to \(Self.maximumThreads)") }
         if crf != nil && bitrate != nil { throw ValidationError("--crf and --bitrate exclude each other") }
     }
 
@@ -52,12 +52,19 @@ struct EncoderOptions: ParsableArguments {
         return settings
     }
 
+    static let maximumThreads = 1024
+    /// 2 Gbit/s: above any codec's real use (4K ProRes 4444 XQ is about 1.7 Gbit/s).
+    static let maximumBitrate = 2_000_000_000.0
+
+    /// Bits per second from `2500k`, `4M` or `800000`; `nil` for anything else or out of 1 bit/s … 2 Gbit/s.
     static func parseBitrate(_ text: String) -> Int? {
         let lower = text.lowercased()
         let multiplier: Double = lower.hasSuffix("k") ? 1e3 : lower.hasSuffix("m") ? 1e6 : 1
         let digits = multiplier == 1 ? lower : String(lower.dropLast())
-        guard let value = Double(digits), value > 0 else { return nil }
-        return Int(value * multiplier)
+        guard digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let value = Double(digits) else { return nil }
+        let bitsPerSecond = value * multiplier
+        guard bitsPerSecond >= 1, bitsPerSecond <= maximumBitrate else { return nil }
+        return Int(bitsPerSecond)
     }
 }
 

@@ -30,6 +30,12 @@ import Testing
         #expect(try runFxreplay(["render", "a.mp4", "-o", "b.mp4", "--codec", "mpeg1"]).status == 2)
         #expect(try runFxreplay(["render", "a.mp4", "-o", "b.mp4", "--crf", "99"]).status == 2)
         #expect(try runFxreplay(["render", "a.mp4", "-o", "b.mp4", "--size", "12by7"]).status == 2)
+        // Values past what an Int holds were a trap, not a usage error.
+        for flags in [["--bitrate", "1e20k"], ["--bitrate", "99999999999999999999k"], ["--bitrate", "2147483648k"],
+                      ["--threads", "2147483648"], ["--threads", "-1"]] {
+            let run = try runFxreplay(["render", "a.mp4", "-o", "b.mp4"] + flags)
+            #expect(run.status == 2 && !run.stderr.contains("Fatal error"), "\(flags): \(run.stderr)")
+        }
         for size in ["10x10x", "x10x10", "10xx10"] {
             #expect(try runFxreplay(["render", "a.mp4", "-o", "b.mp4", "--size", size]).status == 2, "\(size)")
         }

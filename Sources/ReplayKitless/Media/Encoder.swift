@@ -130,7 +130,7 @@ final class Encoder: @unchecked Sendable {
             context.pointee.color_trc = p.color_trc
         }
         if globalHeader { context.pointee.flags |= fx_codec_flag_global_header() }
-        context.pointee.thread_count = settings.deterministic ? Encoder.deterministicThreads : Int32(settings.threads)
+        context.pointee.thread_count = settings.deterministic ? Encoder.deterministicThreads : Int32(clamping: settings.threads)
         if settings.deterministic { context.pointee.flags |= fx_codec_flag_bitexact() }
         if let bitrate = settings.bitrate { context.pointee.bit_rate = Int64(bitrate) }
 
