@@ -70,6 +70,34 @@ import Testing
         #expect(whole.status == 0 && !whole.stderr.contains("warning"), "\(whole.stderr)")
     }
 
+    /// An index whose data is cut off decodes to nothing: bad input, and no output with no frames.
+    @Test func anInputWithoutAPictureIsBadInput() throws {
+        let dir = try makeScratchDirectory()
+        let full = dir.appendingPathComponent("faststart.mp4").path
+        #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10:duration=1", "-c:v", "libx264",
+                                              "-movflags", "+faststart", full]).status == 0)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: full)))
+        let mdat = try #require((0..<bytes.count - 4).first { bytes[$0..<$0 + 4].elementsEqual("mdat".utf8) })
+        let headerOnly = dir.appendingPathComponent("header-only.mp4").path
+        try Data(bytes.prefix(mdat + 4)).write(to: URL(fileURLWithPath: headerOnly))
+        let output = dir.appendingPathComponent("out.mp4").path
+        let run = try runFxreplay(["render", headerOnly, "-o", output, "--progress", "none"])
+        #expect(run.status == 3 && run.stderr.contains("header-only.mp4: no video frame could be decoded"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
+    /// A raw H.264 stream has no timestamps: its pictures follow one another at its rate.
+    @Test func aRawStreamIsTimedByItsRate() throws {
+        let dir = try makeScratchDirectory()
+        let raw = dir.appendingPathComponent("camera.h264").path
+        #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=25:duration=0.4", "-c:v", "libx264", raw]).status == 0)
+        let output = dir.appendingPathComponent("out.mkv").path
+        let run = try runFxreplay(["render", raw, "-o", output, "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let times = try decodeFrames(output, measure: false).map(\.seconds)
+        #expect(times.count == 10 && zip(times, times.dropFirst()).allSatisfy { abs($1 - $0 - 0.04) < 0.002 }, "\(times)")
+    }
+
     @Test func truncatedMP4WithoutIndexIsBadInput() throws {
         let dir = try makeScratchDirectory()
         let full = dir.appendingPathComponent("full.mp4").path

@@ -241,10 +241,12 @@ enum QAFixtures {
     }
 
     /// Inputs whose listing depends on ffmpeg's choices: VP9 with alpha (its default decoder drops
-    /// the alpha), no aspect ratio anywhere (0/1), a non-square one.
+    /// the alpha), no aspect ratio anywhere (0/1), a non-square one, a raw H.264 stream (no
+    /// timestamps: ffmpeg counts them in microseconds at the stream's rate).
     @Test(arguments: [("alpha.webm", ["-vf", "format=yuva420p", "-c:v", "libvpx-vp9", "-auto-alt-ref", "0"]),
                       ("unknown-aspect.mkv", ["-vf", "setsar=0", "-c:v", "ffv1"]),
-                      ("aspect.mp4", ["-vf", "setsar=2/3", "-c:v", "libx264"])])
+                      ("aspect.mp4", ["-vf", "setsar=2/3", "-c:v", "libx264"]),
+                      ("raw.h264", ["-c:v", "libx264"])])
     func framehashListsWhatTheFFmpegCommandLists(_ name: String, _ encoding: [String]) throws {
         let dir = try makeScratchDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -52,7 +52,7 @@ final class VideoFrameReader {
                     packet.unref()
                 } else {
                     draining = true
-                    try decoder.send(nil)
+                    do { try decoder.send(nil) } catch { decodeErrors += 1 }
                 }
             }
         }

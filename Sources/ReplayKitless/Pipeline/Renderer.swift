@@ -46,6 +46,9 @@ private final class RenderSession: @unchecked Sendable {
     let encoder: Encoder
     let muxer: Muxer
     let videoIndex: Int
+    /// One frame at the stream's declared (or guessed) rate, in its time base: the step between
+    /// pictures that come without timestamps (a raw H.264 stream).
+    let frameTicks: Int64
     let videoOut: Int
     /// Input stream index → output stream index, for streams copied untouched.
     let copied: [Int: Int]
@@ -124,6 +127,7 @@ private final class RenderSession: @unchecked Sendable {
         var frameRate = stream.pointee.avg_frame_rate
         if frameRate.num <= 0 || frameRate.den <= 0 { frameRate = stream.pointee.r_frame_rate }
         if frameRate.num <= 0 || frameRate.den <= 0 { frameRate = AVRational(num: 30, den: 1) }
+        frameTicks = max(1, av_rescale_q(1, AVRational(num: frameRate.den, den: frameRate.num), stream.pointee.time_base))
         encoder = try Encoder(settings: options.encoder, codec: codec, width: outputSize.width, height: outputSize.height,
                               timeBase: stream.pointee.time_base, frameRate: frameRate,
                               sampleAspectRatio: Self.sampleAspectRatio(of: stream, turned: quarterTurns % 2 == 1,
@@ -246,7 +250,7 @@ private final class RenderSession: @unchecked Sendable {
                         throw error
                     }
                 }
-                if frame.pts == noPTS, let pending { frame.pts = pending.pts + max(1, pending.duration) }
+                if frame.pts == noPTS { frame.pts = pending.map { $0.pts + ($0.duration > 0 ? $0.duration : frameTicks) } ?? 0 }
                 if let previous = pending {
                     guard frame.pts > previous.pts else {
                         counters.withLock { $0.badTimestamps += 1 }
@@ -278,7 +282,8 @@ private final class RenderSession: @unchecked Sendable {
                 packet.unref()
             }
         }
-        try decoder.send(nil)
+        // Draining can report damage too (frame threads finishing): counted like any other.
+        do { try decoder.send(nil) } catch { try noteDecodeError(error) }
         guard try receiveAll() else { return }
         if let last = pending {
             last.duration = lastFrameDuration(pts: last.pts, decoded: last.duration, previousGap: previousGap)
@@ -466,6 +471,11 @@ private final class RenderSession: @unchecked Sendable {
 
     func finish() throws(ReplayError) -> RenderReport {
         let counts = counters.withLock { $0 }
+        // A video without a single picture is no render (an index with its data cut off, say).
+        guard framesDone.load(ordering: .relaxed) > 0 else {
+            throw .badInput("\(options.input): no video frame could be decoded"
+                            + (counts.decodeErrors > 0 ? " (\(counts.decodeErrors) decode errors)" : ""))
+        }
         var cutShort: String?
         if let declaredEnd = declaredVideoEnd, counts.decoded > 0, declaredEnd - counts.videoEnd > max(0.5, 0.1 * declaredEnd) {
             cutShort = String(format: "the video ends at %.2f s but the input declares %.2f s: is the file cut short?",

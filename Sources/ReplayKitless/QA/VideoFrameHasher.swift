@@ -27,6 +27,10 @@ public final class VideoFrameHasher {
     private let quarterTurns: Int
     private let upright: UprightPictures
     private var packed: [UInt8] = []
+    /// The last line's time in microseconds, and one frame at the stream's rate in microseconds,
+    /// for pictures without timestamps.
+    private var untimedClock: Int64?
+    private let frameMicroseconds: Int64
     /// The first picture, decoded before the header (which needs its aspect ratio).
     private var pending: PictureStream.Item?
     /// Frames listed so far.
@@ -55,6 +59,7 @@ public final class VideoFrameHasher {
         let base = stream.pointee.time_base
         duration = rate.num > 0 && rate.den > 0 && base.num > 0
             ? av_rescale(1, Int64(rate.den) * Int64(base.den), Int64(rate.num) * Int64(base.num)) : 0
+        frameMicroseconds = rate.num > 0 && rate.den > 0 ? av_rescale_q(1, AVRational(num: rate.den, den: rate.num), fx_time_base_q()) : 0
         quarterTurns = info.rotation / 90
         upright = UprightPictures(stream: info, convertOtherFormats: false)
         // ffmpeg gives frames the container's aspect ratio, else the decoder's (the first frame's:
@@ -87,7 +92,16 @@ public final class VideoFrameHasher {
         defer { pictures.recycle(item) }
         let frame = item.frame
         let size = try hash(frame)
-        let pts = frame.pts == noPTS ? noPTS : frame.pts + offset
+        // Pictures without timestamps (a raw H.264 stream) follow one another at the stream's rate,
+        // counted as ffmpeg counts them: in microseconds, then rescaled (so 1/30 s steps give 79999).
+        let pts: Int64
+        if frame.pts != noPTS {
+            pts = frame.pts + offset
+            untimedClock = av_rescale_q(pts, timeBase.av, fx_time_base_q())
+        } else {
+            untimedClock = untimedClock.map { $0 + frameMicroseconds } ?? 0
+            pts = av_rescale_q(untimedClock!, fx_time_base_q(), timeBase.av)
+        }
         frames += 1
         return FrameMD5.dataLine(stream: 0, dts: pts, pts: pts, duration: duration, size: size, hash: md5.finalize())
     }
