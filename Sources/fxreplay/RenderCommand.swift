@@ -95,14 +95,17 @@ struct Render: ParsableCommand {
             options.annotations = settings
         }
         options.background = try backgroundReplacement.settings()
+        // Every output is checked before the render: none may be an input or another output, or exist unasked.
         let sheet = try preview.map { path throws(ReplayError) in
             try ContactSheet(path: path, overwrite: overwrite, inputs: options.inputFiles + [output])
         }
+        let reportOutput = try report.map { path throws(ReplayError) in
+            try AtomicOutput(path: path, overwrite: overwrite, inputs: options.inputFiles + [output] + (preview.map { [$0] } ?? []))
+        }
         let result = try Renderer(options: options, extraEffects: sheet.map { [$0] } ?? []).run(progress: progress.progress)
         try sheet?.write()
-        if let report {
-            try AtomicOutput.write(try prettyJSON(result), to: report, inputs: options.inputFiles)
-        }
+        try reportOutput?.write(try prettyJSON(result))
+        try reportOutput?.commit()
         printError("fxreplay: wrote \(output): \(result.framesEncoded) frames, \(result.output.width)x\(result.output.height) \(result.output.codec), "
                    + String(format: "%.1f fps", result.speedFPS))
         for warning in result.warnings { printError("fxreplay: warning: \(warning)") }

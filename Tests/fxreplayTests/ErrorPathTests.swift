@@ -58,6 +58,16 @@ import Testing
         #expect(overInput.status == 2)
         #expect(try Data(contentsOf: URL(fileURLWithPath: input)) == inputBytes)
 
+        // The report is an output like the video: checked before the render, never the video itself.
+        let reportOverVideo = try runFxreplay(["render", input, "-o", dir.appendingPathComponent("new.mp4").path,
+                                               "--report", dir.appendingPathComponent("new.mp4").path, "--progress", "none"])
+        #expect(reportOverVideo.status == 2 && reportOverVideo.stderr.contains("another output"), "\(reportOverVideo.stderr)")
+        let reportOverExisting = try runFxreplay(["render", input, "-o", dir.appendingPathComponent("new.mp4").path,
+                                                  "--report", existing, "--progress", "none"])
+        #expect(reportOverExisting.status == 2 && reportOverExisting.stderr.contains("--overwrite"))
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("new.mp4").path))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: existing)) == Data("keep me".utf8))
+
         let replaced = try runFxreplay(["render", input, "-o", existing, "--overwrite", "--progress", "none"])
         #expect(replaced.status == 0)
         #expect(try decodeFrames(existing, measure: false).count == 5)

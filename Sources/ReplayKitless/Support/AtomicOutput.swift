@@ -30,7 +30,7 @@ public final class AtomicOutput: @unchecked Sendable {
         let resolved = url.resolvingSymlinksInPath().standardizedFileURL.path
         for input in inputs where !input.contains("://") {
             if URL(fileURLWithPath: input).resolvingSymlinksInPath().standardizedFileURL.path == resolved {
-                throw .usage("\(path): refusing to write over the input file")
+                throw .usage("\(path): refusing to write over \(input) (an input, or another output, of this run)")
             }
         }
         var status = stat()
