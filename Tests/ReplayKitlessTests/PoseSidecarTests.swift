@@ -270,6 +270,21 @@ func replayError(_ body: () throws -> Void, sourceLocation: SourceLocation = #_s
         #expect(try PoseSidecar.read(path: pose32).first?.position.x == Double(Float(bitPattern: 0x3FBF_BBEF)))
     }
 
+    /// Numbers in CSV cells are decimal: a hexadecimal one, or one with a NUL byte in it (which
+    /// reading through C cut short), is an error naming the field.
+    @Test func csvNumbersAreDecimalOnly() throws {
+        let dir = try temporaryDirectory()
+        for cell in ["0x10", "0.5\u{0}1234", "1e3x", "inf"] {
+            let path = try write("t,px,py,pz,pitch,yaw,roll,znear,fovy\n0,\(cell),0,0,0,0,0,0.01,55\n", named: "p.csv", in: dir)
+            let error = replayError { _ = try PoseSidecar.read(path: path) }
+            #expect(error?.kind == .badInput && error?.message.contains("p.csv:2 (px)") == true, "\(cell.debugDescription): \(String(describing: error))")
+        }
+        #expect(try PoseSidecar.read(path: try write(Self.csv.replacingOccurrences(of: ",1,2,3,", with: ",+1,2E0,3.,"), named: "ok.csv", in: dir))
+            .first?.position == [1, 2, 3])
+        #expect(throws: ReplayError.self) { try LatencyQA.parseDelay("0x10") }
+        #expect(try LatencyQA.parseDelay("200ms") == 0.2)
+    }
+
     @Test func aSidecarWithoutPosesIsBadInput() throws {
         let dir = try temporaryDirectory()
         for (text, name) in [("", "empty.jsonl"), ("\n\n", "blank.jsonl"), ("t,px,py,pz,pitch,yaw,roll,znear,fovy\n", "header.csv"),

@@ -324,7 +324,7 @@ public enum PoseSidecar {
         }
         func number(_ name: String) throws -> Double? {
             guard let text = cell(name) else { return nil }
-            guard let value = Double(text), value.isFinite else { throw fail(name, "\"\(text)\" is not a finite number") }
+            guard let value = Double(decimalText: text), value.isFinite else { throw fail(name, "\"\(text)\" is not a finite number") }
             return value
         }
         func required(_ name: String) throws -> Double {

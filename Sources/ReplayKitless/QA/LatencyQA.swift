@@ -139,7 +139,7 @@ public struct LatencyQA: Sendable {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let milliseconds = trimmed.hasSuffix("ms")
         let number = milliseconds ? trimmed.dropLast(2) : trimmed.hasSuffix("s") ? trimmed.dropLast() : Substring(trimmed)
-        guard let value = Double(number), value.isFinite, value >= 0 else {
+        guard let value = Double(decimalText: number), value.isFinite, value >= 0 else {
             throw .usage("invalid delay \"\(text)\": expected e.g. 200ms, 0.2s or 0.2")
         }
         return milliseconds ? value / 1000 : value

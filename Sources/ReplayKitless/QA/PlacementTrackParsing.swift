@@ -102,7 +102,7 @@ extension PlacementTrack {
             throw .badInput(file: file, line: line, "expected \(header.count) fields, found \(fields.count)")
         }
         func number(_ index: Int) throws(ReplayError) -> Double {
-            guard let value = Double(fields[index]), value.isFinite else {
+            guard let value = Double(decimalText: fields[index]), value.isFinite else {
                 throw .badInput(file: file, line: line, field: header[index], "expected a number, found \"\(fields[index])\"")
             }
             return value
