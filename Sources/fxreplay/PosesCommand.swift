@@ -100,7 +100,10 @@ struct PosesExtract: ParsableCommand {
             throw ReplayError.badInput("\(input): frame \(gap) has no pose SEI, and .pose32 needs one record per frame; "
                                        + "write .jsonl or .csv instead")
         }
-        let bytes = try PoseSidecar.encode(samples, format: format)
+        let bytes: [UInt8]
+        do { bytes = try PoseSidecar.encode(samples, format: format) } catch let error as ReplayError {
+            throw ReplayError(error.kind, "\(input) → \(output): \(error.message)")
+        }
         try AtomicOutput.write(Data(bytes), to: output, inputs: [input])
         printError("fxreplay: wrote \(output): \(samples.count) poses from \(scan.frames.count) frames")
     }

@@ -120,6 +120,12 @@ final class Muxer: @unchecked Sendable {
         sourceTimeBases.append(timeBase)
     }
 
+    /// What a write error most likely means: the disk for I/O errors, else the packet itself (a
+    /// container refuses timestamps it cannot store, such as gaps of years in MP4's 32-bit durations).
+    private static func hint(_ status: Int32) -> String {
+        [ENOSPC, EIO, EFBIG, EDQUOT].map(fx_averror).contains(status) ? " (disk full?)" : " (the container refused the packet: its timestamps?)"
+    }
+
     /// Copies the file-level metadata (title, creation time, …) of `demuxer`'s input.
     func copyMetadata(from demuxer: Demuxer) {
         av_dict_copy(&context.pointee.metadata, demuxer.context.pointee.metadata, 0)
@@ -165,7 +171,7 @@ final class Muxer: @unchecked Sendable {
             packet.pointer.pointee.pos = -1
             let status = av_interleaved_write_frame(context, packet.pointer)
             guard status >= 0 else {
-                throw .processing("\(output.finalPath): write failed: \(ffmpegErrorText(status)) (disk full?)")
+                throw .processing("\(output.finalPath): write failed: \(ffmpegErrorText(status))\(Self.hint(status))")
             }
         }
     }
@@ -181,7 +187,7 @@ final class Muxer: @unchecked Sendable {
             if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
                 let closeStatus = avio_closep(&context.pointee.pb)
                 guard closeStatus >= 0 else {
-                    throw .processing("\(output.finalPath): cannot close: \(ffmpegErrorText(closeStatus)) (disk full?)")
+                    throw .processing("\(output.finalPath): cannot close: \(ffmpegErrorText(closeStatus))\(Self.hint(closeStatus))")
                 }
             }
         }
