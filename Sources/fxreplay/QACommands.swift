@@ -50,6 +50,7 @@ struct Compare: ParsableCommand {
     func validate() throws {
         if let maxTimeDelta, !(maxTimeDelta >= 0) { throw ValidationError("--max-time-delta must be 0 or more seconds") }
         if let minSSIM, !(minSSIM <= 1) { throw ValidationError("--min-ssim must be at most 1") }
+        if let minPSNR, !minPSNR.isFinite { throw ValidationError("--min-psnr must be a number of dB") }
     }
 
     func run() throws {
@@ -278,6 +279,7 @@ struct QALatency: ParsableCommand {
             let value = try LatencyQA.parseDelay(String(text))
             if !delays.contains(value) { delays.append(value) }
         }
+        guard !delays.isEmpty else { throw ReplayError.usage("--delay: no delay given (e.g. 200ms)") }
         let scene = try AnnotationScene.load(path: annotations)
         let qa = try LatencyQA(input: input, poses: try poseOptions.settings())
         let taps = LatencyTap.taps(in: scene, width: qa.width, height: qa.height)

@@ -40,6 +40,10 @@ import Testing
             #expect(try runFxreplay(["render", "a.mp4", "-o", "b.mp4", "--size", size]).status == 2, "\(size)")
         }
         #expect(try runFxreplay(["frobnicate"]).status == 2)
+        #expect(try runFxreplay(["compare", "a.mp4", "b.mp4", "--min-psnr", "nan"]).status == 2)
+        let sample = repositoryRoot.appendingPathComponent("Samples")
+        #expect(try runFxreplay(["qa", "latency", sample.appendingPathComponent("call.mp4").path, "--poses-from-sei", "--annotations",
+                                 sample.appendingPathComponent("annotations.json").path, "--delay", ""]).status == 2)
     }
 
     @Test func refusesToOverwriteExistingOutputOrTheInput() throws {
