@@ -41,6 +41,16 @@ import Testing
         #expect(result.samples.map(\.frame) == onScreen)
     }
 
+    /// A tap whose anchor is never on screen compares nothing: with a tolerance that is a failure,
+    /// not a pass (nothing was checked); without one it is only reported.
+    @Test func nothingComparedFailsATolerance() throws {
+        let qa = try Self.sliding(speed: 2)
+        let behind = LatencyTap(id: "behind", t: 1.0, until: nil) { pose in pose.position + pose.rotation.columns.2 * 2 }
+        let checked = qa.evaluate(behind, delay: 0.2, tolerance: 5)
+        #expect(checked.compared == 0 && checked.error == nil && !checked.passed)
+        #expect(qa.evaluate(behind, delay: 0.2).passed)
+    }
+
     @Test func turningCameraMatchesTangentFormula() throws {
         let omega = 0.3 // rad/s of yaw
         let poses = Self.times.map { Pose(position: .zero, euler: [0, omega * $0, 0], zNear: 0.01, fovY: 60) }

@@ -97,14 +97,15 @@ public struct LatencyQA: Sendable {
         try self.init(times: scan.frames.map { $0.time + origin }, poses: timeline.poses, width: scan.width, height: scan.height)
     }
 
-    /// The error of `tap` resolved `delay` seconds late; fails when the p95 error exceeds `tolerance`.
+    /// The error of `tap` resolved `delay` seconds late; fails when the p95 error exceeds `tolerance`,
+    /// or when a tolerance is asked and no frame could be compared.
     public func evaluate(_ tap: LatencyTap, delay: Double, tolerance: Double? = nil) -> LatencyResult {
         // `times` is non-empty (checked in init), so both lookups find a frame.
         let tapIndex = nearestIndex(in: times, to: tap.t) ?? 0
         let lateIndex = nearestIndex(in: times, to: tap.t + delay) ?? 0
         func result(_ samples: [ErrorSample], note: String? = nil) -> LatencyResult {
             let error = ErrorStatistics(samples)
-            let passed = tolerance.map { limit in error.map { $0.p95 <= limit } ?? true } ?? true
+            let passed = tolerance.map { limit in error.map { $0.p95 <= limit } ?? false } ?? true   // nothing compared proves nothing
             return LatencyResult(id: tap.id, delay: delay, tapFrame: FrameReference(frame: tapIndex, t: times[tapIndex]),
                                  lateFrame: FrameReference(frame: lateIndex, t: times[lateIndex]), compared: samples.count,
                                  note: note, error: error, passed: passed, samples: samples)
