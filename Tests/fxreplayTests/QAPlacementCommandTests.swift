@@ -77,6 +77,21 @@ import Testing
     /// Camera sliding along +X at 1 m/s, looking down −Z (fovY 60°), 30 frames at 30 fps. A tap on the
     /// centre at 0.2 s (frame 6), 2 m deep, resolved 200 ms late (frame 12) lands 0.2 m further right at
     /// the same depth: on every later frame the two anchors are fx·0.2/2 px apart, fx = 48 / tan 30°.
+    /// Tracks that reach past the video's end are bad input, and the report's pictures are all or none.
+    @Test func aReportOnTooShortAVideoLeavesNoPictures() throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let video = dir.appendingPathComponent("call.mp4").path
+        try writeRecording(to: video, pts: QAFixtures.frameTimes(5))
+        // The valve is worst at frame 0 (its picture is written first), the pin at frame 15 (past the end).
+        let a = try Self.write(Self.track([(0, "valve", 10, 10), (15, "valve", 10, 10), (0, "pin", 30, 30), (15, "pin", 30, 30)]), dir, "a.csv")
+        let b = try Self.write(Self.track([(0, "valve", 40, 50), (15, "valve", 20, 10), (0, "pin", 31, 30), (15, "pin", 60, 70)]), dir, "b.csv")
+        let report = dir.appendingPathComponent("report.html").path
+        let run = try runFxreplay(["qa", "compare", a, b, "--video", video, "--report", report])
+        #expect(run.status == 3 && run.stderr.contains("the tracks refer to frame 15"), "\(run.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["a.csv", "b.csv", "call.mp4"])
+    }
+
     /// `track` writes JSON Lines to a `.jsonl` output; the QA tools read it back like the CSV.
     @Test func jsonLinesTracksAreReadLikeCSV() throws {
         let dir = try makeScratchDirectory()

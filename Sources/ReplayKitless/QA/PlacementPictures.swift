@@ -93,6 +93,9 @@ public enum PlacementThumbnails {
         let upright = UprightPictures(stream: reader.stream, convertOtherFormats: true)
         var copy: PlanarBuffer?
         var written: [QAThumbnail] = []
+        // All or none: pictures written before a failure are removed.
+        var finished = false
+        defer { if !finished { for thumbnail in written { unlink(thumbnail.path) } } }
         var index = 0
         while index <= last, let frame = try reader.next() {
             defer { index += 1 }
@@ -120,6 +123,7 @@ public enum PlacementThumbnails {
         guard index > last else {
             throw .badInput("\(video): the video has \(index) frames, but the tracks refer to frame \(last)")
         }
+        finished = true
         let order = Dictionary(uniqueKeysWithValues: requests.enumerated().map { ($0.element.path, $0.offset) })
         return written.sorted { (order[$0.path] ?? 0) < (order[$1.path] ?? 0) }
     }
