@@ -186,7 +186,8 @@ final class VideoLayer: BackgroundLayer {
             changed = try frames.advance(to: point - passStart)
         }
         if let fitted, !changed { return fitted }
-        let image = try fitter.fit(frames.current, rotation: frames.rotation, mirrored: frames.mirrored, source: frames.url)
+        let orientation = frames.orientation
+        let image = try fitter.fit(frames.current, rotation: orientation.rotation, mirrored: orientation.mirrored, source: frames.url)
         fitted = image
         return image
     }

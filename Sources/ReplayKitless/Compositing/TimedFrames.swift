@@ -18,8 +18,7 @@ final class TimedFrames {
     /// Whether the video holds a single picture (a still image): it is shown at every time.
     private(set) var isStill = false
     /// Display rotation (degrees clockwise) and mirroring of ``current``: the container's, else its own.
-    var rotation: Int { current.displayOrientation(in: reader.stream).rotation }
-    var mirrored: Bool { current.displayOrientation(in: reader.stream).mirrored }
+    var orientation: (rotation: Int, mirrored: Bool) { current.displayOrientation(in: reader.stream) }
     /// The stream's nominal frame interval in seconds, when it declares a frame rate.
     let nominalInterval: Double?
 

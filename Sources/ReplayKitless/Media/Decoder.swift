@@ -25,7 +25,7 @@ final class Decoder: @unchecked Sendable {
     /// Opens a decoder for `stream` of `demuxer`. `threads` 0 lets FFmpeg choose. With `alpha` false
     /// the codec's default decoder is used, as `ffmpeg` picks it, even where it drops an alpha channel.
     init(demuxer: Demuxer, stream index: Int, threads: Int = 0, keyframesOnly: Bool = false,
-                alpha: Bool = true) throws(ReplayError) {
+         alpha: Bool = true) throws(ReplayError) {
         let stream = demuxer.stream(index)
         source = demuxer.url
         let par = stream.pointee.codecpar

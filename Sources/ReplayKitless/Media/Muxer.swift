@@ -35,6 +35,8 @@ final class Muxer: @unchecked Sendable {
     }
 
     var formatName: String { String(cString: context.pointee.oformat.pointee.name) }
+    /// MP4 or MOV: the containers that store a display matrix and Apple's codec tags.
+    var isMP4Family: Bool { ["mp4", "mov"].contains(formatName) }
     var needsGlobalHeader: Bool { context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
 
     /// Whether this container can hold a stream with `parameters`: FFmpeg's codec tables, then a
@@ -81,7 +83,7 @@ final class Muxer: @unchecked Sendable {
         stream.pointee.time_base = encoder.timeBase
         // Apple's players take HEVC in MP4/MOV only as 'hvc1' (parameter sets in the header, which
         // the encoder's global header gives), not FFmpeg's default 'hev1'.
-        if encoder.context.pointee.codec_id == AV_CODEC_ID_HEVC, ["mp4", "mov"].contains(formatName) {
+        if encoder.context.pointee.codec_id == AV_CODEC_ID_HEVC, isMP4Family {
             stream.pointee.codecpar.pointee.codec_tag = "hvc1".utf8.reversed().reduce(0) { $0 << 8 | UInt32($1) }
         }
         // Non-square pixels also need the container's word (Matroska's display size); square ones are the default.

@@ -20,7 +20,7 @@ final class VideoFrameReader {
     ///   - imageSequence: `url` is a printf-style pattern of numbered images (`mask_%05d.png`).
     ///   - alpha: decode an alpha channel the codec's default decoder would drop (VP9's).
     init(url: String, stream index: Int? = nil, threads: Int = 0, keyframesOnly: Bool = false,
-                imageSequence: Bool = false, alpha: Bool = true) throws(ReplayError) {
+         imageSequence: Bool = false, alpha: Bool = true) throws(ReplayError) {
         let demuxer = try Demuxer(url: url, format: imageSequence ? "image2" : nil)
         self.demuxer = demuxer
         let requested = index.flatMap { demuxer.streams.indices.contains($0) ? demuxer.streams[$0] : nil }

@@ -118,7 +118,8 @@ final class MaskReader {
             if frames.isStill { return true }
             let point = frames.pairingTime(for: time)
             if try frames.advance(to: point) {
-                try store(frames.current, rotation: frames.rotation, mirrored: frames.mirrored, source: frames.url)
+                let orientation = frames.orientation
+                try store(frames.current, rotation: orientation.rotation, mirrored: orientation.mirrored, source: frames.url)
             }
             return frames.isStill || point < frames.currentEnd
         }

@@ -115,7 +115,7 @@ private final class RenderSession: @unchecked Sendable {
         let codec = try options.background?.alphaCodec(encoder: options.encoder, output: options.output)
             ?? options.encoder.codec ?? VideoCodec.defaultCodec(forOutput: options.output)
         workingFormat = options.background?.needsAlphaPlane == true ? AV_PIX_FMT_YUVA420P : AV_PIX_FMT_YUV420P
-        if options.keepRotation && video.rotation % 360 != 0 && !["mp4", "mov"].contains(muxer.formatName) {
+        if options.keepRotation && video.rotation % 360 != 0 && !muxer.isMP4Family {
             throw .usage("\(options.output): a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot store the input's "
                          + "\(video.rotation)° rotation, which --keep-rotation (and poses embed) keeps: write .mp4 or .mov")
         }
@@ -295,13 +295,19 @@ private final class RenderSession: @unchecked Sendable {
     /// frame length (a decoder's duration follows decode order, wrong under B-frames), else the
     /// decoder's, else as long as the frame before it.
     private func lastFrameDuration(pts: Int64, decoded: Int64, previousGap: Int64?) -> Int64 {
-        let stream = demuxer.stream(videoIndex).pointee
         let typical = previousGap ?? (decoded > 0 ? decoded : 1)
-        if stream.duration != noPTS, stream.duration > 0 {
-            let untilEnd = (stream.start_time == noPTS ? 0 : stream.start_time) + stream.duration - pts
+        if let end = declaredStreamEnd {
+            let untilEnd = end - pts
             if untilEnd > 0 && untilEnd <= 4 * typical { return untilEnd }
         }
         return decoded > 0 ? decoded : typical
+    }
+
+    /// Where the video stream's own duration says it ends, in its time base.
+    private var declaredStreamEnd: Int64? {
+        let stream = demuxer.stream(videoIndex).pointee
+        guard stream.duration != noPTS, stream.duration > 0 else { return nil }
+        return (stream.start_time == noPTS ? 0 : stream.start_time) + stream.duration
     }
 
     /// Counts a decode or read error; past `--max-decode-errors` (0 with `--strict`) the render fails.
@@ -394,8 +400,10 @@ private final class RenderSession: @unchecked Sendable {
             }
             if encoder.pixelFormat != workingFormat {
                 let converted = try buffers.take(width: outputSize.width, height: outputSize.height, format: encoder.pixelFormat)
-                try encoderScaler.convert(current, into: converted, colorSpace: encoderColorSpace == colorSpace ? nil : colorSpace,
-                                          outputColorSpace: encoderColorSpace == colorSpace ? nil : encoderColorSpace)
+                // Only a range change (full to video range for ProRes) is spelled out to libswscale.
+                let changesRange = encoderColorSpace != colorSpace
+                try encoderScaler.convert(current, into: converted, colorSpace: changesRange ? colorSpace : nil,
+                                          outputColorSpace: changesRange ? encoderColorSpace : nil)
                 replace(with: converted)
             }
         } catch let error as ReplayError {
@@ -456,12 +464,9 @@ private final class RenderSession: @unchecked Sendable {
     /// is not used when there are others; some containers count it from 0, others from the first
     /// timestamp, so it is taken as the end, the earlier of the two.)
     private var declaredVideoEnd: Double? {
-        let stream = demuxer.stream(videoIndex).pointee
-        if stream.duration != noPTS, stream.duration > 0 {
-            return timeBase.seconds((stream.start_time == noPTS ? 0 : stream.start_time) + stream.duration)
-        }
+        if let end = declaredStreamEnd { return timeBase.seconds(end) }
         // Matroska written by FFmpeg tags each track with its duration, HH:MM:SS.fraction.
-        if let tag = av_dict_get(stream.metadata, "DURATION", nil, 0) {
+        if let tag = av_dict_get(demuxer.stream(videoIndex).pointee.metadata, "DURATION", nil, 0) {
             let fields = String(cString: tag.pointee.value).split(separator: ":").compactMap { Double($0) }
             if fields.count == 3 { return fields[0] * 3600 + fields[1] * 60 + fields[2] }
         }
