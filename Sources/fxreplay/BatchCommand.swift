@@ -55,8 +55,9 @@ struct Batch: ParsableCommand {
         var recordings: [BatchRecording]
         if let manifest {
             let rows = try Manifest.load(manifest)
+            var checker = RenderJob.OptionChecker()
             for row in rows {
-                try RenderJob.check((spec?.options ?? []) + row.options, origin: manifest, line: row.line)
+                try checker.check((spec?.options ?? []) + row.options, origin: manifest, line: row.line)
             }
             recordings = try planner.recordings(rows: rows, manifest: manifest)
         } else {

@@ -28,24 +28,39 @@ enum RenderJob {
         return [arguments[0]] + job.arguments + arguments.dropFirst()
     }
 
-    /// Checks options as render parses them: each one alone (so an error names its file, line
-    /// and key), then all together (combinations such as --crf with --bitrate).
+    /// Checks options as render parses them, all together; when they fail, each one alone, so
+    /// that an error names the file, line and key responsible when one option is (a combination
+    /// such as --crf with --bitrate is blamed on `origin` and `line`).
     static func check(_ options: [JobOption], origin: String, line: Int? = nil) throws(ReplayError) {
-        for option in options {
-            if let complaint = complaint(option.arguments) { throw option.error(complaint) }
-        }
-        if let complaint = complaint(options.flatMap(\.arguments)) {
-            throw .badInput(file: origin, line: line, complaint)
-        }
+        var checker = OptionChecker()
+        try checker.check(options, origin: origin, line: line)
     }
 
-    /// ArgumentParser's message when render would reject `options`, or `nil`.
-    private static func complaint(_ options: [String]) -> String? {
-        do {
-            _ = try Render.parse(["job-check-input.mp4", "-o", "job-check-output.mp4"] + options)
-            return nil
-        } catch {
-            return Render.message(for: error)
+    /// `check` for many option lists, such as a manifest's rows: each distinct argument list is
+    /// parsed once (a parse takes about a millisecond; rows mostly repeat the same options).
+    struct OptionChecker {
+        private var complaints: [[String]: String?] = [:]
+
+        mutating func check(_ options: [JobOption], origin: String, line: Int? = nil) throws(ReplayError) {
+            guard let together = complaint(options.flatMap(\.arguments)) else { return }
+            for option in options {
+                if let complaint = complaint(option.arguments) { throw option.error(complaint) }
+            }
+            throw .badInput(file: origin, line: line, together)
+        }
+
+        /// ArgumentParser's message when render would reject `options`, or `nil`.
+        private mutating func complaint(_ options: [String]) -> String? {
+            if let known = complaints[options] { return known }
+            let complaint: String?
+            do {
+                _ = try Render.parse(["job-check-input.mp4", "-o", "job-check-output.mp4"] + options)
+                complaint = nil
+            } catch {
+                complaint = Render.message(for: error)
+            }
+            complaints[options] = complaint
+            return complaint
         }
     }
 }

@@ -160,11 +160,18 @@ func modificationDate(_ url: URL) throws -> Date? {
         #expect(run.stderr.contains("\(job.path):2 (sharpness): Unknown option '--sharpness'"), "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out.path))
 
+        // Rows repeating options are checked once per distinct set: the first bad row is still the one named.
         let manifest = dir.appendingPathComponent("m.csv")
-        try Data("input,crf\na.mp4,20\na.mp4,99\n".utf8).write(to: manifest)
+        try Data("input,crf\na.mp4,20\na.mp4,20\na.mp4,99\na.mp4,99\n".utf8).write(to: manifest)
         let (bad, _) = try runBatch(["--manifest", manifest.path], out: out)
         #expect(bad.status == 3)
-        #expect(bad.stderr.contains("\(manifest.path):3 (crf): --crf must be between 0 and 63"), "\(bad.stderr)")
+        #expect(bad.stderr.contains("\(manifest.path):4 (crf): --crf must be between 0 and 63"), "\(bad.stderr)")
+        // Options that are fine alone but not together are blamed on the row.
+        try Data("input,crf,bitrate\na.mp4,20,\na.mp4,20,1M\n".utf8).write(to: manifest)
+        let (clash, _) = try runBatch(["--manifest", manifest.path], out: out)
+        #expect(clash.status == 3)
+        #expect(clash.stderr.contains("\(manifest.path):3: --crf and --bitrate exclude each other"), "\(clash.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 
     /// A batch over one long recording (mid-render for a while at --preset veryslow) and two
