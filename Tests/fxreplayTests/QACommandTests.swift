@@ -259,6 +259,40 @@ enum QAFixtures {
         #expect(run.stdout == (try String(contentsOfFile: listing, encoding: .utf8)))
     }
 
+    /// A stream that changes size and pixel format mid-way (raw H.264: 48×32 4:2:0, 30×20 4:4:4,
+    /// 64×40 4:2:0; also WebM VP8 as a call recording adapting its resolution would have it):
+    /// ffmpeg scales every picture to the first one's size and format, and so must framehash.
+    @Test(arguments: ["changes.h264", "changes.webm"])
+    func framehashScalesPicturesAfterAChangeAsFFmpegDoes(_ name: String) throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let raw = name.hasSuffix(".h264")
+        var parts: [String] = []
+        for (index, (size, format)) in [("48x32", "yuv420p"), ("30x20", raw ? "yuv444p" : "yuv420p"), ("64x40", "yuv420p")].enumerated() {
+            let part = dir.appendingPathComponent("part\(index)" + (raw ? ".h264" : ".webm")).path
+            let codec = raw ? ["-c:v", "libx264"] : ["-c:v", "libvpx", "-b:v", "200k"]
+            #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "testsrc2=size=\(size):rate=10", "-frames:v", "3",
+                                                  "-pix_fmt", format] + codec + [part]).status == 0)
+            parts.append(part)
+        }
+        let video = dir.appendingPathComponent(name).path, listing = dir.appendingPathComponent("ffmpeg.framemd5").path
+        if raw {
+            try Data(parts.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }.joined()).write(to: URL(fileURLWithPath: video))
+        } else {
+            let list = dir.appendingPathComponent("parts.txt")
+            try Data(parts.map { "file '\($0)'\n" }.joined().utf8).write(to: list)
+            #expect(try QAFixtures.run("ffmpeg", ["-f", "concat", "-safe", "0", "-i", list.path, "-c", "copy", video]).status == 0)
+        }
+        #expect(try QAFixtures.run("ffmpeg", ["-i", video, "-map", "0:v:0", "-fps_mode", "passthrough", "-enc_time_base", "-1",
+                                              "-fflags", "+bitexact", "-f", "framemd5", listing]).status == 0)
+        let expected = try String(contentsOfFile: listing, encoding: .utf8)
+        // The listing is of 9 pictures, all of the first size: 48·32·1.5 bytes.
+        #expect(expected.split(separator: "\n").filter { !$0.hasPrefix("#") && $0.contains(" 2304, ") }.count == 9, "\(expected)")
+        let run = try runFxreplay(["framehash", video])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == expected)
+    }
+
     @Test func framehashPrintsFFmpegLinesChecksAndUpdatesGolden() throws {
         let dir = try makeScratchDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -13,7 +13,14 @@ final class Scaler: @unchecked Sendable {
         var outputColorSpace: ColorSpace?
     }
 
-    init() {}
+    /// libswscale's flags: how the picture is filtered.
+    private let flags: Int32
+
+    /// The default, `SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT`, is the most accurate; the
+    /// `ffmpeg` CLI scales with `SWS_BICUBIC` alone.
+    init(flags: Int32 = SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT) {
+        self.flags = flags
+    }
 
     deinit { sws_freeContext(context) }
 
@@ -30,7 +37,7 @@ final class Scaler: @unchecked Sendable {
             sws_freeContext(context)
             context = sws_getContext(s.width, s.height, AVPixelFormat(rawValue: s.format),
                                      d.width, d.height, AVPixelFormat(rawValue: d.format),
-                                     SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, nil, nil, nil)
+                                     flags, nil, nil, nil)
             guard let context else {
                 key = nil
                 throw .processing("cannot convert \(s.width)x\(s.height) \(Scaler.name(s.format)) to \(d.width)x\(d.height) \(Scaler.name(d.format))")

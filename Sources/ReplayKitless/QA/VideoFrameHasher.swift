@@ -14,7 +14,10 @@ import Foundation
 ///   muxer fills it in; `ffmpeg` does not pass per-frame durations through), 0 when the rate is unknown;
 /// - the codec's default decoder is used (VP9 alpha is not decoded);
 /// - the picture is turned upright as `ffmpeg`'s autorotate does, then packed as rawvideo in its
-///   decoded pixel format (`av_image_copy_to_buffer`, no padding) and hashed with MD5.
+///   decoded pixel format (`av_image_copy_to_buffer`, no padding) and hashed with MD5;
+/// - after a mid-stream change of size or pixel format, pictures are scaled back to the first
+///   picture's (libswscale, bicubic, as the scale filter `ffmpeg` inserts to keep its output's size).
+///   A rotated stream is scaled before it is turned, `ffmpeg` after: there the hashes may differ.
 ///
 /// Decoding runs on a thread of its own (``PictureStream``), so hashing overlaps with it.
 public final class VideoFrameHasher {
@@ -33,6 +36,10 @@ public final class VideoFrameHasher {
     private let frameMicroseconds: Int64
     /// The first picture, decoded before the header (which needs its aspect ratio).
     private var pending: PictureStream.Item?
+    /// The first picture's size and pixel format, and the later pictures scaled back to them.
+    private var firstGeometry: (width: Int32, height: Int32, format: Int32)?
+    private let rescaler = Scaler(flags: SWS_BICUBIC)
+    private var rescaled: Frame?
     /// Frames listed so far.
     public private(set) var frames = 0
 
@@ -91,7 +98,7 @@ public final class VideoFrameHasher {
         }
         defer { pictures.recycle(item) }
         let frame = item.frame
-        let size = try hash(frame)
+        let size = try hash(rescaledToFirst(frame))
         // Pictures without timestamps (a raw H.264 stream) follow one another at the stream's rate,
         // counted as ffmpeg counts them: in microseconds, then rescaled (so 1/30 s steps give 79999).
         let pts: Int64
@@ -104,6 +111,26 @@ public final class VideoFrameHasher {
         }
         frames += 1
         return FrameMD5.dataLine(stream: 0, dts: pts, pts: pts, duration: duration, size: size, hash: md5.finalize())
+    }
+
+    /// `frame`, or after a change of size or pixel format, the picture scaled to the first one's.
+    private func rescaledToFirst(_ frame: Frame) throws(ReplayError) -> Frame {
+        let f = frame.pointer.pointee
+        guard let first = firstGeometry else {
+            firstGeometry = (f.width, f.height, f.format)
+            return frame
+        }
+        guard f.width != first.width || f.height != first.height || f.format != first.format else { return frame }
+        if rescaled == nil {
+            do {
+                rescaled = try Frame(width: Int(first.width), height: Int(first.height), format: AVPixelFormat(rawValue: first.format))
+            } catch {
+                throw .processing("frame \(frames): cannot allocate a \(first.width)x\(first.height) picture: \(error)")
+            }
+        }
+        guard let rescaled else { return frame }
+        try rescaler.convert(frame, into: rescaled)
+        return rescaled
     }
 
     /// Feeds the frame's rawvideo bytes to the MD5 context; returns how many there were. 8-bit planar
