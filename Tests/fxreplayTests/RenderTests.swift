@@ -111,6 +111,44 @@ import Testing
         #expect(outputs[0] == outputs[1] && !outputs[0].isEmpty)
     }
 
+    /// MPEG-TS inputs into MP4: one whose clock wrapped (it starts before 0, where MP4's edit list
+    /// hides frames from players) and one starting at an NTSC frame time (MP4's default 1/1000 s
+    /// movie time scale rounded the start down by 0.7 ms). ffprobe, as any player, must count every
+    /// frame, at its input time apart from one shift shared by all streams.
+    @Test(arguments: [("wrapped.ts", ["-output_ts_offset", "95441"], "30"), ("ntsc.ts", [], "30000/1001")])
+    func transportStreamsKeepEveryFrameAndStartInMP4(_ name: String, _ offset: [String], _ rate: String) throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent(name).path, output = dir.appendingPathComponent("out.mp4").path
+        #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "testsrc2=size=96x64:rate=\(rate)", "-f", "lavfi", "-i",
+                                              "sine=frequency=440:sample_rate=48000", "-t", "2", "-c:v", "libx264", "-c:a", "aac"]
+                                   + offset + [input]).status == 0)
+        let run = try runFxreplay(["render", input, "-o", output, "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+        /// Per stream kind: frames decoded (edit lists applied) and the first packet's time.
+        func streams(_ path: String) throws -> [String: (frames: Int, start: Double)] {
+            let probe = try QAFixtures.run("ffprobe", ["-v", "error", "-count_frames", "-show_entries",
+                                                       "stream=codec_type,nb_read_frames,start_time", "-of", "csv=p=0", path])
+            var result: [String: (Int, Double)] = [:]
+            for line in String(decoding: probe.stdout, as: UTF8.self).split(separator: "\n") {
+                let fields = line.split(separator: ",").map(String.init)
+                if fields.count == 3, let start = Double(fields[1]), let frames = Int(fields[2]) { result[fields[0]] = (frames, start) }
+            }
+            return result
+        }
+        let source = try streams(input), rendered = try streams(output)
+        let video = try #require(source["video"]), audio = try #require(source["audio"])
+        #expect(video.frames == 60 && rendered["video"]?.frames == 60, "\(source) \(rendered)")
+        #expect(rendered["audio"]?.frames == audio.frames, "\(source) \(rendered)")
+        let offsetIn = video.start - audio.start, offsetOut = (rendered["video"]?.start ?? 0) - (rendered["audio"]?.start ?? 0)
+        #expect(abs(offsetIn - offsetOut) < 2e-5, "A/V offset \(offsetIn) → \(offsetOut)")
+        if video.start > 0 {
+            #expect(abs((rendered["video"]?.start ?? 0) - video.start) < 2e-5, "start \(video.start) → \(String(describing: rendered["video"]))")
+        } else {
+            #expect(min(rendered["video"]?.start ?? -1, rendered["audio"]?.start ?? -1) == 0, "\(rendered)")
+        }
+    }
+
     @Test(arguments: ["mkv", "mov", "webm"])
     func otherContainersKeepFrameCount(_ container: String) throws {
         let dir = try makeScratchDirectory()

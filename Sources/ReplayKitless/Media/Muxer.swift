@@ -8,6 +8,8 @@ final class Muxer: @unchecked Sendable {
     let output: AtomicOutput
     private let lock = NSLock()
     private var sourceTimeBases: [AVRational] = []
+    /// Per stream, added to its packets' timestamps (in its source time base); see ``delayAll(by:in:)``.
+    private var delays: [Int64] = []
     private var headerWritten = false
     private var finished = false
 
@@ -145,8 +147,16 @@ final class Muxer: @unchecked Sendable {
         }
     }
 
-    /// Opens the temporary file and writes the container header.
-    func writeHeader() throws(ReplayError) {
+    /// Moves every stream added so far later by `ticks` of `timeBase`, all together (each rounded to
+    /// its own time base), before it is written.
+    func delayAll(by ticks: Int64, in timeBase: AVRational) {
+        delays = sourceTimeBases.map { av_rescale_q(ticks, timeBase, $0) }
+    }
+
+    /// Opens the temporary file and writes the container header. In MP4/MOV, a stream that starts
+    /// late gets an edit list in the movie's time scale: `movieTimeScale` (rather than 1/1000 s)
+    /// keeps such a start exact.
+    func writeHeader(movieTimeScale: Int32? = nil) throws(ReplayError) {
         markDefaultStreams()
         if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
             let status = avio_open(&context.pointee.pb, output.temporaryPath, AVIO_FLAG_WRITE)
@@ -157,6 +167,7 @@ final class Muxer: @unchecked Sendable {
         // Keep the input's timestamps, including a non-zero start, exactly as they are: containers
         // that can store negative timestamps (MP4/MOV edit lists) are not shifted.
         av_dict_set(&options, "avoid_negative_ts", "auto", 0)
+        if isMP4Family, let movieTimeScale { av_dict_set(&options, "movie_timescale", String(movieTimeScale), 0) }
         let status = avformat_write_header(context, &options)
         guard status >= 0 else { throw .processing("\(output.finalPath): cannot write header: \(ffmpegErrorText(status))") }
         headerWritten = true
@@ -169,6 +180,10 @@ final class Muxer: @unchecked Sendable {
         do {
             let stream = context.pointee.streams[index]!
             packet.pointer.pointee.stream_index = Int32(index)
+            if index < delays.count, delays[index] != 0 {
+                if packet.pointer.pointee.pts != noPTS { packet.pointer.pointee.pts += delays[index] }
+                if packet.pointer.pointee.dts != noPTS { packet.pointer.pointee.dts += delays[index] }
+            }
             packet.rescale(from: sourceTimeBases[index], to: stream.pointee.time_base)
             packet.pointer.pointee.pos = -1
             let status = av_interleaved_write_frame(context, packet.pointer)
