@@ -149,6 +149,38 @@ import Testing
         }
     }
 
+    /// Two transport streams joined byte for byte, the second's clock 40 ms behind where the first
+    /// one's audio ends: the audio packets that would step back are dropped with a warning (every
+    /// container refuses them; the render used to fail, exit 4, blaming the output).
+    @Test(arguments: ["mp4", "mkv"])
+    func copiedPacketsWhoseClockStepsBackAreDropped(_ container: String) throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var joined = Data()
+        for (index, offset) in ["0", "1.04"].enumerated() {
+            let part = dir.appendingPathComponent("part\(index).ts").path
+            #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "testsrc2=size=96x64:rate=30", "-f", "lavfi", "-i", "sine=sample_rate=48000",
+                                                  "-t", "1", "-c:v", "libx264", "-c:a", "aac", "-output_ts_offset", offset, part]).status == 0)
+            joined += try Data(contentsOf: URL(fileURLWithPath: part))
+        }
+        let input = dir.appendingPathComponent("joined.ts").path, output = dir.appendingPathComponent("out.\(container)").path
+        try joined.write(to: URL(fileURLWithPath: input))
+        let run = try runFxreplay(["render", input, "-o", output, "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let audioIn = try readPackets(input, kind: .audio), audioOut = try readPackets(output, kind: .audio)
+        // Those whose time is not after every earlier one's are the ones dropped.
+        var latest = -Double.infinity
+        let increasing = audioIn.filter { packet in
+            defer { latest = max(latest, packet.pts) }
+            return packet.pts > latest
+        }
+        #expect(increasing.count < audioIn.count && audioOut.count == increasing.count, "\(audioIn.count) → \(audioOut.count)")
+        // The same audio (the muxer takes off the ADTS headers AAC has in a transport stream: 7 bytes).
+        #expect(zip(increasing, audioOut).allSatisfy { $0.bytes.count == $1.bytes.count + 7 && Array($0.bytes.dropFirst(7)) == $1.bytes })
+        #expect(run.stderr.contains("\(audioIn.count - increasing.count) copied packets (audio…) whose timestamps went back dropped"))
+        #expect(try decodeFrames(output, measure: false).count == 60)
+    }
+
     @Test(arguments: ["mkv", "mov", "webm"])
     func otherContainersKeepFrameCount(_ container: String) throws {
         let dir = try makeScratchDirectory()

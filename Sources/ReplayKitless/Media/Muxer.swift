@@ -39,6 +39,8 @@ final class Muxer: @unchecked Sendable {
     var formatName: String { String(cString: context.pointee.oformat.pointee.name) }
     /// MP4 or MOV: the containers that store a display matrix and Apple's codec tags.
     var isMP4Family: Bool { ["mp4", "mov"].contains(formatName) }
+    /// Whether a stream's timestamps must strictly increase (else, may repeat).
+    var needsIncreasingTimestamps: Bool { context.pointee.oformat.pointee.flags & AVFMT_TS_NONSTRICT == 0 }
     var needsGlobalHeader: Bool { context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
 
     /// Whether this container can hold a stream with `parameters`: FFmpeg's codec tables, then a

@@ -29,6 +29,9 @@ public struct RenderReport: Sendable, Codable, Equatable {
     public var decodeErrors = 0
     /// Frames dropped because their timestamp did not increase (damaged timing).
     public var framesWithBadTimestamps = 0
+    /// Copied packets (audio, subtitles…) dropped because their timestamp went back (a clock that
+    /// steps back, as in concatenated transport streams: no container stores that).
+    public var packetsWithBadTimestamps = 0
     /// Resolution changes seen in the input.
     public var resolutionChanges = 0
     /// Streams left out because the output container cannot hold them.

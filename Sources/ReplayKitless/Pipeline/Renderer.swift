@@ -82,6 +82,7 @@ private final class RenderSession: @unchecked Sendable {
         var decoded = 0
         var decodeErrors = 0
         var badTimestamps = 0
+        var badPackets = 0
         var resolutionChanges = 0
         var lastSize: (Int, Int)?
         var videoSeconds = 0.0
@@ -237,6 +238,8 @@ private final class RenderSession: @unchecked Sendable {
         // The last whole frame length seen, for the last frame.
         var previousGap: Int64?
         var reportedErrorsSeen = 0
+        // Per copied output stream, the last decode time written.
+        var lastCopiedDTS: [Int: Int64] = [:]
         defer { decoded.close() }
         func emit(_ frame: Frame) -> Bool { decoded.put(frame) }
         func receiveAll() throws(ReplayError) -> Bool {
@@ -290,6 +293,12 @@ private final class RenderSession: @unchecked Sendable {
                 packet.unref()
                 guard try receiveAll() else { return }
             } else if let out = copied[packet.streamIndex] {
+                if packet.dts != noPTS, let last = lastCopiedDTS[out], packet.dts < last || (packet.dts == last && muxer.needsIncreasingTimestamps) {
+                    counters.withLock { $0.badPackets += 1 }
+                    packet.unref()
+                    continue
+                }
+                if packet.dts != noPTS { lastCopiedDTS[out] = packet.dts }
                 try muxer.write(packet, stream: out)
             } else {
                 packet.unref()
@@ -508,6 +517,7 @@ private final class RenderSession: @unchecked Sendable {
         report.framesEncoded = framesDone.load(ordering: .relaxed)
         report.decodeErrors = counts.decodeErrors
         report.framesWithBadTimestamps = counts.badTimestamps
+        report.packetsWithBadTimestamps = counts.badPackets
         report.resolutionChanges = counts.resolutionChanges
         report.videoSeconds = counts.videoSeconds
         report.output.bytes = (try? FileManager.default.attributesOfItem(atPath: options.output)[.size] as? Int64) ?? 0
@@ -515,6 +525,9 @@ private final class RenderSession: @unchecked Sendable {
         if let framePoses { report.effects["poses"] = framePoses.timeline.report.counts }
         if counts.decodeErrors > 0 { report.warnings.append("\(counts.decodeErrors) decode errors skipped") }
         if counts.badTimestamps > 0 { report.warnings.append("\(counts.badTimestamps) frames with non-increasing timestamps dropped") }
+        if counts.badPackets > 0 {
+            report.warnings.append("\(counts.badPackets) copied packets (audio…) whose timestamps went back dropped")
+        }
         if let cutShort { report.warnings.append(cutShort) }
         return report
     }
