@@ -181,6 +181,43 @@ import Testing
         #expect(try decodeFrames(output, measure: false).count == 60)
     }
 
+    /// A font attached to a Matroska file (as subtitles need) and an MP4's cover picture are kept:
+    /// the containers take them though their codec tables do not list them.
+    @Test func attachmentsAndCoverPicturesAreCopied() throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+        let attached = dir.appendingPathComponent("attached.mkv").path, cover = dir.appendingPathComponent("cover.png").path
+        let covered = dir.appendingPathComponent("covered.mp4").path
+        #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "testsrc2=size=96x64:rate=10", "-t", "1", "-c:v", "libx264",
+                                              "-attach", font, "-metadata:s:t", "mimetype=application/x-truetype-font", attached]).status == 0)
+        #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "testsrc2=size=32x32", "-frames:v", "1", cover]).status == 0)
+        #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "testsrc2=size=96x64:rate=10", "-i", cover, "-t", "1", "-map", "0",
+                                              "-map", "1", "-c:v:0", "libx264", "-c:v:1", "png", "-disposition:v:1", "attached_pic",
+                                              covered]).status == 0)
+        for (input, output) in [(attached, "attached-out.mkv"), (covered, "covered-out.mp4")] {
+            let path = dir.appendingPathComponent(output).path
+            let run = try runFxreplay(["render", input, "-o", path, "--progress", "none"])
+            #expect(run.status == 0 && !run.stderr.contains("dropped"), "\(run.stderr)")
+            let streams = try QAFixtures.run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name:stream_tags=filename,mimetype:stream_disposition=attached_pic",
+                                                         "-of", "csv=p=0", path])
+            let listing = String(decoding: streams.stdout, as: UTF8.self)
+            if input == attached {
+                #expect(listing.contains("ttf,0,DejaVuSans.ttf,application/x-truetype-font"), "\(listing)")
+                let source = try Demuxer(url: input), copy = try Demuxer(url: path)
+                func fontBytes(_ demuxer: Demuxer) -> Data? {
+                    demuxer.streams.first { $0.kind == .attachment }.map { info in
+                        let parameters = demuxer.stream(info.index).pointee.codecpar.pointee
+                        return Data(bytes: parameters.extradata, count: Int(parameters.extradata_size))
+                    }
+                }
+                #expect(fontBytes(copy) != nil && fontBytes(copy) == fontBytes(source))
+            } else {
+                #expect(listing.contains("png,1"), "\(listing)")
+            }
+        }
+    }
+
     @Test(arguments: ["mkv", "mov", "webm"])
     func otherContainersKeepFrameCount(_ container: String) throws {
         let dir = try makeScratchDirectory()

@@ -46,9 +46,11 @@ final class Muxer: @unchecked Sendable {
     /// Whether this container can hold a stream with `parameters`: FFmpeg's codec tables, then a
     /// trial of the muxer's own checks on that stream alone (MOV's tables list VP9 and Opus, which
     /// only its MP4 mode takes; caught here, such a stream would fail the header after the fact).
-    func accepts(_ parameters: UnsafePointer<AVCodecParameters>) -> Bool {
+    func accepts(_ parameters: UnsafePointer<AVCodecParameters>, disposition: Int32 = 0) -> Bool {
         let format = context.pointee.oformat
-        guard avformat_query_codec(format, parameters.pointee.codec_id, FF_COMPLIANCE_NORMAL) == 1 else { return false }
+        // (Attachments and cover pictures are not in the codec tables of the containers that take them.)
+        let special = parameters.pointee.codec_type == AVMEDIA_TYPE_ATTACHMENT || disposition & AV_DISPOSITION_ATTACHED_PIC != 0
+        guard special || avformat_query_codec(format, parameters.pointee.codec_id, FF_COMPLIANCE_NORMAL) == 1 else { return false }
         var trial: UnsafeMutablePointer<AVFormatContext>? = nil
         guard avformat_alloc_output_context2(&trial, format, nil, nil) >= 0, let trial else { return false }
         defer {
@@ -64,6 +66,7 @@ final class Muxer: @unchecked Sendable {
               avio_open_dyn_buf(&trial.pointee.pb) >= 0 else { return false }
         stream.pointee.codecpar.pointee.codec_tag = 0
         stream.pointee.time_base = AVRational(num: 1, den: 90000)
+        stream.pointee.disposition = disposition
         return avformat_init_output(trial, nil) >= 0
     }
 
@@ -104,7 +107,7 @@ final class Muxer: @unchecked Sendable {
     /// Adds a stream whose packets are copied untouched from `source`; `nil` when the container can't hold it.
     func addCopiedStream(from demuxer: Demuxer, stream index: Int) throws(ReplayError) -> Int? {
         let source = demuxer.stream(index)
-        guard accepts(source.pointee.codecpar) else { return nil }
+        guard accepts(source.pointee.codecpar, disposition: source.pointee.disposition) else { return nil }
         guard let stream = avformat_new_stream(context, nil) else { throw .processing("avformat_new_stream: out of memory") }
         do {
             try ffmpeg("avcodec_parameters_copy", avcodec_parameters_copy(stream.pointee.codecpar, source.pointee.codecpar))
@@ -116,6 +119,10 @@ final class Muxer: @unchecked Sendable {
         stream.pointee.disposition = source.pointee.disposition
         if let language = av_dict_get(source.pointee.metadata, "language", nil, 0) {
             av_dict_set(&stream.pointee.metadata, "language", language.pointee.value, 0)
+        }
+        // An attachment is its metadata (file name, MIME type) and its bytes (the extradata).
+        if source.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_ATTACHMENT {
+            av_dict_copy(&stream.pointee.metadata, source.pointee.metadata, 0)
         }
         sourceTimeBases.append(source.pointee.time_base)
         return Int(stream.pointee.index)
