@@ -102,9 +102,16 @@ struct Render: ParsableCommand {
         let reportOutput = try report.map { path throws(ReplayError) in
             try AtomicOutput(path: path, overwrite: overwrite, inputs: options.inputFiles + [output] + (preview.map { [$0] } ?? []))
         }
-        let result = try Renderer(options: options, extraEffects: sheet.map { [$0] } ?? []).run(progress: progress.progress)
-        try sheet?.write()
-        try reportOutput?.write(try prettyJSON(result))
+        // The preview and the report are written before the video is moved into place, and moved
+        // after it: a full disk leaves none of them.
+        let result = try Renderer(options: options, extraEffects: sheet.map { [$0] } ?? []).run(progress: progress.progress) { report throws(ReplayError) in
+            try sheet?.write(commit: false)
+            guard let reportOutput else { return }
+            let json: Data
+            do { json = try prettyJSON(report) } catch { throw .processing("\(reportOutput.finalPath): \(error)") }
+            try reportOutput.write(json)
+        }
+        try sheet?.commit()
         try reportOutput?.commit()
         printError("fxreplay: wrote \(output): \(result.framesEncoded) frames, \(result.output.width)x\(result.output.height) \(result.output.codec), "
                    + String(format: "%.1f fps", result.speedFPS))

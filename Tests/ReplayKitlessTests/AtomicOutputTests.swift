@@ -26,6 +26,75 @@ import Testing
         #expect(try entries(dir) == ["out.csv"])
     }
 
+    /// `-o /dev/stdout` with stdout redirected to a file: /dev/stdout leads through /proc/self/fd to
+    /// that file. The bytes go through the descriptor; no link is replaced (it once replaced the
+    /// machine's /dev/stdout with a regular file).
+    @Test func theProcessOwnDescriptorsAreWrittenThrough() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let redirected = dir.appendingPathComponent("redirected.csv").path
+        let descriptor = open(redirected, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        let stdoutLike = dir.appendingPathComponent("stdout").path
+        try FileManager.default.createSymbolicLink(atPath: stdoutLike, withDestinationPath: "/proc/self/fd/\(descriptor)")
+        try AtomicOutput.write(Data("rows\n".utf8), to: stdoutLike, overwrite: false)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: stdoutLike) == "/proc/self/fd/\(descriptor)")
+        #expect(try String(contentsOfFile: redirected, encoding: .utf8) == "rows\n")
+        #expect(try entries(dir) == ["redirected.csv", "stdout"])
+    }
+
+    /// A symbolic link is followed, as `ffmpeg` follows it: the file it names is written (made if
+    /// missing), the link stays.
+    @Test func aSymbolicLinkIsFollowed() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("data"), withIntermediateDirectories: true)
+        let link = dir.appendingPathComponent("out.csv").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "data/real.csv")
+        try AtomicOutput.write(Data("one\n".utf8), to: link, overwrite: false)
+        #expect(throws: ReplayError.self) { try AtomicOutput.write(Data("two\n".utf8), to: link, overwrite: false) }
+        try AtomicOutput.write(Data("two\n".utf8), to: link, overwrite: true)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "data/real.csv")
+        #expect(try String(contentsOfFile: dir.appendingPathComponent("data/real.csv").path, encoding: .utf8) == "two\n")
+        #expect(try entries(dir.appendingPathComponent("data")) == ["real.csv"])
+    }
+
+    /// Without overwrite, a file that another program puts at the path while this run writes is
+    /// left alone: the check at the start is not enough.
+    @Test func aFileAppearingMeanwhileIsNotReplaced() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("out.csv").path
+        let output = try AtomicOutput(path: path, overwrite: false)
+        try output.write(Data("mine\n".utf8))
+        try Data("theirs\n".utf8).write(to: URL(fileURLWithPath: path))
+        do {
+            try output.commit()
+            Issue.record("the other file was replaced")
+        } catch {
+            #expect(error.kind == .usage && error.message.contains("appeared while this run was writing it"), "\(error)")
+        }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "theirs\n")
+        #expect(try entries(dir) == ["out.csv"])
+        // With overwrite, the run's own file wins.
+        let replacing = try AtomicOutput(path: path, overwrite: true)
+        try replacing.write(Data("mine\n".utf8))
+        try replacing.commit()
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "mine\n")
+    }
+
+    /// An input reached by another name (a hard link) is refused like the input itself.
+    @Test func aHardLinkToAnInputIsRefused() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in.mp4").path, other = dir.appendingPathComponent("other.mp4").path
+        try Data("video".utf8).write(to: URL(fileURLWithPath: input))
+        try #require(link(input, other) == 0)
+        #expect(throws: ReplayError.self) { try AtomicOutput(path: other, overwrite: true, inputs: [input]) }
+        #expect(try String(contentsOfFile: input, encoding: .utf8) == "video")
+    }
+
     @Test func aDeviceIsWrittenThroughNotReplaced() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }

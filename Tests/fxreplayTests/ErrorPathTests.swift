@@ -77,6 +77,23 @@ import Testing
         #expect(try decodeFrames(existing, measure: false).count == 5)
     }
 
+    /// A render's outputs appear together or not at all: when its report cannot be written (here
+    /// /dev/full, as a full disk), the finished video is not left behind either.
+    @Test func aReportThatCannotBeWrittenLeavesNoVideo() throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in.mp4").path, output = dir.appendingPathComponent("out.mp4").path
+        try writeRecording(to: input, pts: (0..<3).map { Int64($0) * 3000 })
+        let run = try runFxreplay(["render", input, "-o", output, "--report", "/dev/full", "--progress", "none"])
+        #expect(run.status == 4 && run.stderr.contains("/dev/full"), "\(run.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["in.mp4"])
+        // The same with a preview sheet as well: neither is left.
+        let preview = dir.appendingPathComponent("sheet.png").path
+        let both = try runFxreplay(["render", input, "-o", output, "--preview", preview, "--report", "/dev/full", "--progress", "none"])
+        #expect(both.status == 4)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["in.mp4"])
+    }
+
     @Test func unwritableOutputDirectoryIsAnOutputFailure() throws {
         let dir = try makeScratchDirectory()
         let input = dir.appendingPathComponent("in.mp4").path

@@ -202,8 +202,8 @@ final class Muxer: @unchecked Sendable {
         }
     }
 
-    /// Writes the trailer, closes the file and moves it into place.
-    func finish() throws(ReplayError) {
+    /// Writes the trailer, closes the file and (with `commit`) moves it into place.
+    func finish(commit: Bool = true) throws(ReplayError) {
         lock.lock()
         defer { lock.unlock() }
         do {
@@ -217,6 +217,6 @@ final class Muxer: @unchecked Sendable {
                 }
             }
         }
-        try output.commit()
+        if commit { try output.commit() }
     }
 }

@@ -75,8 +75,9 @@ public final class ContactSheet: FrameEffect {
         }
     }
 
-    /// Writes the sheet as a PNG file (complete or absent). Call after the render has finished.
-    public func write() throws(ReplayError) {
+    /// Writes the sheet as a PNG file (complete or absent) once the render has finished; with
+    /// `commit: false` it stays out of sight until ``commit()``.
+    public func write(commit: Bool = true) throws(ReplayError) {
         let cells = chosen
         guard let first = cells.first?.picture else {
             throw .processing("\(output.finalPath): no frames to put on the contact sheet")
@@ -95,8 +96,11 @@ public final class ContactSheet: FrameEffect {
         }
         let png = try ImageWriter.png(try ImageWriter.rgb(sheet.image))
         try output.write(png)
-        try output.commit()
+        if commit { try output.commit() }
     }
+
+    /// Moves a sheet written with `write(commit: false)` into place.
+    public func commit() throws(ReplayError) { try output.commit() }
 
     private func paste(_ source: Plane, into destination: Plane, x: Int, y: Int) {
         for row in 0..<source.height {

@@ -17,7 +17,11 @@ public final class Renderer {
     }
 
     /// Renders, showing progress on stderr; returns the report. On any failure the output path is left untouched.
-    public func run(progress style: ProgressStyle = .auto) throws(ReplayError) -> RenderReport {
+    /// - Parameter beforeCommit: writes the caller's other outputs of this render (its report, say)
+    ///   once the video is complete but before it is moved into place, so that a failure there
+    ///   leaves no video either: the outputs of a run appear together or not at all.
+    public func run(progress style: ProgressStyle = .auto,
+                    beforeCommit: (RenderReport) throws(ReplayError) -> Void = { _ in }) throws(ReplayError) -> RenderReport {
         let started = Date()
         let session = try RenderSession(options: options, extraEffects: extraEffects)
         let reporter = ProgressReporter(style: style, label: "render", total: session.expectedFrames)
@@ -25,14 +29,16 @@ public final class Renderer {
         do {
             try session.run { reporter.update(done: $0) }
             report = try session.finish()
+            reporter.finish(done: report.framesEncoded)
+            report.wallSeconds = Date().timeIntervalSince(started)
+            report.speedFPS = report.wallSeconds > 0 ? Double(report.framesEncoded) / report.wallSeconds : 0
+            try beforeCommit(report)
+            try session.muxer.output.commit()
         } catch {
             // Do not wait for the stage threads to release the session: remove the partial output now.
             session.muxer.output.abort()
             throw error
         }
-        reporter.finish(done: report.framesEncoded)
-        report.wallSeconds = Date().timeIntervalSince(started)
-        report.speedFPS = report.wallSeconds > 0 ? Double(report.framesEncoded) / report.wallSeconds : 0
         return report
     }
 }
@@ -512,7 +518,7 @@ private final class RenderSession: @unchecked Sendable {
         if let cutShort, let limit = options.maxDecodeErrors, counts.decodeErrors + 1 > limit {
             throw .badInput("\(options.input): \(cutShort)")
         }
-        try muxer.finish()
+        try muxer.finish(commit: false)
         report.framesDecoded = counts.decoded
         report.framesEncoded = framesDone.load(ordering: .relaxed)
         report.decodeErrors = counts.decodeErrors

@@ -4,8 +4,10 @@ import Foundation
 /// hidden temporary file next to the final path and renamed into place only on success.
 /// On failure, deinit or SIGINT/SIGTERM the temporary file is removed.
 ///
-/// A path that names a device or a pipe (`/dev/null`, `/dev/stdout`, a FIFO) is written straight
-/// through: there is no file to make atomic, and renaming over it would replace the device.
+/// A path that names a device or a pipe (`/dev/null`, `/dev/stdout`, a FIFO), or anything under
+/// /dev or /proc (`/dev/stdout` leads to whatever the shell redirected it to), is written straight
+/// through: there is no file to make atomic, and renaming over it would replace the device. A
+/// symbolic link is followed: the file it points to is replaced, the link stays.
 public final class AtomicOutput: @unchecked Sendable {
     /// The path the user asked for.
     public let finalPath: String
@@ -13,6 +15,9 @@ public final class AtomicOutput: @unchecked Sendable {
     public let temporaryPath: String
     /// `finalPath` is a device or a pipe, written in place.
     public let isStream: Bool
+    /// The file ``commit()`` puts in place: `finalPath`, or the file its symbolic link points to.
+    private let destination: String
+    private let overwrite: Bool
     private var done = false
 
     /// Checks the destination and reserves a temporary path next to it.
@@ -28,46 +33,76 @@ public final class AtomicOutput: @unchecked Sendable {
         }
         guard isDirectory.boolValue else { throw .processing("\(path): \(directory) is a file, not a directory") }
         let resolved = url.resolvingSymlinksInPath().standardizedFileURL.path
+        var status = stat()
+        let exists = stat(path, &status) == 0
         for input in inputs where !input.contains("://") {
-            if URL(fileURLWithPath: input).resolvingSymlinksInPath().standardizedFileURL.path == resolved {
+            var inputStatus = stat()
+            // The same path, or the same file by another name (a hard link).
+            let sameFile = exists && stat(input, &inputStatus) == 0 && inputStatus.st_dev == status.st_dev && inputStatus.st_ino == status.st_ino
+            if sameFile || URL(fileURLWithPath: input).resolvingSymlinksInPath().standardizedFileURL.path == resolved {
                 throw .usage("\(path): refusing to write over \(input) (an input, or another output, of this run)")
             }
         }
-        var status = stat()
-        if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+        let links = Self.linkChain(url)
+        let underDevices = links.contains { $0.path.hasPrefix("/dev/") || $0.path.hasPrefix("/proc/") }
+        if exists, status.st_mode & S_IFMT != S_IFREG || underDevices {
             if status.st_mode & S_IFMT == S_IFDIR { throw .usage("\(path): is a directory") }
             guard access(path, W_OK) == 0 else { throw .processing("\(path): cannot write (permission denied)") }
             finalPath = path
             temporaryPath = path
+            destination = path
+            self.overwrite = true
             isStream = true
             return
         }
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            if isDirectory.boolValue { throw .usage("\(path): is a directory") }
+        if exists {
+            if status.st_mode & S_IFMT == S_IFDIR { throw .usage("\(path): is a directory") }
             if !overwrite { throw .usage("\(path): already exists (pass --overwrite to replace it)") }
         }
-        guard access(directory, W_OK) == 0 else {
-            throw .processing("\(path): cannot write to directory \(directory) (permission denied)")
+        let target = links[links.count - 1]
+        let targetDirectory = target.deletingLastPathComponent().path
+        guard access(targetDirectory, W_OK) == 0 else {
+            throw .processing("\(path): cannot write to directory \(targetDirectory) (\(errno == ENOENT ? "it does not exist" : String(cString: strerror(errno))))")
         }
         finalPath = path
-        temporaryPath = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).fxreplay-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).part").path
+        destination = target.path
+        self.overwrite = overwrite
+        temporaryPath = target.deletingLastPathComponent()
+            .appendingPathComponent(".\(target.lastPathComponent).fxreplay-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).part").path
         isStream = false
         InterruptCleanup.shared.register(temporaryPath)
     }
 
     deinit { if !done { abort() } }
 
-    /// Moves the finished temporary file into place.
+    /// `url` and every path its chain of symbolic links leads through, to where it ends (perhaps
+    /// at a file that does not exist yet).
+    private static func linkChain(_ url: URL) -> [URL] {
+        var chain = [url.standardizedFileURL]
+        for _ in 0..<40 {
+            guard let link = try? FileManager.default.destinationOfSymbolicLink(atPath: chain[chain.count - 1].path) else { break }
+            chain.append(URL(fileURLWithPath: link, relativeTo: chain[chain.count - 1].deletingLastPathComponent()).standardizedFileURL)
+        }
+        return chain
+    }
+
+    /// Moves the finished temporary file into place. Without `overwrite` a file that appeared
+    /// there meanwhile (another run's) is not replaced: the link fails instead, atomically.
     public func commit() throws(ReplayError) {
         guard !done else { return }
         done = true
         guard !isStream else { return }
         InterruptCleanup.shared.unregister(temporaryPath)
-        if rename(temporaryPath, finalPath) != 0 {
-            let reason = String(cString: strerror(errno))
-            unlink(temporaryPath)
-            throw .processing("\(finalPath): cannot move the finished output into place: \(reason)")
+        defer { unlink(temporaryPath) }
+        if !overwrite {
+            if link(temporaryPath, destination) == 0 { return }
+            if errno == EEXIST {
+                throw .usage("\(finalPath): appeared while this run was writing it; left as it is (pass --overwrite to replace it)")
+            }
+            // (A file system without hard links: a plain rename.)
+        }
+        if rename(temporaryPath, destination) != 0 {
+            throw .processing("\(finalPath): cannot move the finished output into place: \(String(cString: strerror(errno)))")
         }
     }
 
