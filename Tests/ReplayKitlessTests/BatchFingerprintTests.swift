@@ -80,12 +80,16 @@ import Testing
         #expect(OutputFingerprint.load(forOutput: output) == nil)
     }
 
+    /// Files of processes that are gone are removed (PIDs above Linux's largest, 2²²); a live
+    /// process's file (this one's: a second batch writing the same directory) is kept.
     @Test func staleTemporaryFilesOfOneOutputAreRemoved() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stale-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let names = [".a.mp4.fxreplay-12-34.part", ".a.mp4.fxreplay-56-78.part", ".ab.mp4.fxreplay-1-2.part", "a.mp4", ".a.mp4.fxreplay.json"]
+        let live = ".a.mp4.fxreplay-\(getpid())-9.part"
+        let names = [".a.mp4.fxreplay-2147483600-34.part", ".a.mp4.fxreplay-2147483601-78.part", ".ab.mp4.fxreplay-1-2.part", "a.mp4",
+                     ".a.mp4.fxreplay.json", live]
         for name in names { _ = FileManager.default.createFile(atPath: "\(dir)/\(name)", contents: Data()) }
         #expect(removeStaleTemporaryFiles(for: "\(dir)/a.mp4") == 2)
-        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: dir)) == [".ab.mp4.fxreplay-1-2.part", "a.mp4", ".a.mp4.fxreplay.json"])
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: dir)) == [".ab.mp4.fxreplay-1-2.part", "a.mp4", ".a.mp4.fxreplay.json", live])
     }
 }

@@ -104,7 +104,8 @@ struct FileStatus {
 }
 
 /// Removes temporary files that a killed run left next to `finalPath`: the
-/// `.NAME.fxreplay-*.part` files ``AtomicOutput`` writes before renaming into place.
+/// `.NAME.fxreplay-PID-*.part` files ``AtomicOutput`` writes before renaming into place, whose
+/// process is gone (a live one, such as a second batch on the same directory, keeps its file).
 /// Returns how many were removed.
 @discardableResult
 public func removeStaleTemporaryFiles(for finalPath: String) -> Int {
@@ -113,9 +114,19 @@ public func removeStaleTemporaryFiles(for finalPath: String) -> Int {
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return 0 }
     var removed = 0
     for name in names where name.hasPrefix(prefix) && name.hasSuffix(".part") {
+        if let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }), isRunning(pid) { continue }
         if unlink(directory + "/" + name) == 0 { removed += 1 }
     }
     return removed
+}
+
+/// Whether process `pid` exists and has not ended (a zombie, ended but not yet waited for, has).
+private func isRunning(_ pid: Int32) -> Bool {
+    guard pid > 0, kill(pid, 0) == 0 || errno == EPERM else { return false }
+    // /proc/PID/stat: "PID (command) STATE …"
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return true }
+    let state = stat[stat.index(after: close)...].drop { $0 == " " }.first
+    return state != "Z" && state != "X"
 }
 
 /// SHA-256 (FIPS 180-4), for fingerprints; swift-crypto is not a dependency.
