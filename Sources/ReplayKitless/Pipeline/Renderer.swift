@@ -167,17 +167,17 @@ private final class RenderSession: @unchecked Sendable {
                                     outputSize: outputSize, colorSpace: colorSpace, poses: framePoses)
         effects = EffectBox(try makeEffects(for: context) + extraEffects)
         let videoTimeBase = stream.pointee.time_base
-        if muxer.isMP4Family {
-            // MP4/MOV hide what lies before 0 behind the edit list (AAC priming, rightly): a video
-            // starting before 0 (an MPEG-TS whose clock wrapped) would lose its first frames in every
-            // player, so then every stream moves later together until the earliest starts at 0.
+        // MP4/MOV hide what lies before 0 behind the edit list (AAC priming, rightly): a video
+        // starting before 0 (an MPEG-TS whose clock wrapped) would lose its first frames in every
+        // player, so then every stream moves later together until the earliest starts at 0.
+        if muxer.isMP4Family, stream.pointee.start_time != noPTS, stream.pointee.start_time < 0 {
             var earliest: Int64 = 0
             for index in [video.index] + copied.keys {
                 let other = demuxer.stream(index).pointee
                 guard other.start_time != noPTS else { continue }
                 earliest = min(earliest, av_rescale_q_rnd(other.start_time, other.time_base, videoTimeBase, AV_ROUND_DOWN))
             }
-            if stream.pointee.start_time != noPTS, stream.pointee.start_time < 0 { muxer.delayAll(by: -earliest, in: videoTimeBase) }
+            muxer.delayAll(by: -earliest, in: videoTimeBase)
         }
         try muxer.writeHeader(movieTimeScale: videoTimeBase.den > 1000 ? videoTimeBase.den : nil)
 

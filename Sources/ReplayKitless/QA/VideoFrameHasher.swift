@@ -121,16 +121,19 @@ public final class VideoFrameHasher {
             return frame
         }
         guard f.width != first.width || f.height != first.height || f.format != first.format else { return frame }
-        if rescaled == nil {
+        let target: Frame
+        if let rescaled {
+            target = rescaled
+        } else {
             do {
-                rescaled = try Frame(width: Int(first.width), height: Int(first.height), format: AVPixelFormat(rawValue: first.format))
+                target = try Frame(width: Int(first.width), height: Int(first.height), format: AVPixelFormat(rawValue: first.format))
             } catch {
                 throw .processing("frame \(frames): cannot allocate a \(first.width)x\(first.height) picture: \(error)")
             }
+            rescaled = target
         }
-        guard let rescaled else { return frame }
-        try rescaler.convert(frame, into: rescaled)
-        return rescaled
+        try rescaler.convert(frame, into: target)
+        return target
     }
 
     /// Feeds the frame's rawvideo bytes to the MD5 context; returns how many there were. 8-bit planar
