@@ -154,28 +154,48 @@ import Testing
         #expect(try listing() == before)
     }
 
-    @Test func interruptRemovesTheTemporaryOutput() throws {
+    /// Starts a slow render of a fresh recording (under `launcher`, when given) and waits until its
+    /// temporary file exists.
+    private func startSlowRender(launcher: String? = nil) throws -> (Process, URL) {
         let dir = try makeScratchDirectory()
         let input = dir.appendingPathComponent("long.mp4").path
         try writeRecording(to: input, size: PictureSize(width: 640, height: 360), pts: (0..<600).map { Int64($0) * 3000 })
         let output = dir.appendingPathComponent("out.mp4").path
+        let arguments = ["render", input, "-o", output, "--preset", "veryslow", "--progress", "none"]
         let process = Process()
-        process.executableURL = fxreplayExecutable
-        process.arguments = ["render", input, "-o", output, "--preset", "veryslow", "--progress", "none"]
+        process.executableURL = launcher.map { URL(fileURLWithPath: $0) } ?? fxreplayExecutable
+        process.arguments = launcher == nil ? arguments : [fxreplayExecutable.path] + arguments
+        process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // Wait until the temporary file exists, then interrupt.
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline, (try FileManager.default.contentsOfDirectory(atPath: dir.path)).count < 2 {
             Thread.sleep(forTimeInterval: 0.05)
         }
         Thread.sleep(forTimeInterval: 0.3)
+        return (process, dir)
+    }
+
+    @Test(arguments: [SIGINT, SIGTERM, SIGHUP])
+    func aSignalRemovesTheTemporaryOutput(signalNumber: Int32) throws {
+        let (process, dir) = try startSlowRender()
         let interrupted = Date()
-        process.interrupt()
+        kill(process.processIdentifier, signalNumber)
         process.waitUntilExit()
         // Within a second, as promised; sanitizer builds run several times slower.
         let bound = ProcessInfo.processInfo.environment["FXREPLAY_SANITIZED"] == nil ? 1.0 : 3.0
         #expect(Date().timeIntervalSince(interrupted) < bound)
+        #expect(process.terminationReason == .exit && process.terminationStatus == 128 + signalNumber)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["long.mp4"])
+    }
+
+    @Test func underNohupAHangUpIsIgnored() throws {
+        let (process, dir) = try startSlowRender(launcher: "/usr/bin/nohup")
+        kill(process.processIdentifier, SIGHUP)
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(process.isRunning)
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
         #expect(process.terminationStatus == 130)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["long.mp4"])
     }

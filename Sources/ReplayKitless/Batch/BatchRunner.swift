@@ -41,7 +41,7 @@ public struct BatchSettings: Sendable {
 
 /// Runs a batch: each recording as its own `fxreplay render` child process, a few at a time,
 /// so a failure or crash in one never stops the others. Outputs that a previous run already
-/// made from the same input and options are skipped; SIGINT/SIGTERM are passed on to the
+/// made from the same input and options are skipped; SIGINT/SIGTERM/SIGHUP are passed on to the
 /// children, which remove their temporary files.
 public final class BatchRunner: @unchecked Sendable {
     private let recordings: [BatchRecording]
@@ -80,7 +80,7 @@ public final class BatchRunner: @unchecked Sendable {
         let signals = installSignalForwarding()
         defer {
             signals.forEach { $0.cancel() }
-            for signalNumber in [SIGINT, SIGTERM] { signal(signalNumber, SIG_DFL) }
+            for signalNumber in InterruptCleanup.caught { signal(signalNumber, SIG_DFL) }
         }
 
         let slots = DispatchSemaphore(value: max(1, settings.jobs))
@@ -217,7 +217,7 @@ public final class BatchRunner: @unchecked Sendable {
             }
         case .exited(let code):
             entry.exitCode = code
-            entry.status = interrupted && (code == 128 + SIGINT || code == 128 + SIGTERM) ? .interrupted : .failed
+            entry.status = interrupted && InterruptCleanup.signals.contains(code - 128) ? .interrupted : .failed
             entry.error = message ?? "render exited with status \(code)"
         case .signaled(let signalNumber):
             entry.signal = signalNumber
@@ -234,20 +234,14 @@ public final class BatchRunner: @unchecked Sendable {
         return (frames, object["total"] as? Int)
     }
 
-    /// Passes SIGINT/SIGTERM on to every running render and stops starting new ones.
+    /// Passes SIGINT/SIGTERM/SIGHUP on to every running render and stops starting new ones.
     private func installSignalForwarding() -> [any DispatchSourceSignal] {
-        [SIGINT, SIGTERM].map { signalNumber in
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { [self] in
-                let children = state.withLock { state in
-                    if state.interruptedBy == nil { state.interruptedBy = signalNumber }
-                    return Array(state.children.values)
-                }
-                children.forEach { $0.send(signalNumber) }
+        InterruptCleanup.handle { [self] signalNumber in
+            let children = state.withLock { state in
+                if state.interruptedBy == nil { state.interruptedBy = signalNumber }
+                return Array(state.children.values)
             }
-            source.resume()
-            return source
+            children.forEach { $0.send(signalNumber) }
         }
     }
 }

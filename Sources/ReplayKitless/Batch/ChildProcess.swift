@@ -2,7 +2,7 @@ import Foundation
 
 /// A child process with stdout and stderr on one pipe, spawned with `posix_spawn` so that
 /// nothing but the pipe's write end reaches it (every other descriptor is close-on-exec) and
-/// SIGINT, SIGTERM and SIGPIPE are back to their defaults: when the batch dies, even by
+/// the signals the batch catches and SIGPIPE are back to their defaults: when the batch dies, even by
 /// SIGKILL, the child's next write to the pipe ends it.
 final class ChildProcess: @unchecked Sendable {
     let pid: pid_t
@@ -35,7 +35,7 @@ final class ChildProcess: @unchecked Sendable {
         defer { posix_spawnattr_destroy(&attributes) }
         var defaults = sigset_t()
         sigemptyset(&defaults)
-        for signalNumber in [SIGINT, SIGTERM, SIGPIPE] { sigaddset(&defaults, signalNumber) }
+        for signalNumber in InterruptCleanup.caught + [SIGPIPE] { sigaddset(&defaults, signalNumber) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         var mask = sigset_t()
         sigemptyset(&mask)

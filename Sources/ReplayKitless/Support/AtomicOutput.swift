@@ -2,7 +2,7 @@ import Foundation
 
 /// An output file that is either complete or absent (formats.md §8): everything is written to a
 /// hidden temporary file next to the final path and renamed into place only on success.
-/// On failure, deinit or SIGINT/SIGTERM the temporary file is removed.
+/// On failure, deinit or SIGINT/SIGTERM/SIGHUP the temporary file is removed.
 ///
 /// A path that names a device or a pipe (`/dev/null`, `/dev/stdout`, a FIFO), or anything under
 /// /dev or /proc (`/dev/stdout` leads to whatever the shell redirected it to), is written straight
@@ -141,25 +141,42 @@ public final class AtomicOutput: @unchecked Sendable {
 }
 
 /// Removes registered temporary files when the process is interrupted, then exits with
-/// 128 + the signal number (130 for SIGINT, 143 for SIGTERM).
+/// 128 + the signal number (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP: a closed terminal).
 public final class InterruptCleanup: @unchecked Sendable {
     public static let shared = InterruptCleanup()
+    /// The signals that end a run early and cleanly.
+    public static let signals = [SIGINT, SIGTERM, SIGHUP]
+    /// Those of ``signals`` not ignored when the process started (`nohup` ignores SIGHUP): only
+    /// these are caught, and a child process gets them back at their defaults.
+    public static let caught = signals.filter { !isIgnored($0) }
     private let lock = NSLock()
     private var paths: Set<String> = []
     private var sources: [DispatchSourceSignal] = []
 
-    /// Installs the SIGINT/SIGTERM handlers (once per process).
+    /// Installs the handlers (once per process). A signal the process was started with ignored
+    /// stays ignored: `nohup` runs keep running when the terminal closes.
     public func install() {
         lock.withLock {
             guard sources.isEmpty else { return }
-            for signalNumber in [SIGINT, SIGTERM] {
-                signal(signalNumber, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-                source.setEventHandler { [unowned self] in self.interrupted(by: signalNumber) }
-                source.resume()
-                sources.append(source)
-            }
+            sources = Self.handle { [unowned self] in self.interrupted(by: $0) }
         }
+    }
+
+    /// Routes each of ``caught`` to `handler`, on a dispatch queue.
+    static func handle(_ handler: @escaping @Sendable (Int32) -> Void) -> [any DispatchSourceSignal] {
+        caught.map { signalNumber in
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { handler(signalNumber) }
+            source.resume()
+            return source
+        }
+    }
+
+    private static func isIgnored(_ signalNumber: Int32) -> Bool {
+        var current = sigaction()
+        guard sigaction(signalNumber, nil, &current) == 0, let handler = current.__sigaction_handler.sa_handler else { return false }
+        return unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
     }
 
     func register(_ path: String) { lock.withLock { _ = paths.insert(path) } }
