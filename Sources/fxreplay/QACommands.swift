@@ -204,6 +204,11 @@ struct QACompare: ParsableCommand {
         let options = TrackComparisonOptions(matching: match == .frame ? .frame : .time(tolerance: timeTolerance),
                                              tolerance: tolerance, maxVisibilityMismatches: maxVisibilityMismatch,
                                              maxUnmatched: maxUnmatched)
+        // The report files appear together, after the checks and the work: checked first, committed last.
+        let outputs = OutputGroup()
+        let inputs = [a, b] + (video.map { [$0] } ?? [])
+        let plotOutput = try plot.map { path throws(ReplayError) in try outputs.reserve(path, inputs: inputs) }
+        let reportOutput = try report.map { path throws(ReplayError) in try outputs.reserve(path, inputs: inputs) }
         let trackA = try PlacementTrack.load(path: a), trackB = try PlacementTrack.load(path: b)
         let comparison = TrackComparisonReport(comparing: trackA, with: trackB, options: options)
         var pictures: [QAThumbnail] = []
@@ -213,11 +218,12 @@ struct QACompare: ParsableCommand {
                 ThumbnailRequest(frame: frame.frame, t: frame.t, label: label, path: "\(stem)-frame\(frame.frame).png")
             }
             pictures = try PlacementThumbnails.write(video: video, requests: requests, a: trackA, b: trackB,
-                                                     timeTolerance: match == .time ? timeTolerance : nil)
+                                                     timeTolerance: match == .time ? timeTolerance : nil, into: outputs)
         }
         let legend = [QALegendEntry(label: "A: \(a)", color: MarkerStyle.trackColor(0)),
                       QALegendEntry(label: "B: \(b)", color: MarkerStyle.trackColor(1))]
-        try comparison.write(svg: plot, html: report, thumbnails: pictures, legend: legend, inputs: [a, b] + (video.map { [$0] } ?? []))
+        try comparison.write(svg: plotOutput, html: reportOutput, thumbnails: pictures, legend: legend)
+        try outputs.commit()
         if json {
             FileHandle.standardOutput.write(try comparison.json() + Data("\n".utf8))
         } else {
@@ -280,12 +286,17 @@ struct QALatency: ParsableCommand {
             if !delays.contains(value) { delays.append(value) }
         }
         guard !delays.isEmpty else { throw ReplayError.usage("--delay: no delay given (e.g. 200ms)") }
+        let outputs = OutputGroup()
+        let inputs = [input, annotations] + (poseOptions.poses.map { [$0] } ?? [])
+        let plotOutput = try plot.map { path throws(ReplayError) in try outputs.reserve(path, inputs: inputs) }
+        let reportOutput = try report.map { path throws(ReplayError) in try outputs.reserve(path, inputs: inputs) }
         let scene = try AnnotationScene.load(path: annotations)
         let qa = try LatencyQA(input: input, poses: try poseOptions.settings())
         let taps = LatencyTap.taps(in: scene, width: qa.width, height: qa.height)
         guard !taps.isEmpty else { throw ReplayError.badInput(file: annotations, "no tap annotations to check for latency") }
         let result = qa.report(taps: taps, delays: delays, tolerance: tolerance)
-        try result.write(svg: plot, html: report, inputs: [input, annotations] + (poseOptions.poses.map { [$0] } ?? []))
+        try result.write(svg: plotOutput, html: reportOutput)
+        try outputs.commit()
         if json {
             FileHandle.standardOutput.write(try result.json() + Data("\n".utf8))
         } else {

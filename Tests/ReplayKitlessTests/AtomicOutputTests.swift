@@ -114,4 +114,41 @@ import Testing
         }
         #expect(try entries(dir) == ["full.csv", "null.csv"])
     }
+
+    /// A group's files appear together at `commit`, or not at all when it is dropped (a failure
+    /// part-way); two outputs naming one file are refused, by any spelling.
+    @Test func aGroupCommitsAllOrNothing() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let a = dir.appendingPathComponent("a.svg").path, b = dir.appendingPathComponent("b.html").path
+        do {
+            let outputs = OutputGroup()
+            try outputs.write(Data("a".utf8), to: a)
+            try outputs.write(Data("b".utf8), to: b)
+            #expect(try entries(dir).allSatisfy { $0.hasSuffix(".part") }, "nothing in place before the commit")
+            try outputs.commit()
+        }
+        #expect(try entries(dir) == ["a.svg", "b.html"])
+        do {
+            let outputs = OutputGroup()
+            try outputs.write(Data("new a".utf8), to: a)
+            // The group is dropped without a commit, as when a later step fails.
+        }
+        #expect(try entries(dir) == ["a.svg", "b.html"])
+        #expect(try String(contentsOfFile: a, encoding: .utf8) == "a")
+
+        let outputs = OutputGroup()
+        _ = try outputs.reserve(a)
+        for twin in [a, dir.path + "/./a.svg", dir.path + "/../" + dir.lastPathComponent + "/a.svg"] {
+            do {
+                _ = try outputs.reserve(twin)
+                Issue.record("\(twin) reserved twice")
+            } catch {
+                #expect(error.exitCode == 2 && error.message.contains(a), "\(error)")
+            }
+        }
+        // A device takes several outputs.
+        _ = try outputs.reserve("/dev/null")
+        _ = try outputs.reserve("/dev/null")
+    }
 }

@@ -281,7 +281,11 @@ final class XMLCollector: NSObject, XMLParserDelegate {
         let report = try sampleReport()
         let json = directory.appendingPathComponent("r.json").path, svg = directory.appendingPathComponent("r.svg").path
         let html = directory.appendingPathComponent("r.html").path
-        try report.write(json: json, svg: svg, html: html)
+        let outputs = OutputGroup()
+        try report.write(json: outputs.reserve(json), svg: outputs.reserve(svg), html: outputs.reserve(html))
+        // Nothing is in place until the group is committed.
+        #expect(!FileManager.default.fileExists(atPath: json) && !FileManager.default.fileExists(atPath: html))
+        try outputs.commit()
         _ = try QAOutput.decode(TrackComparisonReport.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
         #expect(XMLCollector.parse(try String(contentsOfFile: svg, encoding: .utf8)) != nil)
         #expect(try String(contentsOfFile: html, encoding: .utf8).hasPrefix("<!DOCTYPE html>"))
@@ -290,7 +294,7 @@ final class XMLCollector: NSObject, XMLParserDelegate {
         // An unwritable destination is a processing failure (exit 4) and leaves nothing behind.
         let missing = directory.appendingPathComponent("no/such/dir/r.json").path
         do {
-            try report.write(json: missing)
+            try report.write(json: OutputGroup().reserve(missing))
             Issue.record("wrote into a missing directory")
         } catch {
             #expect(error.exitCode == 4)

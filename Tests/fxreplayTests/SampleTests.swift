@@ -49,6 +49,16 @@ func float32Values(_ path: String) throws -> [Float] {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
     }
 
+    /// The sample's files appear together: when the last one cannot be written (here a directory
+    /// stands in its way), none of the others is left behind either.
+    @Test func aFailureAtTheLastFileLeavesNoneOfTheOthers() throws {
+        let dir = try makeScratchDirectory()
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("scene.json"), withIntermediateDirectories: false)
+        let run = try runFxreplay(["sample", "-o", dir.path, "--seconds", "1", "--size", "128x72", "--overwrite"])
+        #expect(run.status == 2 && run.stderr.contains("scene.json: is a directory"), "\(run.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["scene.json"])
+    }
+
     /// Timing as the truth says: first frame at 1.0 s, whole milliseconds, jitter, and a gap of
     /// about two frame intervals at each dropped frame; the audio starts with the first frame.
     @Test func callHasVariableTimingWithDropsAndAStartTime() throws {

@@ -50,11 +50,16 @@ public final class MediaWriter {
     private let converted = Frame()
     private let scaler = Scaler()
     private let packet = Packet()
+    private let commitsOnFinish: Bool
 
-    public init(path: String, video: VideoSpec, audio audioSpec: AudioSpec? = nil, overwrite: Bool = true) throws(ReplayError) {
+    /// - Parameter group: write the file as one of the group's outputs, moved into place when the
+    ///   group is committed rather than by ``finish()``.
+    public init(path: String, video: VideoSpec, audio audioSpec: AudioSpec? = nil, overwrite: Bool = true,
+                group: OutputGroup? = nil) throws(ReplayError) {
         spec = video
         codec = video.encoder.codec ?? VideoCodec.defaultCodec(forOutput: path)
-        let output = try AtomicOutput(path: path, overwrite: overwrite)
+        let output = if let group { try group.reserve(path, overwrite: overwrite) } else { try AtomicOutput(path: path, overwrite: overwrite) }
+        commitsOnFinish = group == nil
         muxer = try Muxer(output: output, bitexact: true)
         encoder = try MediaWriter.openEncoder(video, codec: codec, size: video.size, globalHeader: muxer.needsGlobalHeader)
         videoStream = try muxer.addStream(encoder: encoder, rotation: video.rotation)
@@ -129,11 +134,11 @@ public final class MediaWriter {
         try audio.add(samples)
     }
 
-    /// Drains both encoders, writes the trailer and moves the file into place.
+    /// Drains both encoders, writes the trailer and (unless it belongs to a group) moves the file into place.
     public func finish() throws(ReplayError) {
         try drain(flush: true)
         try audio?.finish()
-        try muxer.finish()
+        try muxer.finish(commit: commitsOnFinish)
     }
 
     private func drain(flush: Bool) throws(ReplayError) {

@@ -82,10 +82,11 @@ public struct ThumbnailRequest: Sendable, Equatable {
 /// upright, both tracks' placements drawn as markers (A ``MarkerStyle/trackColor(_:)`` 0, B 1), scaled
 /// down and written as PNG.
 public enum PlacementThumbnails {
-    /// Writes one PNG per request, `width` pixels wide (never enlarged); returns the report entries.
+    /// Writes one PNG per request into `outputs` (committed by the caller), `width` pixels wide
+    /// (never enlarged); returns the report entries.
     /// - Parameter timeTolerance: pair B's rows by nearest time within this many seconds instead of by frame.
     public static func write(video: String, requests: [ThumbnailRequest], a: PlacementTrack, b: PlacementTrack,
-                             timeTolerance: Double? = nil, width: Int = 320) throws(ReplayError) -> [QAThumbnail] {
+                             timeTolerance: Double? = nil, width: Int = 320, into outputs: OutputGroup) throws(ReplayError) -> [QAThumbnail] {
         guard let last = requests.map(\.frame).max() else { return [] }
         let rowsA = DrawableRows(a), rowsB = DrawableRows(b)
         let byFrame = Dictionary(grouping: requests, by: \.frame)
@@ -93,9 +94,6 @@ public enum PlacementThumbnails {
         let upright = UprightPictures(stream: reader.stream, convertOtherFormats: true)
         var copy: PlanarBuffer?
         var written: [QAThumbnail] = []
-        // All or none: pictures written before a failure are removed.
-        var finished = false
-        defer { if !finished { for thumbnail in written { unlink(thumbnail.path) } } }
         var index = 0
         while index <= last, let frame = try reader.next() {
             defer { index += 1 }
@@ -116,14 +114,13 @@ public enum PlacementThumbnails {
                     let style = MarkerStyle(color: MarkerStyle.trackColor(track), radius: 9 * scale, thickness: 2 * scale)
                     for row in rows { if let x = row.x, let y = row.y { style.draw(at: x, y, in: buffer.image) } }
                 }
-                try ImageWriter.writePNG(try ImageWriter.rgb(buffer.image, width: outputWidth), to: request.path, inputs: [video])
+                try outputs.write(try ImageWriter.png(try ImageWriter.rgb(buffer.image, width: outputWidth)), to: request.path, inputs: [video])
                 written.append(QAThumbnail(label: request.label, path: request.path))
             }
         }
         guard index > last else {
             throw .badInput("\(video): the video has \(index) frames, but the tracks refer to frame \(last)")
         }
-        finished = true
         let order = Dictionary(uniqueKeysWithValues: requests.enumerated().map { ($0.element.path, $0.offset) })
         return written.sorted { (order[$0.path] ?? 0) < (order[$1.path] ?? 0) }
     }

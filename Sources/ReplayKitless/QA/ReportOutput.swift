@@ -87,16 +87,15 @@ public protocol QAReportFiles {
 }
 
 extension QAReportFiles {
-    /// Writes the requested report files, each complete or absent (``AtomicOutput``), never over one of
-    /// `inputs`; the HTML references `thumbnails` relative to its own folder.
-    public func write(json: String? = nil, svg: String? = nil, html: String? = nil, thumbnails: [QAThumbnail] = [],
-                      legend: [QALegendEntry] = [], inputs: [String] = []) throws(ReplayError) {
-        if let json { try AtomicOutput.write(try self.json(), to: json, inputs: inputs) }
-        if let svg { try AtomicOutput.write(Data(plot.svg().utf8), to: svg, inputs: inputs) }
+    /// Writes the requested report files into their reserved outputs (of an ``OutputGroup``, which
+    /// the caller commits); the HTML references `thumbnails` relative to its own folder.
+    public func write(json: AtomicOutput? = nil, svg: AtomicOutput? = nil, html: AtomicOutput? = nil,
+                      thumbnails: [QAThumbnail] = [], legend: [QALegendEntry] = []) throws(ReplayError) {
+        if let json { try json.write(try self.json()) }
+        if let svg { try svg.write(Data(plot.svg().utf8)) }
         if let html {
-            let directory = URL(fileURLWithPath: html).deletingLastPathComponent().path
-            try AtomicOutput.write(Data(self.html(thumbnails: thumbnails, legend: legend, directory: directory).utf8),
-                                   to: html, inputs: inputs)
+            let directory = URL(fileURLWithPath: html.finalPath).deletingLastPathComponent().path
+            try html.write(Data(self.html(thumbnails: thumbnails, legend: legend, directory: directory).utf8))
         }
     }
 }

@@ -49,24 +49,27 @@ public enum SampleGenerator {
         }
         let scene = SampleScene(settings: settings)
         let file = { (name: String) in path(name, in: directory) }
-        try writeVideos(scene, call: file("call.mp4"), mask: file("call.mask.mkv"))
+        // All files appear together: a failure part-way (a full disk) leaves none of them.
+        let outputs = OutputGroup()
+        try writeVideos(scene, call: file("call.mp4"), mask: file("call.mask.mkv"), into: outputs)
         let samples = scene.frames.map { PoseSample(key: .time(scene.seconds(of: $0)), pose32: $0.pose32) }
         do {
             for name in ["call.poses.jsonl", "call.poses.csv", "call.poses.pose32"] {
-                try PoseSidecar.write(samples, to: file(name))
+                try outputs.write(Data(PoseSidecar.encode(samples, format: PoseSidecarFormat(path: name))), to: file(name))
             }
         } catch let error as ReplayError { throw error } catch { throw .processing("\(error)") }
-        try ImageWriter.writePNG(SampleBackground.picture(SampleBackground.size(for: settings.size)), to: file("background.png"))
-        try AtomicOutput.write(Data(SampleFiles.annotations(scene).utf8), to: file("annotations.json"))
-        try AtomicOutput.write(Data(SampleFiles.job(directory: directory).utf8), to: file("job.yaml"))
+        try outputs.write(try ImageWriter.png(SampleBackground.picture(SampleBackground.size(for: settings.size))), to: file("background.png"))
+        try outputs.write(Data(SampleFiles.annotations(scene).utf8), to: file("annotations.json"))
+        try outputs.write(Data(SampleFiles.job(directory: directory).utf8), to: file("job.yaml"))
         let command = "fxreplay sample -o \(directory) --seconds \(TextNumber.exact(settings.seconds)) --size \(settings.size) --seed \(settings.seed)"
-        try AtomicOutput.write(try SampleFiles.truth(scene, command: command), to: file("scene.json"))
+        try outputs.write(try SampleFiles.truth(scene, command: command), to: file("scene.json"))
+        try outputs.commit()
         return SampleSummary(files: paths, frames: scene.frames.count, droppedFrames: scene.droppedSlots.count,
                              flashes: scene.frames.filter(\.flash).count)
     }
 
     /// The call and its mask, frame by frame: both files get every frame at the same time.
-    private static func writeVideos(_ scene: SampleScene, call: String, mask: String) throws(ReplayError) {
+    private static func writeVideos(_ scene: SampleScene, call: String, mask: String, into outputs: OutputGroup) throws(ReplayError) {
         let size = scene.settings.size
         // Untagged, as phones write it: readers take BT.709 above 576 lines, BT.601 up to there.
         let colorSpace = ColorSpace(tag: AVCOL_SPC_UNSPECIFIED, fullRange: false, height: size.height)
@@ -78,11 +81,12 @@ public enum SampleGenerator {
             path: call,
             video: .init(size: size, timeBase: Rational(1, 90000), frameRate: Rational(Int32(SampleScene.nominalRate), 1),
                          encoder: encoder, colorSpace: colorSpace),
-            audio: .init(sampleRate: SampleSound.sampleRate, channels: 1, startSample: SampleSound.startSample))
+            audio: .init(sampleRate: SampleSound.sampleRate, channels: 1, startSample: SampleSound.startSample), group: outputs)
         var maskEncoder = EncoderSettings()
         maskEncoder.codec = .ffv1
         let masks = try MediaWriter(path: mask, video: .init(size: size, timeBase: Rational(1, 1000), encoder: maskEncoder,
-                                                             colorSpace: ColorSpace(matrix: colorSpace.matrix, fullRange: true)))
+                                                             colorSpace: ColorSpace(matrix: colorSpace.matrix, fullRange: true)),
+                                    group: outputs)
         let world = SampleWorldPainter(width: size.width, height: size.height, colorSpace: colorSpace)
         let person = SamplePersonPainter(width: size.width, height: size.height, colorSpace: colorSpace)
         let coverageBuffer = PlanarBuffer(width: size.width, height: size.height)

@@ -17,6 +17,8 @@ public final class AtomicOutput: @unchecked Sendable {
     public let isStream: Bool
     /// The file ``commit()`` puts in place: `finalPath`, or the file its symbolic link points to.
     private let destination: String
+    /// `destination` with every symbolic link on the way resolved: one file, one spelling.
+    var resolvedDestination: String { URL(fileURLWithPath: destination).resolvingSymlinksInPath().path }
     private let overwrite: Bool
     private var done = false
 
