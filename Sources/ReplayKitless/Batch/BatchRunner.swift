@@ -174,7 +174,7 @@ public final class BatchRunner: @unchecked Sendable {
                         progress: BatchProgress) -> BatchReport.Entry {
         let log = open(logPath(recording), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         var pending: [UInt8] = []
-        var lastMessage: String?
+        var messages = ChildMessages()
         child.readOutput { chunk in
             if log >= 0 { _ = write(log, chunk.baseAddress, chunk.count) }
             pending.append(contentsOf: chunk)
@@ -184,7 +184,7 @@ public final class BatchRunner: @unchecked Sendable {
                 if line.hasPrefix("{") {
                     if let (frames, total) = Self.progressLine(line) { progress.progress(recording.name, frames: frames, total: total) }
                 } else if !line.isEmpty {
-                    lastMessage = line
+                    messages.note(line)
                 }
             }
         }
@@ -194,7 +194,7 @@ public final class BatchRunner: @unchecked Sendable {
         var entry = BatchReport.Entry(name: recording.name, input: recording.input, output: recording.output, status: .failed)
         entry.seconds = Date().timeIntervalSince(started)
         entry.log = logPath(recording)
-        let message = lastMessage.map { $0.hasPrefix("fxreplay: ") ? String($0.dropFirst(10)) : $0 }
+        let message = messages.error
         let interrupted = state.withLock { $0.interruptedBy != nil }
         switch termination {
         case .exited(0):
@@ -244,4 +244,20 @@ public final class BatchRunner: @unchecked Sendable {
             children.forEach { $0.send(signalNumber) }
         }
     }
+}
+
+/// What a failed render said last: its error line (`fxreplay: …`, or the argument parser's `Error: …`,
+/// which a usage summary and a help hint follow), else its last line.
+struct ChildMessages {
+    private var lastError: String?
+    private var lastLine: String?
+
+    mutating func note(_ line: String) {
+        lastLine = line
+        for prefix in ["fxreplay: ", "Error: "] where line.hasPrefix(prefix) && !line.hasPrefix("fxreplay: warning:") {
+            lastError = String(line.dropFirst(prefix.count))
+        }
+    }
+
+    var error: String? { lastError ?? lastLine }
 }
