@@ -125,17 +125,6 @@ import Testing
                                    + offset + [input]).status == 0)
         let run = try runFxreplay(["render", input, "-o", output, "--progress", "none"])
         #expect(run.status == 0, "\(run.stderr)")
-        /// Per stream kind: frames decoded (edit lists applied) and the first packet's time.
-        func streams(_ path: String) throws -> [String: (frames: Int, start: Double)] {
-            let probe = try QAFixtures.run("ffprobe", ["-v", "error", "-count_frames", "-show_entries",
-                                                       "stream=codec_type,nb_read_frames,start_time", "-of", "csv=p=0", path])
-            var result: [String: (Int, Double)] = [:]
-            for line in String(decoding: probe.stdout, as: UTF8.self).split(separator: "\n") {
-                let fields = line.split(separator: ",").map(String.init)
-                if fields.count == 3, let start = Double(fields[1]), let frames = Int(fields[2]) { result[fields[0]] = (frames, start) }
-            }
-            return result
-        }
         let source = try streams(input), rendered = try streams(output)
         let video = try #require(source["video"]), audio = try #require(source["audio"])
         #expect(video.frames == 60 && rendered["video"]?.frames == 60, "\(source) \(rendered)")
@@ -147,6 +136,36 @@ import Testing
         } else {
             #expect(min(rendered["video"]?.start ?? -1, rendered["audio"]?.start ?? -1) == 0, "\(rendered)")
         }
+    }
+
+    /// MP4 and MOV into a named pipe, which cannot seek back to write the index at the start: written
+    /// as fragmented MP4 (with a warning), every frame at its own time and the streams' starts kept,
+    /// as in a file.
+    @Test(arguments: ["mp4", "mov"])
+    func mp4IntoAPipeIsFragmentedAndKeepsEveryTime(_ container: String) throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = repositoryRoot.appendingPathComponent("Samples/call.mp4").path
+        let file = dir.appendingPathComponent("file.\(container)").path, pipe = dir.appendingPathComponent("pipe.\(container)").path
+        let received = dir.appendingPathComponent("received.\(container)").path
+        #expect(try runFxreplay(["render", input, "-o", file, "--progress", "none"]).status == 0)
+        #expect(mkfifo(pipe, 0o644) == 0)
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/bin/sh")
+        reader.arguments = ["-c", "cat \"$0\" > \"$1\"", pipe, received]
+        try reader.run()
+        let run = try runFxreplay(["render", input, "-o", pipe, "--progress", "none"])
+        // (A render that never opened the pipe leaves the reader waiting for a writer.)
+        let deadline = Date(timeIntervalSinceNow: 5)
+        while reader.isRunning && Date() < deadline { usleep(20_000) }
+        if reader.isRunning { reader.terminate() }
+        reader.waitUntilExit()
+        #expect(run.status == 0 && run.stderr.contains("cannot seek (a pipe): written as fragmented MP4"), "\(run.stderr)")
+        let expected = try decodeFrames(file, measure: false), got = try decodeFrames(received, measure: false)
+        #expect(got.count == 116 && got.map(\.seconds) == expected.map(\.seconds))
+        let fromFile = try streams(file), fromPipe = try streams(received)
+        #expect(fromPipe["video"]?.start == 1.0 && fromPipe["audio"]?.start == fromFile["audio"]?.start, "\(fromPipe) \(fromFile)")
+        #expect(fromPipe["audio"]?.frames == fromFile["audio"]?.frames)
     }
 
     /// Two transport streams joined byte for byte, the second's clock 40 ms behind where the first
@@ -413,4 +432,16 @@ func brightCorner(_ path: String) throws -> (name: String, size: PictureSize) {
         #expect(frames.count == 10)
         #expect(frames.allSatisfy { $0.psnr > 28 }, "\(frames.map(\.psnr))")
     }
+}
+
+/// Per stream kind, as ffprobe sees the file: frames decoded (edit lists applied) and the first packet's time.
+func streams(_ path: String) throws -> [String: (frames: Int, start: Double)] {
+    let probe = try QAFixtures.run("ffprobe", ["-v", "error", "-count_frames", "-show_entries",
+                                               "stream=codec_type,nb_read_frames,start_time", "-of", "csv=p=0", path])
+    var result: [String: (Int, Double)] = [:]
+    for line in String(decoding: probe.stdout, as: UTF8.self).split(separator: "\n") {
+        let fields = line.split(separator: ",").map(String.init)
+        if fields.count == 3, let start = Double(fields[1]), let frames = Int(fields[2]) { result[fields[0]] = (frames, start) }
+    }
+    return result
 }

@@ -11,6 +11,8 @@ final class Muxer: @unchecked Sendable {
     /// Per stream, added to its packets' timestamps (in its source time base); see ``delayAll(by:in:)``.
     private var delays: [Int64] = []
     private var headerWritten = false
+    /// Written as fragmented MP4, because the output cannot seek (a pipe).
+    private(set) var isFragmented = false
     private var finished = false
 
     /// The containers written: ones that keep every frame's own timestamp (AVI, for one, would
@@ -177,6 +179,12 @@ final class Muxer: @unchecked Sendable {
         // that can store negative timestamps (MP4/MOV edit lists) are not shifted.
         av_dict_set(&options, "avoid_negative_ts", "auto", 0)
         if isMP4Family, let movieTimeScale { av_dict_set(&options, "movie_timescale", String(movieTimeScale), 0) }
+        // A pipe cannot take the index MP4 writes at the end, back at the start: fragments carry
+        // their own (players and ffmpeg read them as they come).
+        if isMP4Family, let pb = context.pointee.pb, pb.pointee.seekable == 0 {
+            av_dict_set(&options, "movflags", "frag_keyframe+delay_moov+default_base_moof", 0)
+            isFragmented = true
+        }
         let status = avformat_write_header(context, &options)
         guard status >= 0 else { throw .processing("\(output.finalPath): cannot write header: \(ffmpegErrorText(status))") }
         headerWritten = true

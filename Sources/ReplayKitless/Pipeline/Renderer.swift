@@ -194,6 +194,7 @@ private final class RenderSession: @unchecked Sendable {
             pixelFormat: String(cString: av_get_pix_fmt_name(encoder.pixelFormat)), bytes: 0, copiedStreams: copied.count))
         report.droppedStreams = dropped
         report.warnings += ignoredSettings
+        if muxer.isFragmented { report.warnings.append("\(options.output) cannot seek (a pipe): written as fragmented MP4") }
         if outputSize != requested {
             report.warnings.append("\(requested) is rounded to \(outputSize): 4:2:0 needs an even width and height")
         }
