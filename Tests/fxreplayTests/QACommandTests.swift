@@ -260,24 +260,33 @@ enum QAFixtures {
     }
 
     /// A stream that changes size and pixel format mid-way (raw H.264: 48×32 4:2:0, 30×20 4:4:4,
-    /// 64×40 4:2:0; also WebM VP8 as a call recording adapting its resolution would have it):
-    /// ffmpeg scales every picture to the first one's size and format, and so must framehash.
-    @Test(arguments: ["changes.h264", "changes.webm"])
+    /// 64×40 4:2:0; the same in MP4 turned a quarter by its display matrix; also WebM VP8 as a call
+    /// recording adapting its resolution would have it): ffmpeg turns every picture upright and
+    /// scales it to the first upright one's size and format, and so must framehash.
+    @Test(arguments: ["changes.h264", "rotated.mp4", "changes.webm"])
     func framehashScalesPicturesAfterAChangeAsFFmpegDoes(_ name: String) throws {
         let dir = try makeScratchDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let raw = name.hasSuffix(".h264")
+        let raw = !name.hasSuffix(".webm")
         var parts: [String] = []
-        for (index, (size, format)) in [("48x32", "yuv420p"), ("30x20", raw ? "yuv444p" : "yuv420p"), ("64x40", "yuv420p")].enumerated() {
+        let rotated = name.hasSuffix(".mp4")
+        for (index, (size, format)) in [("48x32", "yuv420p"), ("30x20", raw && !rotated ? "yuv444p" : "yuv420p"), ("64x40", "yuv420p")].enumerated() {
             let part = dir.appendingPathComponent("part\(index)" + (raw ? ".h264" : ".webm")).path
-            let codec = raw ? ["-c:v", "libx264"] : ["-c:v", "libvpx", "-b:v", "200k"]
+            // (No B-frames for MP4: copied from raw H.264, their decode order would become their times.)
+            let codec = raw ? ["-c:v", "libx264"] + (rotated ? ["-bf", "0"] : []) : ["-c:v", "libvpx", "-b:v", "200k"]
             #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "testsrc2=size=\(size):rate=10", "-frames:v", "3",
                                                   "-pix_fmt", format] + codec + [part]).status == 0)
             parts.append(part)
         }
         let video = dir.appendingPathComponent(name).path, listing = dir.appendingPathComponent("ffmpeg.framemd5").path
         if raw {
-            try Data(parts.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }.joined()).write(to: URL(fileURLWithPath: video))
+            let joined = dir.appendingPathComponent("joined.h264").path
+            try Data(parts.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }.joined()).write(to: URL(fileURLWithPath: joined))
+            if rotated {
+                #expect(try QAFixtures.run("ffmpeg", ["-r", "10", "-i", joined, "-c", "copy", "-metadata:s:v:0", "rotate=90", video]).status == 0)
+            } else {
+                try FileManager.default.moveItem(atPath: joined, toPath: video)
+            }
         } else {
             let list = dir.appendingPathComponent("parts.txt")
             try Data(parts.map { "file '\($0)'\n" }.joined().utf8).write(to: list)
@@ -286,11 +295,28 @@ enum QAFixtures {
         #expect(try QAFixtures.run("ffmpeg", ["-i", video, "-map", "0:v:0", "-fps_mode", "passthrough", "-enc_time_base", "-1",
                                               "-fflags", "+bitexact", "-f", "framemd5", listing]).status == 0)
         let expected = try String(contentsOfFile: listing, encoding: .utf8)
-        // The listing is of 9 pictures, all of the first size: 48·32·1.5 bytes.
+        // The listing is of 9 pictures, all of the first (upright) size: 48·32·1.5 bytes.
         #expect(expected.split(separator: "\n").filter { !$0.hasPrefix("#") && $0.contains(" 2304, ") }.count == 9, "\(expected)")
         let run = try runFxreplay(["framehash", video])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout == expected)
+    }
+
+    /// Raw H.264 with B-frames copied into MP4 takes decode order for presentation times, so some
+    /// pictures come out earlier than the one before. ffmpeg raises such a time to the previous
+    /// line's ("Non-monotonous DTS") and drops a picture more than 0.6 frame behind; so must framehash.
+    @Test func framehashRaisesATimeThatGoesBackAsFFmpegDoes() throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let raw = dir.appendingPathComponent("raw.h264").path, video = dir.appendingPathComponent("reordered.mp4").path
+        #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "testsrc2=size=48x32:rate=10", "-frames:v", "12", "-c:v", "libx264", raw]).status == 0)
+        #expect(try QAFixtures.run("ffmpeg", ["-r", "10", "-i", raw, "-c", "copy", video]).status == 0)
+        let listing = try QAFixtures.run("ffmpeg", ["-v", "warning", "-i", video, "-map", "0:v:0", "-fps_mode", "passthrough",
+                                                    "-enc_time_base", "-1", "-fflags", "+bitexact", "-f", "framemd5", "-"])
+        #expect(listing.log.contains("Non-monotonous DTS"), "the fixture no longer goes back in time")
+        let run = try runFxreplay(["framehash", video])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == String(decoding: listing.stdout, as: UTF8.self))
     }
 
     @Test func framehashPrintsFFmpegLinesChecksAndUpdatesGolden() throws {

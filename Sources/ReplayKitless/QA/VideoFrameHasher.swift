@@ -9,15 +9,16 @@ import Foundation
 /// - timestamps are in the stream's time base, shifted as `ffmpeg` shifts every input: by the file's
 ///   start time (the earliest of all its streams; for MPEG-TS and other formats with discontinuities,
 ///   of this stream), so the file starts at 0;
-/// - each frame's pts is its best-effort timestamp; dts equals pts (rawvideo has no reordering);
+/// - each frame's pts is its best-effort timestamp, raised to the previous line's when it is earlier
+///   (ffmpeg's "Non-monotonous DTS" correction); dts equals pts (rawvideo has no reordering);
 /// - duration is one frame at the rate `av_guess_frame_rate` gives, rounded to the time base (the
 ///   muxer fills it in; `ffmpeg` does not pass per-frame durations through), 0 when the rate is unknown;
 /// - the codec's default decoder is used (VP9 alpha is not decoded);
 /// - the picture is turned upright as `ffmpeg`'s autorotate does, then packed as rawvideo in its
 ///   decoded pixel format (`av_image_copy_to_buffer`, no padding) and hashed with MD5;
-/// - after a mid-stream change of size or pixel format, pictures are scaled back to the first
-///   picture's (libswscale, bicubic, as the scale filter `ffmpeg` inserts to keep its output's size).
-///   A rotated stream is scaled before it is turned, `ffmpeg` after: there the hashes may differ.
+/// - after a mid-stream change of size or pixel format, pictures are turned upright and then scaled
+///   back to the first upright picture's size and format (libswscale, bicubic, as the scale filter
+///   `ffmpeg` inserts after its autorotate filter to keep its output's size).
 ///
 /// Decoding runs on a thread of its own (``PictureStream``), so hashing overlaps with it.
 public final class VideoFrameHasher {
@@ -33,6 +34,8 @@ public final class VideoFrameHasher {
     /// The last line's time in microseconds, and one frame at the stream's rate in microseconds,
     /// for pictures without timestamps.
     private var untimedClock: Int64?
+    /// The last line's timestamp: none goes before it.
+    private var lastWritten: Int64?
     private let frameMicroseconds: Int64
     /// The first picture, decoded before the header (which needs its aspect ratio).
     private var pending: PictureStream.Item?
@@ -40,6 +43,8 @@ public final class VideoFrameHasher {
     private var firstGeometry: (width: Int32, height: Int32, format: Int32)?
     private let rescaler = Scaler(flags: SWS_BICUBIC)
     private var rescaled: Frame?
+    /// A picture of another size turned upright, before it is scaled.
+    private var turned: Frame?
     /// Frames listed so far.
     public private(set) var frames = 0
 
@@ -98,10 +103,10 @@ public final class VideoFrameHasher {
         }
         defer { pictures.recycle(item) }
         let frame = item.frame
-        let size = try hash(rescaledToFirst(frame))
+        let size = try hashAtFirstGeometry(frame)
         // Pictures without timestamps (a raw H.264 stream) follow one another at the stream's rate,
         // counted as ffmpeg counts them: in microseconds, then rescaled (so 1/30 s steps give 79999).
-        let pts: Int64
+        var pts: Int64
         if frame.pts != noPTS {
             pts = frame.pts + offset
             untimedClock = av_rescale_q(pts, timeBase.av, fx_time_base_q())
@@ -109,31 +114,46 @@ public final class VideoFrameHasher {
             untimedClock = untimedClock.map { $0 + frameMicroseconds } ?? 0
             pts = av_rescale_q(untimedClock!, fx_time_base_q(), timeBase.av)
         }
+        // A time before the last line's is raised to it, as ffmpeg's muxing does ("Non-monotonous DTS").
+        if let lastWritten { pts = max(pts, lastWritten) }
+        lastWritten = pts
         frames += 1
         return FrameMD5.dataLine(stream: 0, dts: pts, pts: pts, duration: duration, size: size, hash: md5.finalize())
     }
 
-    /// `frame`, or after a change of size or pixel format, the picture scaled to the first one's.
-    private func rescaledToFirst(_ frame: Frame) throws(ReplayError) -> Frame {
+    /// Hashes `frame`; after a change of size or pixel format, first turned upright and then
+    /// scaled to the first picture's upright size and format, in ffmpeg's filter order.
+    private func hashAtFirstGeometry(_ frame: Frame) throws(ReplayError) -> Int {
         let f = frame.pointer.pointee
         guard let first = firstGeometry else {
             firstGeometry = (f.width, f.height, f.format)
+            return try hash(frame)
+        }
+        guard f.width != first.width || f.height != first.height || f.format != first.format else { return try hash(frame) }
+        let quarterTurned = quarterTurns % 2 == 1
+        let target = try reusable(&rescaled, width: quarterTurned ? first.height : first.width,
+                                  height: quarterTurned ? first.width : first.height, format: first.format)
+        guard upright.isTurning else {
+            try rescaler.convert(frame, into: target)
+            return try hash(target)
+        }
+        let picture = try upright.picture(frame, index: frames)
+        let uprightFrame = try reusable(&turned, width: Int32(picture.width), height: Int32(picture.height), format: f.format)
+        uprightFrame.yuvImage?.copy(from: picture)
+        try rescaler.convert(uprightFrame, into: target)
+        return try hashPacked(target)
+    }
+
+    /// `cache` when it has this geometry, else a new frame that replaces it.
+    private func reusable(_ cache: inout Frame?, width: Int32, height: Int32, format: Int32) throws(ReplayError) -> Frame {
+        if let frame = cache?.pointer.pointee, frame.width == width, frame.height == height, frame.format == format { return cache! }
+        do {
+            let frame = try Frame(width: Int(width), height: Int(height), format: AVPixelFormat(rawValue: format))
+            cache = frame
             return frame
+        } catch {
+            throw .processing("frame \(frames): cannot allocate a \(width)x\(height) picture: \(error)")
         }
-        guard f.width != first.width || f.height != first.height || f.format != first.format else { return frame }
-        let target: Frame
-        if let rescaled {
-            target = rescaled
-        } else {
-            do {
-                target = try Frame(width: Int(first.width), height: Int(first.height), format: AVPixelFormat(rawValue: first.format))
-            } catch {
-                throw .processing("frame \(frames): cannot allocate a \(first.width)x\(first.height) picture: \(error)")
-            }
-            rescaled = target
-        }
-        try rescaler.convert(frame, into: target)
-        return target
     }
 
     /// Feeds the frame's rawvideo bytes to the MD5 context; returns how many there were. 8-bit planar
