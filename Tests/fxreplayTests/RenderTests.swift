@@ -316,6 +316,29 @@ func brightCorner(_ path: String) throws -> (name: String, size: PictureSize) {
         #expect(text.contains("codec_type=video|disposition:default=1") && text.contains("codec_type=audio|disposition:default=1"), "\(text)")
     }
 
+    /// Stream tags are kept as ffmpeg keeps them (the audio's handler name here), and so is a QuickTime
+    /// timecode track's start: MP4/MOV get a new timecode track, Matroska a TIMECODE tag. The
+    /// track itself (no codec to copy) is not reported as dropped.
+    @Test(arguments: [("mov", "timecode"), ("mp4", "timecode"), ("mkv", "TIMECODE")])
+    func timecodeAndStreamTagsAreKept(_ container: String, _ key: String) throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("camera.mov").path, output = dir.appendingPathComponent("out.\(container)").path
+        #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=25:duration=0.4", "-f", "lavfi", "-i",
+                                              "sine=duration=0.4", "-c:v", "libx264", "-c:a", "aac", "-timecode", "01:02:03:04",
+                                              "-metadata:s:a:0", "handler_name=Boom mic", input]).status == 0)
+        let run = try runFxreplay(["render", input, "-o", output, "--progress", "none"])
+        #expect(run.status == 0 && !run.stderr.contains("dropped"), "\(run.stderr)")
+        let probe = try QAFixtures.run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,codec_tag_string:stream_tags",
+                                                   "-of", "compact", output])
+        let lines = String(decoding: probe.stdout, as: UTF8.self).split(separator: "\n")
+        #expect(lines.contains { $0.contains("codec_type=video") && $0.contains("tag:\(key)=01:02:03:04") }, "\(lines)")
+        #expect(lines.contains { $0.contains("codec_type=audio") && $0.lowercased().contains("tag:handler_name=boom mic") }, "\(lines)")
+        if container != "mkv" {
+            #expect(lines.contains { $0.contains("codec_type=data") && $0.contains("tmcd") && $0.contains("tag:timecode=01:02:03:04") }, "\(lines)")
+        }
+    }
+
     /// Pictures deeper or fuller than 8-bit 4:2:0 are processed as such, and the render says so.
     @Test func deeperPicturesAreWarnedAbout() throws {
         let dir = try makeScratchDirectory()

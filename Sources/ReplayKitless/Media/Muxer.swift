@@ -119,15 +119,19 @@ final class Muxer: @unchecked Sendable {
         stream.pointee.codecpar.pointee.codec_tag = 0
         stream.pointee.time_base = source.pointee.time_base
         stream.pointee.disposition = source.pointee.disposition
-        if let language = av_dict_get(source.pointee.metadata, "language", nil, 0) {
-            av_dict_set(&stream.pointee.metadata, "language", language.pointee.value, 0)
-        }
-        // An attachment is its metadata (file name, MIME type) and its bytes (the extradata).
-        if source.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_ATTACHMENT {
-            av_dict_copy(&stream.pointee.metadata, source.pointee.metadata, 0)
-        }
+        // (An attachment is its tags, file name and MIME type, and its bytes, the extradata.)
+        av_dict_copy(&stream.pointee.metadata, source.pointee.metadata, 0)
         sourceTimeBases.append(source.pointee.time_base)
         return Int(stream.pointee.index)
+    }
+
+    /// Gives output stream `index` the tags of `source` (language, title, handler, timecode…), as
+    /// ffmpeg does, but for `encoder`: the stream was encoded anew. MP4/MOV make a timecode track
+    /// of a video's `timecode` tag, Matroska a TIMECODE tag.
+    func copyTags(from source: UnsafeMutablePointer<AVStream>, to index: Int) {
+        let stream = context.pointee.streams[index]!
+        av_dict_copy(&stream.pointee.metadata, source.pointee.metadata, 0)
+        av_dict_set(&stream.pointee.metadata, "encoder", nil, 0)
     }
 
     /// Records the time base of packets for a stream added directly with `avformat_new_stream`.

@@ -141,13 +141,26 @@ private final class RenderSession: @unchecked Sendable {
                                                                         from: display, to: outputSize),
                               colorOf: stream.pointee.codecpar, alpha: options.background?.outputsAlpha ?? false, globalHeader: muxer.needsGlobalHeader)
         videoOut = try muxer.addStream(encoder: encoder, rotation: options.keepRotation ? video.rotation : nil)
+        muxer.copyTags(from: stream, to: videoOut)
+        // A QuickTime timecode track has no codec to copy, but the video's timecode tag (from it, if
+        // need be) carries its start, and from that MP4/MOV write a new one (as ffmpeg does).
+        var timecodeTracks: [Int] = []
+        for info in demuxer.streams where Self.isTimecodeTrack(demuxer.stream(info.index)) { timecodeTracks.append(info.index) }
+        let outputStream = muxer.context.pointee.streams[videoOut]!
+        if av_dict_get(outputStream.pointee.metadata, "timecode", nil, 0) == nil, let track = timecodeTracks.first,
+           let timecode = av_dict_get(demuxer.stream(track).pointee.metadata, "timecode", nil, 0) {
+            av_dict_set(&outputStream.pointee.metadata, "timecode", timecode.pointee.value, 0)
+        }
+        let timecodeKept = av_dict_get(outputStream.pointee.metadata, "timecode", nil, 0) != nil
+        // (The timecode track counts frames at the stream's rate, without which MP4/MOV write none.)
+        if timecodeKept && muxer.isMP4Family { outputStream.pointee.avg_frame_rate = frameRate }
 
         var copied: [Int: Int] = [:]
         var dropped: [String] = []
         for info in demuxer.streams where info.index != video.index {
             if let out = try muxer.addCopiedStream(from: demuxer, stream: info.index) {
                 copied[info.index] = out
-            } else {
+            } else if !(timecodeKept && timecodeTracks.contains(info.index)) {
                 dropped.append("stream \(info.index) (\(info.kind.rawValue), \(info.codecName))")
             }
         }
@@ -207,6 +220,12 @@ private final class RenderSession: @unchecked Sendable {
         for stream in dropped {
             report.warnings.append("\(stream) dropped: a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot hold it")
         }
+    }
+
+    /// A QuickTime timecode track: a data stream tagged 'tmcd'.
+    static func isTimecodeTrack(_ stream: UnsafeMutablePointer<AVStream>) -> Bool {
+        let parameters = stream.pointee.codecpar.pointee
+        return parameters.codec_type == AVMEDIA_TYPE_DATA && parameters.codec_tag == "tmcd".utf8.reversed().reduce(0) { $0 << 8 | UInt32($1) }
     }
 
     static func codecID(_ codec: VideoCodec) -> AVCodecID {
