@@ -24,22 +24,22 @@ struct BackgroundOptions: ParsableArguments {
     @Option(help: "A frame without a mask (the masks end early or have a gap): hold (reuse the last mask), keep-original (leave the frame) or fail.")
     var missingMask: MissingMaskPolicy = .hold
 
-    @Option(help: ArgumentHelp("Soften the mask's edge over about PX pixels.", valueName: "PX"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Soften the mask's edge over about PX pixels.", valueName: "PX"))
     var feather: Double = 0
 
-    @Option(help: ArgumentHelp("Hard mask: values at or above V (0-255) become foreground, the rest background.", valueName: "V"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Hard mask: values at or above V (0-255) become foreground, the rest background.", valueName: "V"))
     var threshold: Int?
 
     @Flag(help: "Swap foreground and background in the mask.")
     var invert = false
 
-    @Option(help: ArgumentHelp("Average each mask with the previous ones, N in all, against flicker.", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Average each mask with the previous ones, N in all, against flicker.", valueName: "N"))
     var maskSmooth: Int = 1
 
-    @Option(help: ArgumentHelp("Grow the foreground by PX pixels.", valueName: "PX"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Grow the foreground by PX pixels.", valueName: "PX"))
     var maskExpand: Int = 0
 
-    @Option(help: ArgumentHelp("Shrink the foreground by PX pixels.", valueName: "PX"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Shrink the foreground by PX pixels.", valueName: "PX"))
     var maskShrink: Int = 0
 
     @Flag(help: "With --background transparent: premultiplied colour instead of straight.")

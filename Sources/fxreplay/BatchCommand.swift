@@ -24,7 +24,7 @@ struct Batch: ParsableCommand {
     @Option(help: "Job spec (YAML or JSON): render options for every recording, keyed by option name.")
     var job: String?
 
-    @Option(name: [.customShort("j"), .long], help: "Renders at once (default: half the cores, at least 2 when there are 2).")
+    @Option(name: [.customShort("j"), .long], parsing: .unconditional, help: "Renders at once (default: half the cores, and at least 2 on a machine with 2 or more).")
     var jobs: Int?
 
     @Flag(help: "Render every recording, even those whose output is up to date.")
@@ -33,7 +33,7 @@ struct Batch: ParsableCommand {
     @Option(help: "Do only this worker's share, INDEX/COUNT (e.g. 0/4). Default: from a Kubernetes Indexed Job or a Slurm job array.")
     var shard: String?
 
-    @Option(help: "Number of shards when the index comes from the environment (JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID).")
+    @Option(parsing: .unconditional, help: "Number of shards when the index comes from the environment (JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID).")
     var shardCount: Int?
 
     @OptionGroup var progress: ProgressOptions

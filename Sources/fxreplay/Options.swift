@@ -16,10 +16,10 @@ struct ProgressOptions: ParsableArguments {
 
 /// Encoder settings: shared by every command that writes video.
 struct EncoderOptions: ParsableArguments {
-    @Option(help: "Video codec: \(VideoCodec.allCases.map(\.rawValue).joined(separator: ", ")) (default: vp9 for .webm, else h264).")
+    @Option(help: "Video codec (default: vp9 for .webm, else h264).")
     var codec: VideoCodec?
 
-    @Option(help: "Constant rate factor (lower is better quality; x264 default 23).")
+    @Option(parsing: .unconditional, help: "Constant rate factor, 0 to 63; lower is better quality (default: the encoder's, 23 for x264).")
     var crf: Int?
 
     @Option(help: "Encoder speed preset (x264/x265 names: ultrafast … veryslow; ProRes: proxy, lt, standard, hq, 4444, 4444xq).")
@@ -28,7 +28,7 @@ struct EncoderOptions: ParsableArguments {
     @Option(help: "Target bitrate, e.g. 2500k or 4M (instead of --crf).")
     var bitrate: String?
 
-    @Option(help: "Encoder threads (0: the encoder decides).")
+    @Option(parsing: .unconditional, help: "Encoder threads (0: the encoder decides).")
     var threads: Int = 0
 
     @Flag(help: "Byte-identical output across runs: fixed thread count, bit-exact container and encoder flags.")

@@ -18,22 +18,22 @@ struct PoseOptions: ParsableArguments {
     var posesFromSei = false
 
     @Option(name: .customLong("sei-uuid"),
-            help: "UUID of the pose SEI, read and written (default 1618ea80-35fe-4bd9-b1cc-01954a32fb00).")
+            help: "UUID of the pose SEI to read (and, where poses are written into the video, to write; default 1618ea80-35fe-4bd9-b1cc-01954a32fb00).")
     var seiUUID: String?
 
     @Option(help: "Sidecar and scene times: relative to the first frame, or absolute stream times.")
     var poseTime: PoseTimeChoice = .relative
 
-    @Option(help: "Seconds added to every pose sample time before matching.")
+    @Option(parsing: .unconditional, help: "Seconds added to every pose sample time before matching.")
     var poseOffset: Double = 0
 
     @Option(help: "What frames without a pose sample get.")
     var missingPose: MissingPosePolicy = .interpolate
 
-    @Option(help: "Vertical field of view in degrees, replacing the poses' own.")
+    @Option(parsing: .unconditional, help: "Vertical field of view in degrees, replacing the poses' own.")
     var fov: Double?
 
-    @Option(help: "Near clipping distance in metres, replacing the poses' own.")
+    @Option(parsing: .unconditional, help: "Near clipping distance in metres, replacing the poses' own.")
     var znear: Double?
 
     @Option(help: "Camera intrinsics fx,fy,cx,cy in pixels, replacing the field of view.")
@@ -160,8 +160,8 @@ struct PosesEmbed: ParsableCommand {
         options.overwrite = overwrite
         options.poses = settings
         options.embedPoses = true
-        let report = try Renderer(options: options).run(progress: progress.progress)
+        let report = try Renderer(options: options).run(progress: progress.progress, label: "embed")
         printError("fxreplay: wrote \(output): \(report.framesEncoded) frames with pose SEI; "
-                   + "poses: \(report.effects["poses"].map { $0.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") } ?? "")")
+                   + PoseMatchReport(counts: report.effects["poses", default: [:]]).summary)
     }
 }

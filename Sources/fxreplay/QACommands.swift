@@ -23,16 +23,16 @@ struct Compare: ParsableCommand {
     @Argument(help: "The reference video.")
     var b: String
 
-    @Option(name: .customLong("min-psnr"), help: "Fail when the average PSNR is below this many dB.")
+    @Option(name: .customLong("min-psnr"), parsing: .unconditional, help: "Fail when the average PSNR is below this many dB.")
     var minPSNR: Double?
 
-    @Option(name: .customLong("min-ssim"), help: "Fail when the SSIM (All) is below this value.")
+    @Option(name: .customLong("min-ssim"), parsing: .unconditional, help: "Fail when the SSIM (All) is below this value.")
     var minSSIM: Double?
 
     @Option(help: "Pair frames by presentation time or by index.")
     var align: FrameAlignment = .time
 
-    @Option(name: .customLong("max-time-delta"), help: "Largest allowed timestamp difference of a pair, seconds (default: half a frame).")
+    @Option(name: .customLong("max-time-delta"), parsing: .unconditional, help: "Largest allowed timestamp difference of a pair, seconds (default: half a frame).")
     var maxTimeDelta: Double?
 
     @Flag(help: "Do not fail when only one of the videos has audio.")
@@ -161,19 +161,19 @@ struct QACompare: ParsableCommand {
     @Argument(help: "The reference track (B).")
     var b: String
 
-    @Option(help: "Largest allowed p95 pixel error per annotation.")
+    @Option(parsing: .unconditional, help: "Largest allowed p95 pixel error per annotation.")
     var tolerance: Double = 1.0
 
     @Option(help: "Pair rows by frame number or by time.")
     var match: TrackMatching = .frame
 
-    @Option(name: .customLong("time-tolerance"), help: "With --match time: largest time difference of a pair, seconds.")
+    @Option(name: .customLong("time-tolerance"), parsing: .unconditional, help: "With --match time: largest time difference of a pair, seconds.")
     var timeTolerance: Double = 0.02
 
-    @Option(name: .customLong("max-visibility-mismatch"), help: "Allowed frames per annotation where visibility differs.")
+    @Option(name: .customLong("max-visibility-mismatch"), parsing: .unconditional, help: "Allowed frames per annotation where visibility differs.")
     var maxVisibilityMismatch: Int = 0
 
-    @Option(name: .customLong("max-unmatched"), help: "Allowed rows per annotation without a partner.")
+    @Option(name: .customLong("max-unmatched"), parsing: .unconditional, help: "Allowed rows per annotation without a partner.")
     var maxUnmatched: Int = 0
 
     @Flag(help: "Print the report as JSON on stdout instead of the text table.")
@@ -188,7 +188,7 @@ struct QACompare: ParsableCommand {
     @Option(help: "The video the tracks belong to: the HTML report then shows its worst frames with both placements drawn.")
     var video: String?
 
-    @Option(help: "With --video: at most this many worst-frame pictures.")
+    @Option(parsing: .unconditional, help: "With --video: at most this many worst-frame pictures.")
     var thumbnails: Int = 6
 
     func validate() throws {
@@ -260,7 +260,7 @@ struct QALatency: ParsableCommand {
     @Option(name: .customLong("delay-list"), help: "More delays, comma separated.")
     var delayList: String?
 
-    @Option(help: "Fail (exit 1) when an annotation's p95 error exceeds this many pixels at any delay.")
+    @Option(parsing: .unconditional, help: "Fail (exit 1) when an annotation's p95 error exceeds this many pixels at any delay.")
     var tolerance: Double?
 
     @Flag(help: "Print the report as JSON on stdout instead of the text table.")
@@ -320,7 +320,7 @@ struct QAOverlay: ParsableCommand {
     var input: String
 
     @Option(help: "A placement track (CSV, or JSON Lines in a .jsonl file); repeat for several, each in its own colour.")
-    var track: [String] = []
+    var track: [String]
 
     @Option(name: .shortAndLong, help: "The review video to write.")
     var output: String
@@ -333,7 +333,6 @@ struct QAOverlay: ParsableCommand {
     @OptionGroup var progress: ProgressOptions
 
     func validate() throws {
-        if track.isEmpty { throw ValidationError("give at least one --track FILE") }
         let target = URL(fileURLWithPath: output).standardizedFileURL.path
         if track.contains(where: { URL(fileURLWithPath: $0).standardizedFileURL.path == target }) {
             throw ValidationError("\(output): refusing to write over a track file")
@@ -347,7 +346,7 @@ struct QAOverlay: ParsableCommand {
         var options = RenderOptions(input: input, output: output)
         options.encoder = encoder.settings
         options.overwrite = overwrite
-        let result = try Renderer(options: options, extraEffects: [PlacementOverlay(tracks: tracks)]).run(progress: progress.progress)
+        let result = try Renderer(options: options, extraEffects: [PlacementOverlay(tracks: tracks)]).run(progress: progress.progress, label: "overlay")
         let legend = track.enumerated().map { "\($0.element) \(MarkerStyle.trackColorName($0.offset))" }
         printError("fxreplay: wrote \(output): \(result.framesEncoded) frames; markers: " + legend.joined(separator: ", "))
     }

@@ -26,7 +26,7 @@ struct Render: ParsableCommand {
     @Flag(help: "Replace OUTPUT if it exists.")
     var overwrite = false
 
-    @Option(help: "Fail when more than N packets or frames cannot be decoded (default: skip them all, counting them).")
+    @Option(parsing: .unconditional, help: "Fail when more than N packets or frames cannot be decoded (default: skip them all, counting them).")
     var maxDecodeErrors: Int?
 
     @Flag(help: "Fail on the first decode error.")
@@ -104,13 +104,14 @@ struct Render: ParsableCommand {
         }
         // The preview and the report are written before the video is moved into place, and moved
         // after it: a full disk leaves none of them.
-        let result = try Renderer(options: options, extraEffects: sheet.map { [$0] } ?? []).run(progress: progress.progress) { report throws(ReplayError) in
+        let renderer = Renderer(options: options, extraEffects: sheet.map { [$0] } ?? [])
+        let result = try renderer.run(progress: progress.progress, beforeCommit: { report throws(ReplayError) in
             try sheet?.write(commit: false)
             guard let reportOutput else { return }
             let json: Data
             do { json = try prettyJSON(report) } catch { throw .processing("\(reportOutput.finalPath): \(error)") }
             try reportOutput.write(json)
-        }
+        })
         try sheet?.commit()
         try reportOutput?.commit()
         printError("fxreplay: wrote \(output): \(result.framesEncoded) frames, \(result.output.width)x\(result.output.height) \(result.output.codec), "

@@ -12,7 +12,7 @@ struct Sample: ParsableCommand {
     @Option(name: .shortAndLong, help: "Directory to write the sample into (created when missing).")
     var output: String
 
-    @Option(help: "Length of the call in seconds (1 to 600).")
+    @Option(parsing: .unconditional, help: "Length of the call in seconds (1 to 600).")
     var seconds: Double = 4
 
     @Option(help: "Picture size WxH (even, from 64x64 to 3840x2160).")

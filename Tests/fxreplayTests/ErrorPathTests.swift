@@ -46,6 +46,27 @@ import Testing
                                  sample.appendingPathComponent("annotations.json").path, "--delay", ""]).status == 2)
     }
 
+    /// A number given as the next argument may be negative: a negative offset is taken, and a value
+    /// out of range is named with its range (both were "Missing value").
+    @Test func negativeNumbersAreValuesNotOptions() throws {
+        let sample = repositoryRoot.appendingPathComponent("Samples")
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var tracks: [String] = []
+        for offset in [["--pose-offset", "-0.5"], ["--pose-offset=-0.5"], []] {
+            let track = dir.appendingPathComponent("t\(tracks.count).csv").path
+            let run = try runFxreplay(["track", sample.appendingPathComponent("call.mp4").path, "--poses", sample.appendingPathComponent("call.poses.jsonl").path,
+                                       "--annotations", sample.appendingPathComponent("annotations.json").path, "-o", track] + offset)
+            #expect(run.status == 0, "\(offset): \(run.stderr)")
+            tracks.append(try String(contentsOfFile: track, encoding: .utf8))
+        }
+        #expect(tracks[0] == tracks[1] && tracks[0] != tracks[2])
+        for (flags, range) in [(["--crf", "-5"], "between 0 and 63"), (["--threads", "-1"], "0 to 1024")] {
+            let run = try runFxreplay(["render", "a.mp4", "-o", "b.mp4"] + flags)
+            #expect(run.status == 2 && run.stderr.contains(range), "\(flags): \(run.stderr)")
+        }
+    }
+
     @Test func refusesToOverwriteExistingOutputOrTheInput() throws {
         let dir = try makeScratchDirectory()
         let input = dir.appendingPathComponent("in.mp4").path

@@ -56,6 +56,14 @@ import Testing
         let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: reportPath))) as? [String: Any]
         #expect(report?["resolutionChanges"] as? Int == 1)
         #expect(report?["framesEncoded"] as? Int == 20)
+        // The report's size is the new file's, also when it replaces an older one of another size.
+        for crf in ["40", "10"] {
+            let again = try runFxreplay(["render", input, "-o", output, "--progress", "none", "--crf", crf, "--overwrite", "--report", reportPath])
+            #expect(again.status == 0, "\(again.stderr)")
+            let bytes = try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int
+            let output = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: reportPath))) as? [String: Any]
+            #expect((output?["output"] as? [String: Any])?["bytes"] as? Int == bytes, "crf \(crf)")
+        }
     }
 
     /// A stored picture with a white block in its top-left corner, shown rotated 90° clockwise.

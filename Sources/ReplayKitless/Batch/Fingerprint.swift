@@ -108,7 +108,7 @@ struct FileStatus {
 /// process is gone (a live one, such as a second batch on the same directory, keeps its file).
 /// Returns how many were removed.
 @discardableResult
-public func removeStaleTemporaryFiles(for finalPath: String) -> Int {
+package func removeStaleTemporaryFiles(for finalPath: String) -> Int {
     let directory = BatchPaths.directory(of: finalPath)
     let prefix = "." + (finalPath.split(separator: "/").last.map(String.init) ?? finalPath) + ".fxreplay-"
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return 0 }
@@ -130,7 +130,7 @@ private func isRunning(_ pid: Int32) -> Bool {
 }
 
 /// SHA-256 (FIPS 180-4), for fingerprints; swift-crypto is not a dependency.
-public struct SHA256 {
+package struct SHA256 {
     private static let k: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
         0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,

@@ -81,7 +81,7 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// 64-bit FNV-1a: small, stable across platforms and releases (unlike Swift's `Hasher`).
-public func fnv1a64<Bytes: Sequence>(_ bytes: Bytes) -> UInt64 where Bytes.Element == UInt8 {
+package func fnv1a64<Bytes: Sequence>(_ bytes: Bytes) -> UInt64 where Bytes.Element == UInt8 {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
     for byte in bytes {
         hash ^= UInt64(byte)

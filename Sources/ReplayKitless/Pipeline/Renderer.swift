@@ -17,19 +17,28 @@ public final class Renderer {
     }
 
     /// Renders, showing progress on stderr; returns the report. On any failure the output path is left untouched.
-    /// - Parameter beforeCommit: writes the caller's other outputs of this render (its report, say)
-    ///   once the video is complete but before it is moved into place, so that a failure there
-    ///   leaves no video either: the outputs of a run appear together or not at all.
-    public func run(progress style: ProgressStyle = .auto,
+    /// - Parameters:
+    ///   - style: how progress shows on stderr (`.none` for nothing).
+    ///   - label: what the progress lines call the job.
+    ///   - observe: called about ten times a second with the frames written so far and the
+    ///     number expected (when the input says), for a caller's own progress display.
+    ///   - beforeCommit: writes the caller's other outputs of this render (its report, say)
+    ///     once the video is complete but before it is moved into place, so that a failure there
+    ///     leaves no video either: the outputs of a run appear together or not at all.
+    public func run(progress style: ProgressStyle = .auto, label: String = "render", observe: (_ framesDone: Int, _ framesExpected: Int?) -> Void = { _, _ in },
                     beforeCommit: (RenderReport) throws(ReplayError) -> Void = { _ in }) throws(ReplayError) -> RenderReport {
         let started = Date()
         let session = try RenderSession(options: options, extraEffects: extraEffects)
-        let reporter = ProgressReporter(style: style, label: "render", total: session.expectedFrames)
+        let reporter = ProgressReporter(style: style, label: label, total: session.expectedFrames)
         var report: RenderReport
         do {
-            try session.run { reporter.update(done: $0) }
+            try session.run { done in
+                reporter.update(done: done)
+                observe(done, session.expectedFrames)
+            }
             report = try session.finish()
             reporter.finish(done: report.framesEncoded)
+            observe(report.framesEncoded, session.expectedFrames)
             report.wallSeconds = Date().timeIntervalSince(started)
             report.speedFPS = report.wallSeconds > 0 ? Double(report.framesEncoded) / report.wallSeconds : 0
             try beforeCommit(report)
@@ -546,7 +555,8 @@ private final class RenderSession: @unchecked Sendable {
         report.packetsWithBadTimestamps = counts.badPackets
         report.resolutionChanges = counts.resolutionChanges
         report.videoSeconds = counts.videoSeconds
-        report.output.bytes = (try? FileManager.default.attributesOfItem(atPath: options.output)[.size] as? Int64) ?? 0
+        // (Not yet moved into place: the file is still under its temporary name.)
+        report.output.bytes = (try? FileManager.default.attributesOfItem(atPath: muxer.output.temporaryPath)[.size] as? Int64) ?? 0
         for effect in effects.list { report.effects[effect.name] = effect.reportLines() }
         if let framePoses { report.effects["poses"] = framePoses.timeline.report.counts }
         if counts.decodeErrors > 0 { report.warnings.append("\(counts.decodeErrors) decode errors skipped") }

@@ -82,4 +82,10 @@ extension PoseMatchReport {
     public var counts: [String: Int] {
         ["matched": matched, "interpolated": interpolated, "held": held, "hidden": hidden, "unusedSamples": unusedSamples]
     }
+
+    /// The report whose ``counts`` these are (a render report's `poses` lines).
+    public init(counts: [String: Int]) {
+        self.init(matched: counts["matched", default: 0], interpolated: counts["interpolated", default: 0],
+                  held: counts["held", default: 0], hidden: counts["hidden", default: 0], unusedSamples: counts["unusedSamples", default: 0])
+    }
 }

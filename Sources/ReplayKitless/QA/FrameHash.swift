@@ -3,7 +3,7 @@ import Foundation
 
 /// An MD5 digest computed by libavutil (`av_md5_*`), the hash FFmpeg's `framemd5` muxer uses.
 /// Reusable: ``finalize()`` returns the digest and starts over.
-public final class MD5 {
+package final class MD5 {
     private let context: OpaquePointer
 
     public init() throws(ReplayError) {

@@ -168,7 +168,7 @@ public struct LatencyReport: Sendable, Equatable, Codable, QAReportFiles {
     }
 
     /// One row per delay and tap.
-    public var table: TextTable {
+    package var table: TextTable {
         TextTable(
             headers: ["delay ms", "id", "tap frame", "late frame", "compared", "mean", "median", "p95", "max", "worst frame", "worst t", "result"],
             rows: results.map { result in

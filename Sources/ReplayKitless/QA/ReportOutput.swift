@@ -1,7 +1,7 @@
 import Foundation
 
 /// A plain-text table with aligned columns: text left-aligned, numbers right-aligned.
-public struct TextTable: Sendable {
+package struct TextTable: Sendable {
     public var headers: [String]
     public var rows: [[String]]
 
@@ -147,7 +147,7 @@ public struct HTMLReport: Sendable {
     }
 
     /// A table; rows whose index is in `failingRows` are highlighted.
-    public mutating func table(_ table: TextTable, failingRows: Set<Int> = []) {
+    package mutating func table(_ table: TextTable, failingRows: Set<Int> = []) {
         var html = "<table>\n<thead><tr>" + table.headers.map { "<th>\(xmlEscaped($0))</th>" }.joined() + "</tr></thead>\n<tbody>\n"
         for (index, row) in table.rows.enumerated() {
             html += failingRows.contains(index) ? "<tr class=\"fail\">" : "<tr>"

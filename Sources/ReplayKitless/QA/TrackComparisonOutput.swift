@@ -8,7 +8,7 @@ extension ErrorStatistics {
 
 extension TrackComparisonReport: QAReportFiles {
     /// One row per annotation.
-    public var table: TextTable {
+    package var table: TextTable {
         TextTable(
             headers: ["id", "compared", "mean", "median", "p95", "max", "visibility", "unmatched", "worst frame", "worst t", "result"],
             rows: annotations.map { annotation in

@@ -144,7 +144,7 @@ public final class AtomicOutput: @unchecked Sendable {
 
 /// Removes registered temporary files when the process is interrupted, then exits with
 /// 128 + the signal number (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP: a closed terminal).
-public final class InterruptCleanup: @unchecked Sendable {
+package final class InterruptCleanup: @unchecked Sendable {
     public static let shared = InterruptCleanup()
     /// The signals that end a run early and cleanly.
     public static let signals = [SIGINT, SIGTERM, SIGHUP]

@@ -3,7 +3,7 @@ import Foundation
 /// Shows how far a long job is on stderr: a live bar on a terminal, plain periodic lines
 /// otherwise, or JSON lines for machines. Call ``update(done:)`` as often as convenient;
 /// it prints only at its own pace.
-public final class ProgressReporter: @unchecked Sendable {
+package final class ProgressReporter: @unchecked Sendable {
     private let style: ProgressStyle
     private let label: String
     /// Expected units: an estimate for some inputs (a duration times a frame rate), so the final
