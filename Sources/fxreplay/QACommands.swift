@@ -106,9 +106,9 @@ struct Framehash: ParsableCommand {
         let golden = try FrameHashGolden.load(path: check)
         var checker = FrameHashChecker(golden: golden)
         while let line = try hasher.nextLine() {
-            if let difference = checker.check(line) { throw difference.error }
+            if let difference = checker.check(line) { throw difference.error(in: golden) }
         }
-        if let difference = checker.finish() { throw difference.error }
+        if let difference = checker.finish() { throw difference.error(in: golden) }
         print("\(input): all \(checker.frames) frames match \(golden.file)")
     }
 

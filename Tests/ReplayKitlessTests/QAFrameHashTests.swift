@@ -100,8 +100,11 @@ import Testing
         #expect(golden.compare(Array(good.prefix(2))) == .missing(expected: 3, actual: 2))
         let extra = "0,          3,          3,        1,     1152, 33333333333333333333333333333333"
         #expect(golden.compare(good + [extra]) == .extra(frame: 3, actual: extra))
-        let failure = try #require(golden.compare(changed)).error
-        #expect(failure.exitCode == 1 && failure.message.contains("frame 1"))
+        // Frame 1's golden line is the file's 5th (three # lines first); frame 2's the 7th, after a blank one.
+        #expect(golden.lineNumbers == [4, 5, 7])
+        let failure = try #require(golden.compare(changed)).error(in: golden)
+        #expect(failure.exitCode == 1 && failure.message.hasPrefix("g.framemd5:5: frame 1 differs"), "\(failure.message)")
+        #expect(try #require(golden.compare(Array(good.prefix(2)))).error(in: golden).message.hasPrefix("g.framemd5: the input has 2 frames"))
     }
 
     @Test func checkerStopsEarly() throws {

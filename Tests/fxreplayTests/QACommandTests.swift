@@ -341,7 +341,8 @@ enum QAFixtures {
         let broken = dir.appendingPathComponent("broken.framemd5").path
         try lines.joined(separator: "\n").write(toFile: broken, atomically: true, encoding: .utf8)
         let failed = try runFxreplay(["framehash", video, "--check", broken])
-        #expect(failed.status == 1 && failed.stderr.contains("frame 3 differs"))
+        // The message names the golden file and the line of that frame's golden line.
+        #expect(failed.status == 1 && failed.stderr.contains("\(broken):\(index + 1): frame 3 differs"), "\(failed.stderr)")
         #expect(try runFxreplay(["framehash", video, "--check", dir.appendingPathComponent("missing").path]).status == 3)
 
         // --update rewrites the golden file deliberately: afterwards it is ffmpeg's listing again.

@@ -85,8 +85,14 @@ public enum FrameHashDifference: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The failure `fxreplay framehash --check` exits with (status 1).
-    public var error: ReplayError { .checkFailed(description) }
+    /// The failure `fxreplay framehash --check` exits with (status 1), naming `golden` and, for a
+    /// differing frame, the line of its golden line.
+    public func error(in golden: FrameHashGolden) -> ReplayError {
+        if case .differs(let frame, _, _) = self, frame < golden.lineNumbers.count {
+            return .checkFailed("\(golden.file):\(golden.lineNumbers[frame]): \(description)")
+        }
+        return .checkFailed("\(golden.file): \(description)")
+    }
 }
 
 /// A golden `framemd5` file for `fxreplay framehash --check`: its data lines (`#` lines and blank lines
@@ -94,10 +100,12 @@ public enum FrameHashDifference: Sendable, Equatable, CustomStringConvertible {
 public struct FrameHashGolden: Sendable {
     public let file: String
     public let lines: [String]
+    /// Where each of `lines` is in the file (1-based).
+    public let lineNumbers: [Int]
 
     /// Parses golden text. Data lines need at least six comma-separated fields, the first five integers.
     public init(_ text: String, file: String) throws(ReplayError) {
-        var lines: [String] = []
+        var lines: [String] = [], lineNumbers: [Int] = []
         for (raw, number) in ReplayKitless.lines(of: text) {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
@@ -106,9 +114,11 @@ public struct FrameHashGolden: Sendable {
                 throw .badInput(file: file, line: number, "not a framemd5 data line (stream, dts, pts, duration, size, hash)")
             }
             lines.append(line)
+            lineNumbers.append(number)
         }
         self.file = file
         self.lines = lines
+        self.lineNumbers = lineNumbers
     }
 
     /// Reads and parses the golden file at `path`.
