@@ -42,7 +42,7 @@ struct Track: ParsableCommand {
         let chosen = format ?? (URL(fileURLWithPath: output).pathExtension.lowercased() == "jsonl" ? .jsonl : .csv)
         let text = PlacementTrack.text(rows, format: chosen)
         try AtomicOutput.write(Data(text.utf8), to: output,
-                               inputs: [input, annotations] + (poseOptions.poses.map { [$0] } ?? []))
+                               inputs: [input, annotations] + scene.meshFiles + (poseOptions.poses.map { [$0] } ?? []))
         printError("fxreplay: wrote \(output): \(frames.count) frames × \(scene.annotations.count) annotations; "
                    + timeline.report.summary)
     }

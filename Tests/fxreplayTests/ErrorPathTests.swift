@@ -67,6 +67,30 @@ import Testing
         }
     }
 
+    /// A scene's OBJ meshes and the label font are inputs too: no output may be written over them.
+    @Test func meshesAndTheFontAreNeverWrittenOver() throws {
+        let sample = repositoryRoot.appendingPathComponent("Samples")
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let mesh = dir.appendingPathComponent("triangle.obj").path, scene = dir.appendingPathComponent("scene.json").path
+        try "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n".write(toFile: mesh, atomically: true, encoding: .utf8)
+        try #"{"version": 1, "annotations": [{"id": "t", "anchor": {"world": [0, 1, -2]}, "shape": "mesh", "mesh": "triangle.obj"}]}"#
+            .write(toFile: scene, atomically: true, encoding: .utf8)
+        let font = dir.appendingPathComponent("font.ttf").path
+        try FileManager.default.copyItem(atPath: "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", toPath: font)
+        let before = try [mesh, font].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        let input = sample.appendingPathComponent("call.mp4").path
+        let track = try runFxreplay(["track", input, "--poses-from-sei", "--annotations", scene, "-o", mesh])
+        #expect(track.status == 2 && track.stderr.contains("refusing to write over"), "\(track.stderr)")
+        for (flag, target) in [("--report", font), ("--report", mesh), ("-o", mesh)] {
+            var arguments = ["render", input, "--poses-from-sei", "--annotations", scene, "--font", font, "--overwrite", "--progress", "none"]
+            arguments += flag == "-o" ? ["-o", target] : ["-o", dir.appendingPathComponent("out.mkv").path, flag, target]
+            let run = try runFxreplay(arguments)
+            #expect(run.status == 2 && run.stderr.contains("refusing to write over"), "\(flag) \(target): \(run.stderr)")
+        }
+        #expect(try [mesh, font].map { try Data(contentsOf: URL(fileURLWithPath: $0)) } == before)
+    }
+
     @Test func refusesToOverwriteExistingOutputOrTheInput() throws {
         let dir = try makeScratchDirectory()
         let input = dir.appendingPathComponent("in.mp4").path

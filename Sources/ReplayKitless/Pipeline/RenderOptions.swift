@@ -43,7 +43,7 @@ public struct RenderOptions: Sendable, Codable, Equatable {
 
     /// Every file the render reads: none of them may be written over.
     public var inputFiles: [String] {
-        [input] + (poses?.inputFiles ?? []) + (annotations.map { [$0.scene] } ?? []) + (background?.inputFiles ?? [])
+        [input] + (poses?.inputFiles ?? []) + (annotations?.inputFiles ?? []) + (background?.inputFiles ?? [])
     }
 }
 

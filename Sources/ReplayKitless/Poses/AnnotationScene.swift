@@ -82,4 +82,9 @@ public struct Annotation: Sendable, Equatable {
 public struct AnnotationScene: Sendable, Equatable {
     public var annotations: [Annotation]
     public init(annotations: [Annotation]) { self.annotations = annotations }
+
+    /// The OBJ files the scene's meshes come from: inputs, never to be written over.
+    public var meshFiles: [String] {
+        annotations.compactMap { if case .mesh(let path) = $0.shape { path } else { nil } }
+    }
 }

@@ -8,6 +8,12 @@ public struct AnnotationSettings: Sendable, Codable, Equatable {
     public var occludeWithMask = false
 
     public init(scene: String) { self.scene = scene }
+
+    /// The files these settings read: the scene, its meshes (a scene that cannot be read has none
+    /// here; loading it reports why) and the font.
+    public var inputFiles: [String] {
+        [scene] + ((try? AnnotationScene.load(path: scene))?.meshFiles ?? []) + (font.map { [$0] } ?? [])
+    }
 }
 
 /// Per-frame access to the mask another effect (background replacement) used for this frame.
