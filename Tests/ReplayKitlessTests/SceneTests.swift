@@ -93,7 +93,12 @@ import Testing
         (#"{"version": 1, "annotations": [{"id": 7, "anchor": {"world": [0,0,0]}}]}"#, "annotations[0], key \"id\")", "string"),
         (#"{"version": 1, "annotations": [{"id": "a", "anchor": {"world": [0,0,0]}}, {"id": "a", "anchor": {"world": [0,0,0]}}]}"#,
          "annotation \"a\", key \"id\")", "twice"),
+        (#"{"version": 1, "annotations": [{"id": "a\nb", "anchor": {"world": [0,0,0]}}]}"#, "key \"id\")", "control characters"),
         (#"{"version": 1, "annotations": [{"id": "a"}]}"#, "annotation \"a\", key \"anchor\")", "missing"),
+        (#"{"version": 1, "annotations": [{"id": "a", "anchor": {"world": [0,1e308,0]}}]}"#, "key \"anchor.world\")", "within ±1e9"),
+        (#"{"version": 1, "annotations": [{"id": "a", "anchor": {"tap": {"t": 0, "x": 0, "y": 0, "depth": 1e308}}}]}"#,
+         "key \"anchor.tap.depth\")", "at most 1e9"),
+        (#"{"version": 1, "annotations": [{"id": "a", "anchor": {"world": [0,0,0]}, "size": 1e308}]}"#, "key \"size\")", "at most 1e9"),
         (#"{"version": 1, "annotations": [{"id": "a", "anchor": {}}]}"#, "annotation \"a\", key \"anchor\")", "expected"),
         (#"{"version": 1, "annotations": [{"id": "a", "anchor": {"world": [0,0]}}]}"#, "key \"anchor.world\")", "[x, y, z]"),
         (#"{"version": 1, "annotations": [{"id": "a", "anchor": {"tap": {"t": 0, "x": 0, "y": 0}}}]}"#,
@@ -130,8 +135,9 @@ import Testing
     }
 
     @Test func jsonReaderHandlesEscapesAndRejectsHostileNesting() throws {
-        let scene = try parse(#"{"version": 1, "annotations": [{"id": "caf\u00e9 \"\ud83d\ude00\"\n", "anchor": {"world": [1e2, -0.5e-1, 0]}}]}"#)
-        #expect(scene.annotations.first?.id == "café \"😀\"\n")
+        let scene = try parse(#"{"version": 1, "annotations": [{"id": "caf\u00e9 \"\ud83d\ude00\"", "label": "a\nb\t/\/", "anchor": {"world": [1e2, -0.5e-1, 0]}}]}"#)
+        #expect(scene.annotations.first?.id == "café \"😀\"")
+        #expect(scene.annotations.first?.label == "a\nb\t//")
         #expect(scene.annotations.first?.anchor == .world([100, -0.05, 0]))
         let deep = String(repeating: "[", count: 100_000)
         #expect(error(deep)?.message.contains("nested too deeply") == true)

@@ -4,7 +4,7 @@ extension AnnotationScene {
     /// Reads and checks an `annotations.json` scene file (formats.md §6).
     ///
     /// Top level: `version` (must be 1) and `annotations` (an array). Each annotation:
-    /// - `id` (required, unique string);
+    /// - `id` (required, unique string without control characters);
     /// - `anchor` (required): `{"world": [x, y, z]}` in metres, or
     ///   `{"tap": {"t", "x", "y", "depth", "mode"?}}` with `depth` > 0 and `mode` `"camera-depth"` (default)
     ///   or `"opentok-sample"`;
@@ -41,6 +41,10 @@ extension AnnotationScene {
 private struct SceneReader {
     let file: String
     let baseDirectory: String
+
+    /// The largest distance or size in metres (a million kilometres): beyond it positions and
+    /// projections lose all precision, or overflow to infinity.
+    static let farthest = 1e9
 
     private static let annotationKeys: Set = ["id", "anchor", "shape", "mesh", "size", "color", "label", "labelSize",
                                               "from", "until", "orientation", "billboard", "spin", "stem"]
@@ -115,6 +119,10 @@ private struct SceneReader {
 
         let idNode = try required("id")
         guard let id = idNode.string, !id.isEmpty else { throw fail(idNode, context, "id", "expected a non-empty string") }
+        // Track files, tables and logs hold one id per line.
+        guard !id.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw fail(idNode, context, "id", "must not contain control characters (line breaks, tabs…)")
+        }
         let anchor = try self.anchor(try required("anchor"), context: context)
 
         var shape = AnnotationShape.sphere
@@ -145,7 +153,9 @@ private struct SceneReader {
         }
 
         var annotation = Annotation(id: id, anchor: anchor, shape: shape)
-        if let size = try number("size", { $0 > 0 }, expected: "a size in metres greater than 0") { annotation.size = size }
+        if let size = try number("size", { $0 > 0 && $0 <= Self.farthest }, expected: "a size in metres greater than 0, at most 1e9") {
+            annotation.size = size
+        }
         if let colorNode = value("color") {
             guard let text = colorNode.string, text.hasPrefix("#"), let color = RGBAColor(hex: text) else {
                 throw fail(colorNode, context, "color", "expected a colour \"#RRGGBB\" or \"#RRGGBBAA\"")
@@ -178,8 +188,8 @@ private struct SceneReader {
         try checkKeys(node, allowed: ["world", "tap"], context: context, prefix: "anchor.")
         guard let members = node.members, members.count == 1 else { throw fail(node, context, "anchor", expected) }
         if let world = node["world"] {
-            guard let v = world.numbers(count: 3) else {
-                throw fail(world, context, "anchor.world", "expected [x, y, z] in metres")
+            guard let v = world.numbers(count: 3), v.allSatisfy({ abs($0) <= Self.farthest }) else {
+                throw fail(world, context, "anchor.world", "expected [x, y, z] in metres, each within ±1e9")
             }
             return .world(SIMD3(v[0], v[1], v[2]))
         }
@@ -193,7 +203,7 @@ private struct SceneReader {
         let t = try number("t", expected: "the tap time in seconds")
         let x = try number("x", expected: "a pixel x coordinate")
         let y = try number("y", expected: "a pixel y coordinate")
-        let depth = try number("depth", expected: "a depth in metres greater than 0") { $0 > 0 }
+        let depth = try number("depth", expected: "a depth in metres greater than 0, at most 1e9") { $0 > 0 && $0 <= Self.farthest }
         var mode = TapAnchor.Mode.cameraDepth
         if let modeNode = tap["mode"] {
             guard let name = modeNode.string, let parsed = TapAnchor.Mode(rawValue: name) else {
