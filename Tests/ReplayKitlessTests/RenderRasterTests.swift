@@ -405,3 +405,30 @@ func placed(_ shape: AnnotationShape, size: Double, at anchor: SIMD3<Double>, co
         }
     }
 }
+
+/// A mesh may pile up only so many layers on screen: 100 frame-filling triangles are refused
+/// (drawing time grows with them, without bound), 10 are drawn.
+@Suite struct RenderOverdrawTests {
+    @Test func aMeshCoveringTheFrameTooManyTimesIsRefused() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let eye = HandCamera(position: [0, 1, 0], pitch: 0, yaw: 0, roll: 0, width: 320, height: 240)
+        for (layers, refused) in [(100, true), (10, false)] {
+            let path = directory.appendingPathComponent("layers\(layers).obj").path
+            let triangles = (0..<layers).map { i in "f \(3 * i + 1) \(3 * i + 2) \(3 * i + 3)" }
+            let vertices = Array(repeating: "v -1 -1 0\nv 1 -1 0\nv 0 1 0", count: layers)
+            try (vertices + triangles).joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            // 4 m wide, 1 m in front: every triangle covers nearly all the view.
+            let frame = TestFrame(subsampling: .yuv420, colorSpace: .bt709Limited)
+            do {
+                try render([placed(.mesh(path: path), size: 4, at: eye.world([0, 0, -1]))], eye, into: frame)
+                #expect(!refused, "\(layers) layers were drawn")
+                #expect(frame.changed.count > 320 * 240 * 9 / 10)
+            } catch let error as ReplayError {
+                #expect(refused, "\(error)")
+                #expect(error.kind == .badInput && error.message.contains("annotation \"a\"") && error.message.contains("100 times"), "\(error)")
+                #expect(frame.changed.isEmpty)
+            }
+        }
+    }
+}

@@ -31,6 +31,8 @@ final class AnnotationEffect: FrameEffect {
     private let placed: [PlacedAnnotation]
     private let renderer: AnnotationRenderer
     private let displaySize: PictureSize
+    /// The scene file, named in errors.
+    private let scene: String
     private let masks: FrameMaskProvider?
     private var active: [PlacedAnnotation] = []
     private var framesDrawn = 0
@@ -44,6 +46,7 @@ final class AnnotationEffect: FrameEffect {
             throw .usage("--occlude-with-mask needs a mask (--mask)")
         }
         self.poses = poses
+        scene = settings.scene
         self.masks = settings.occludeWithMask ? masks : nil
         let scan = poses.scan
         displaySize = PictureSize(width: scan.width, height: scan.height)
@@ -78,6 +81,8 @@ final class AnnotationEffect: FrameEffect {
                             width: image.width, height: image.height)
         do {
             try renderer.render(active, camera: camera, time: sceneTime, into: image, occlusion: masks?.currentMask)
+        } catch let error as ReplayError where error.kind == .badInput {
+            throw .badInput("\(scene), frame \(time.index): \(error.message)")
         } catch let error as ReplayError {
             throw error
         } catch {

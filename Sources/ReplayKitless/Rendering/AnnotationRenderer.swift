@@ -58,6 +58,9 @@ public final class AnnotationRenderer: @unchecked Sendable {
     private var glyphs: GlyphCache?
     /// Annotation indices far to near, rebuilt each frame in place.
     private var order: [(depth: Double, index: Int)] = []
+    /// How many times over one annotation's triangles may cover the frame (a closed shape filling
+    /// the view covers it about once; a detailed model a few times): beyond, drawing time has no bound.
+    static let maximumOverdraw = 32.0
 
     /// A renderer for frames of any size (buffers follow the frames they are given).
     public init(options: Options = Options()) {
@@ -101,6 +104,12 @@ public final class AnnotationRenderer: @unchecked Sendable {
             if annotation.stem, let stem = AnnotationPlacement.stem(anchor: placed.world, size: annotation.size) {
                 let grey = SurfaceMaterial(Self.stemColor, colorSpace: image.colorSpace, shaded: false)
                 rasterizer.add(stemMesh, transform: stem, camera: camera, material: grey)
+            }
+            let overdraw = rasterizer.coveredPixels / Double(image.width * image.height)
+            if overdraw > Self.maximumOverdraw {
+                rasterizer.discard()
+                throw ReplayError.badInput("annotation \"\(annotation.id)\": its triangles cover the frame \(Int(overdraw)) times over "
+                                           + "(at most \(Int(Self.maximumOverdraw))): a mesh that piles up so many layers cannot be drawn in bounded time")
             }
             let opacity = Float(annotation.color.alpha) / 255
             rasterizer.resolve(within: frame) { LayerCompositor.composite($0, opacity: opacity, into: image, occlusion: occlusion) }

@@ -79,6 +79,8 @@ final class MeshRasterizer {
     /// the pixel position, its normal (facing the viewer) and its material.
     private struct ScreenTriangle {
         var rect: PixelBounds
+        /// Its area in pixels.
+        var area: Double
         var e0: Linear, e1: Linear, e2: Linear
         var inverseDepth: Linear
         /// How much 1/depth changes from a pixel centre to each of its samples.
@@ -104,6 +106,9 @@ final class MeshRasterizer {
     private var vertices: [ViewVertex] = []
     private var triangles: [ScreenTriangle] = []
     private var bounds = PixelBounds.empty
+    /// Pixels the triangles added since the last `resolve` cover on screen, counted once per
+    /// triangle (each costs a test per pixel): what that `resolve` will cost.
+    private(set) var coveredPixels = 0.0
     /// Per pixel of the current tile: `empty`, `mixed`, or `uniform + i` when triangle i alone
     /// covers all its samples (most pixels inside a mesh: those skip the per-sample buffers).
     private let pixelState: UnsafeMutablePointer<UInt32>
@@ -167,7 +172,12 @@ final class MeshRasterizer {
             if mesh.isClosed && facing >= 0 { continue }
             setup.normalSign = facing > 0 ? -1 : 1
             setup.surface = surfaceBase &+ 2 &* surfaces[index] &+ (facing > 0 ? 1 : 0)
-            setup.clip(a, b, c) { triangles.append($0); bounds = bounds.union($0.rect) }
+            setup.clip(a, b, c) { triangle in
+                triangles.append(triangle)
+                bounds = bounds.union(triangle.rect)
+                let rect = triangle.rect
+                coveredPixels += min(triangle.area, Double((rect.maxX - rect.minX) * (rect.maxY - rect.minY)))
+            }
         }
     }
 
@@ -176,11 +186,7 @@ final class MeshRasterizer {
     /// layer, cleared after it returns, so no frame-sized buffer is needed. (A grid fixed to the
     /// frame keeps a chroma sample's luma pixels in one tile, so tiles blend independently.)
     func resolve(within frame: PixelBounds, blend: (RenderLayer) -> Void) {
-        defer {
-            triangles.removeAll(keepingCapacity: true)
-            bounds = .empty
-            surfaceBase = 0
-        }
+        defer { discard() }
         let area = bounds.intersection(frame)
         guard !area.isEmpty, area.minX >= 0, area.minY >= 0 else { return }
         let size = Self.tileSize
@@ -200,6 +206,14 @@ final class MeshRasterizer {
                 }
             }
         }
+    }
+
+    /// Forgets everything added since the last `resolve`, drawing nothing.
+    func discard() {
+        triangles.removeAll(keepingCapacity: true)
+        bounds = .empty
+        coveredPixels = 0
+        surfaceBase = 0
     }
 
     /// Where pixel (`x`, `y`)'s samples are in the tile's sample buffers.
@@ -448,7 +462,7 @@ final class MeshRasterizer {
             // Σ nᵢ·bᵢ/depthᵢ, each bᵢ linear in the pixel position.
             let n0 = a.normal * (normalSign * v0.inverseDepth), n1 = b.normal * (normalSign * v1.inverseDepth)
             let n2 = c.normal * (normalSign * v2.inverseDepth)
-            return ScreenTriangle(rect: rect, e0: e0, e1: e1, e2: e2, inverseDepth: inverseDepth,
+            return ScreenTriangle(rect: rect, area: abs(area) / 2, e0: e0, e1: e1, e2: e2, inverseDepth: inverseDepth,
                                   depthOffsets: MeshRasterizer.sampleOffsets(inverseDepth), surface: surface,
                                   normalX: SIMD3<Float>(n0 * e0.a + n1 * e1.a + n2 * e2.a),
                                   normalY: SIMD3<Float>(n0 * e0.b + n1 * e1.b + n2 * e2.b),
