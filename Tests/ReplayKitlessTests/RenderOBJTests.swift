@@ -20,6 +20,48 @@ import Testing
         #expect(!mesh.isClosed)
     }
 
+    /// A concave polygon (an L, and an arrowhead with its notch) is split into triangles that tile
+    /// exactly it, whichever corner it is listed from and whichever way it faces: their areas add up
+    /// to its own (shoelace formula) and each lies inside it. A fan from a corner next to the notch
+    /// would cover the notch too.
+    @Test(arguments: [
+        [[0, 0], [3, 0], [3, 1], [1, 1], [1, 3], [0, 3]],
+        [[0, 0], [2, 1], [4, 0], [2, 4]],
+    ] as [[[Double]]])
+    func concavePolygonsAreSplitInsideTheirOutline(_ outline: [[Double]]) throws {
+        let n = outline.count
+        let shoelace = abs((0..<n).reduce(0.0) { $0 + outline[$1][0] * outline[($1 + 1) % n][1] - outline[($1 + 1) % n][0] * outline[$1][1] }) / 2
+        func contains(_ x: Double, _ y: Double) -> Bool {   // even-odd rule
+            var inside = false
+            for i in 0..<n {
+                let a = outline[i], b = outline[(i + 1) % n]
+                if (a[1] > y) != (b[1] > y), x < a[0] + (y - a[1]) / (b[1] - a[1]) * (b[0] - a[0]) { inside.toggle() }
+            }
+            return inside
+        }
+        // In the XY plane facing +Z, and in the XZ plane facing −Y (x, z) = (a, b).
+        for (plane, expectedNormal) in [(0, SIMD3<Double>(0, 0, 1)), (1, SIMD3<Double>(0, -1, 0))] {
+            for start in 0..<n {
+                let order = (0..<n).map { (start + $0) % n }
+                let vertices = order.map { i in plane == 0 ? "v \(outline[i][0]) \(outline[i][1]) 0" : "v \(outline[i][0]) 0 \(outline[i][1])" }
+                let mesh = try OBJLoader.parse(vertices.joined(separator: "\n") + "\nf " + (1...n).map(String.init).joined(separator: " ") + "\n", file: "c.obj")
+                #expect(mesh.triangles.count == n - 2)
+                var area = 0.0
+                for t in mesh.triangles {
+                    let a = mesh.positions[Int(t.x)], b = mesh.positions[Int(t.y)], c = mesh.positions[Int(t.z)]
+                    let cross = (b - a).crossProduct(c - a)
+                    // Wound the polygon's way round: its normal points where the polygon faces.
+                    #expect(cross.dotProduct(expectedNormal) > 0, "start \(start): \(t)")
+                    area += cross.dotProduct(cross).squareRoot() / 2
+                    let centroid = (a + b + c) / 3
+                    let (x, y) = plane == 0 ? (centroid.x, centroid.y) : (centroid.x, centroid.z)
+                    #expect(contains(x, y), "start \(start): triangle \(t) lies outside the outline")
+                }
+                #expect(abs(area - shoelace) < 1e-9, "start \(start): triangles cover \(area), the polygon \(shoelace)")
+            }
+        }
+    }
+
     @Test func negativeIndicesCountBackFromTheLatestVertex() throws {
         let absolute = try OBJLoader.parse(square + "f 1 2 3 4\n", file: "a.obj")
         let relative = try OBJLoader.parse(square + "f -4 -3 -2 -1\n", file: "r.obj")

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Reads Wavefront OBJ meshes: `v`, `vn` and `f` (triangles or polygons, fan-triangulated;
+/// Reads Wavefront OBJ meshes: `v`, `vn` and `f` (triangles or polygons: a convex one is split
+/// as a fan, a concave one by ear clipping in the plane it faces;
 /// `v`, `v/vt`, `v//vn`, `v/vt/vn`; negative indices count back from the latest vertex).
 /// Texture coordinates, groups and materials are ignored. Faces without normals get flat
 /// normals, or smooth ones inside a smoothing group (`s 1`).
@@ -134,7 +135,7 @@ public enum OBJLoader {
         return resolved
     }
 
-    /// Fan-triangulates the faces and gives every corner a normal: its own, the smoothing group's
+    /// Triangulates the faces and gives every corner a normal: its own, the smoothing group's
     /// average at that position, or the face's.
     private static func build(positions: [SIMD3<Double>], normals: [SIMD3<Double>], faces: [Face]) -> Mesh {
         // Newell's method: area-weighted normal of a possibly non-planar polygon.
@@ -168,10 +169,49 @@ public enum OBJLoader {
             }
             // A polygon is one surface; neighbouring polygons stay apart even when smooth.
             builder.nextSurface()
-            for k in 1..<(indices.count - 1) {
-                builder.triangleAsWound(indices[0], indices[k], indices[k + 1])
+            for (a, b, c) in triangulate(face.corners.map { positions[$0.position] }, normal: flat) {
+                builder.triangleAsWound(indices[a], indices[b], indices[c])
             }
         }
         return builder.mesh
+    }
+
+    /// The largest concave polygon clipped ear by ear (quadratic time); a larger one is split as a fan.
+    static let maximumEarClippedCorners = 4096
+
+    /// A polygon's triangles as corner numbers, wound as the polygon: a fan when it is convex (or
+    /// too large), else ear clipping in the plane it mostly faces, where a fan would fill in notches.
+    static func triangulate(_ corners: [SIMD3<Double>], normal: SIMD3<Double>) -> [(Int, Int, Int)] {
+        let n = corners.count
+        let fan = (1..<max(1, n - 1)).map { (0, $0, $0 + 1) }
+        guard n > 3, n <= maximumEarClippedCorners else { return fan }
+        // Drop the axis the normal leans on most; the sign keeps the polygon anticlockwise.
+        let magnitude = SIMD3(abs(normal.x), abs(normal.y), abs(normal.z))
+        let (u, v, sign): (Int, Int, Double) = magnitude.z >= magnitude.x && magnitude.z >= magnitude.y ? (0, 1, normal.z < 0 ? -1 : 1)
+            : magnitude.x >= magnitude.y ? (1, 2, normal.x < 0 ? -1 : 1) : (2, 0, normal.y < 0 ? -1 : 1)
+        let points = corners.map { SIMD2($0[u], $0[v]) }
+        func turn(_ a: Int, _ b: Int, _ c: Int) -> Double {
+            let ab = points[b] - points[a], bc = points[c] - points[b]
+            return sign * (ab.x * bc.y - ab.y * bc.x)
+        }
+        guard (0..<n).contains(where: { turn($0, ($0 + 1) % n, ($0 + 2) % n) < 0 }) else { return fan }
+        func inside(_ p: Int, _ a: Int, _ b: Int, _ c: Int) -> Bool {
+            turn(a, b, p) >= 0 && turn(b, c, p) >= 0 && turn(c, a, p) >= 0
+        }
+        var remaining = Array(0..<n)
+        var triangles: [(Int, Int, Int)] = []
+        while remaining.count > 3 {
+            let count = remaining.count
+            let ear = (0..<count).first { i in
+                let a = remaining[(i + count - 1) % count], b = remaining[i], c = remaining[(i + 1) % count]
+                return turn(a, b, c) > 0 && !remaining.contains { $0 != a && $0 != b && $0 != c && inside($0, a, b, c) }
+            }
+            // None (a self-crossing or degenerate outline): the rest as a fan.
+            guard let ear else { break }
+            triangles.append((remaining[(ear + count - 1) % count], remaining[ear], remaining[(ear + 1) % count]))
+            remaining.remove(at: ear)
+        }
+        triangles += (1..<(remaining.count - 1)).map { (remaining[0], remaining[$0], remaining[$0 + 1]) }
+        return triangles
     }
 }
