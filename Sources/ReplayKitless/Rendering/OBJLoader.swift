@@ -176,8 +176,9 @@ public enum OBJLoader {
         return builder.mesh
     }
 
-    /// The largest concave polygon clipped ear by ear (quadratic time); a larger one is split as a fan.
-    static let maximumEarClippedCorners = 4096
+    /// The largest concave polygon clipped ear by ear (cubic time at worst, so a hostile file with
+    /// many huge polygons stays quick); a larger one is split as a fan.
+    static let maximumEarClippedCorners = 64
 
     /// A polygon's triangles as corner numbers, wound as the polygon: a fan when it is convex (or
     /// too large), else ear clipping in the plane it mostly faces, where a fan would fill in notches.
@@ -200,9 +201,11 @@ public enum OBJLoader {
         }
         var remaining = Array(0..<n)
         var triangles: [(Int, Int, Int)] = []
+        var from = 0
         while remaining.count > 3 {
             let count = remaining.count
-            let ear = (0..<count).first { i in
+            // Look on from the last ear: its neighbours are the likeliest next ones.
+            let ear = (0..<count).lazy.map { (from + $0) % count }.first { i in
                 let a = remaining[(i + count - 1) % count], b = remaining[i], c = remaining[(i + 1) % count]
                 return turn(a, b, c) > 0 && !remaining.contains { $0 != a && $0 != b && $0 != c && inside($0, a, b, c) }
             }
@@ -210,6 +213,7 @@ public enum OBJLoader {
             guard let ear else { break }
             triangles.append((remaining[(ear + count - 1) % count], remaining[ear], remaining[(ear + 1) % count]))
             remaining.remove(at: ear)
+            from = ear % remaining.count
         }
         triangles += (1..<(remaining.count - 1)).map { (remaining[0], remaining[$0], remaining[$0 + 1]) }
         return triangles
