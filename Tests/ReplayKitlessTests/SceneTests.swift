@@ -112,6 +112,8 @@ import Testing
         (#"{"version": 1, "annotations": [{"id": "a", "anchor": {"world": [0,0,0]}, "mesh": "x.obj"}]}"#, "key \"mesh\")", "only allowed"),
         (#"{"version": 1, "annotations": [{"id": "a", "anchor": {"world": [0,0,0]}, "shape": "mesh", "mesh": "none.obj"}]}"#,
          "key \"mesh\")", "/scenes/none.obj"),
+        (#"{"version": 1, "annotations": [{"id": "a", "anchor": {"world": [0,0,0]}, "shape": "mesh", "mesh": "/tmp"}]}"#,
+         "key \"mesh\")", "/tmp (a directory)"),
         (#"{"version": 1, "annotations": [{"id": "a", "anchor": {"world": [0,0,0]}, "size": -1}]}"#, "key \"size\")", "greater than 0"),
         (#"{"version": 1, "annotations": [{"id": "a", "anchor": {"world": [0,0,0]}, "color": "FF0000"}]}"#, "key \"color\")", "#RRGGBB"),
         (##"{"version": 1, "annotations": [{"id": "a", "anchor": {"world": [0,0,0]}, "color": "#FF00"}]}"##, "key \"color\")", "#RRGGBB"),
@@ -132,6 +134,17 @@ import Testing
         #expect(failure?.message.hasPrefix("scene.json:") == true)
         #expect(failure?.message.contains(place) == true, "\(failure?.message ?? "")")
         #expect(failure?.message.contains(expectation) == true, "\(failure?.message ?? "")")
+    }
+
+    @Test func aDirectoryIsNoScene() {
+        do {
+            _ = try AnnotationScene.load(path: "/tmp")
+            Issue.record("loaded a directory")
+        } catch let error as ReplayError {
+            #expect(error.kind == .badInput && error.message == "/tmp: is a directory; expected the annotation scene", "\(error)")
+        } catch {
+            Issue.record("\(error)")
+        }
     }
 
     @Test func jsonReaderHandlesEscapesAndRejectsHostileNesting() throws {

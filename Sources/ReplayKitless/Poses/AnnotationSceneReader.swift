@@ -144,8 +144,10 @@ private struct SceneReader {
                 throw fail(meshNode, context, "mesh", "expected the path of a Wavefront OBJ file")
             }
             let resolved = path.hasPrefix("/") ? path : URL(fileURLWithPath: baseDirectory).appendingPathComponent(path).standardized.path
-            guard FileManager.default.isReadableFile(atPath: resolved) else {
-                throw fail(meshNode, context, "mesh", "cannot read mesh file \(resolved)")
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.isReadableFile(atPath: resolved),
+                  FileManager.default.fileExists(atPath: resolved, isDirectory: &isDirectory), !isDirectory.boolValue else {
+                throw fail(meshNode, context, "mesh", "cannot read mesh file \(resolved)\(isDirectory.boolValue ? " (a directory)" : "")")
             }
             shape = .mesh(path: resolved)
         } else if case .mesh = shape {

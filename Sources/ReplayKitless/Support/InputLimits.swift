@@ -41,6 +41,10 @@ func readInputFile(_ path: String, limit: Int, kind: String, isText: Bool = fals
     if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > limit {
         throw tooLarge()
     }
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+        throw .badInput(file: path, "is a directory; expected the \(kind)")
+    }
     guard let handle = FileHandle(forReadingAtPath: path) else {
         throw .badInput(file: path, "cannot read the \(kind) (\(FileManager.default.fileExists(atPath: path) ? "not readable" : "no such file"))")
     }
