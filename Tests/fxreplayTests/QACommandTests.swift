@@ -110,6 +110,11 @@ enum QAFixtures {
         let mismatch = try runFxreplay(["compare", shorter, reference])
         #expect(mismatch.status == 1 && mismatch.stderr.contains("frame counts differ"))
         #expect(mismatch.stdout.hasPrefix("\(shorter) vs \(reference): 5 frames compared (\(shorter) has 5, \(reference) has 8)"))
+        // Another size fails the comparison too (exit 1, naming both sizes and the frames), not "bad input".
+        let smaller = dir.appendingPathComponent("small.mp4").path
+        #expect(try QAFixtures.run("ffmpeg", ["-i", reference, "-vf", "scale=48:32", "-c:v", "libx264", smaller]).status == 0)
+        let resized = try runFxreplay(["compare", smaller, reference])
+        #expect(resized.status == 1 && resized.stderr.contains("frame 0") && resized.stderr.contains("48×32 and 96×64"), "\(resized.stderr)")
     }
 
     @Test func compareTurnsRotatedVideoUpright() throws {

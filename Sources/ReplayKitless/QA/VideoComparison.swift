@@ -184,9 +184,13 @@ private struct ComparisonRun {
         count(x, in: &factsA)
         count(y, in: &factsB)
         let pictureA: YUVImage, pictureB: YUVImage, measured: FrameQuality
-        do {
+        do throws(ReplayError) {
             pictureA = try uprightA.picture(x.frame, index: x.index)
             pictureB = try uprightB.picture(y.frame, index: y.index)
+            // Videos of different sizes fail the comparison (exit 1), as different frame counts do.
+            guard pictureA.width == pictureB.width, pictureA.height == pictureB.height else {
+                throw .checkFailed("the pictures differ in size: \(pictureA.width)×\(pictureA.height) and \(pictureB.width)×\(pictureB.height)")
+            }
             measured = try comparison.add(pictureA, pictureB)
         } catch {
             throw ReplayError(error.kind, "\(streamA.url) frame \(x.index) vs \(streamB.url) frame \(y.index): \(error.message)")
