@@ -30,6 +30,28 @@ import Testing
         #expect(run.stderr.contains("warning"))
     }
 
+    /// With frame-threaded H.264 decoding, which errors damaged input reports depends on how the
+    /// threads ran (6 to 19 on this fixture). `--deterministic` makes the report repeatable too.
+    @Test func deterministicRendersCountTheSameDecodeErrors() throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("damaged.ts").path
+        #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30", "-t", "3", "-c:v", "libx264",
+                                              "-preset", "veryfast", input]).status == 0)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: input))
+        for offset in stride(from: bytes.count * 2 / 5, to: bytes.count * 3 / 5, by: 997) { bytes[offset] ^= 0x5A }
+        try bytes.write(to: URL(fileURLWithPath: input))
+        var counts: [Int] = []
+        for _ in 0..<4 {
+            let output = dir.appendingPathComponent("out.mkv").path, reportPath = dir.appendingPathComponent("report.json").path
+            let run = try runFxreplay(["render", input, "-o", output, "--deterministic", "--overwrite", "--report", reportPath, "--progress", "none"])
+            #expect(run.status == 0, "\(run.stderr)")
+            let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: reportPath))) as? [String: Any]
+            counts.append(report?["decodeErrors"] as? Int ?? -1)
+        }
+        #expect(counts.first ?? 0 > 0 && Set(counts).count == 1, "\(counts)")
+    }
+
     @Test func strictAndMaxDecodeErrorsFailWithNoOutput() throws {
         let dir = try makeScratchDirectory()
         let input = try corruptedFFV1(in: dir)

@@ -24,8 +24,10 @@ final class Decoder: @unchecked Sendable {
 
     /// Opens a decoder for `stream` of `demuxer`. `threads` 0 lets FFmpeg choose. With `alpha` false
     /// the codec's default decoder is used, as `ffmpeg` picks it, even where it drops an alpha channel.
+    /// `reproducibleErrors` keeps to slice threads: with frame threads, which errors a damaged
+    /// stream reports depends on how the threads happened to run.
     init(demuxer: Demuxer, stream index: Int, threads: Int = 0, keyframesOnly: Bool = false,
-         alpha: Bool = true) throws(ReplayError) {
+         alpha: Bool = true, reproducibleErrors: Bool = false) throws(ReplayError) {
         let stream = demuxer.stream(index)
         source = demuxer.url
         let par = stream.pointee.codecpar
@@ -43,6 +45,7 @@ final class Decoder: @unchecked Sendable {
             try ffmpeg("avcodec_parameters_to_context", avcodec_parameters_to_context(context, par))
             context.pointee.pkt_timebase = stream.pointee.time_base
             context.pointee.thread_count = Int32(threads)
+            if reproducibleErrors { context.pointee.thread_type = FF_THREAD_SLICE }
             if keyframesOnly { context.pointee.skip_frame = AVDISCARD_NONKEY }
             try ffmpeg("avcodec_open2", avcodec_open2(context, codec, nil))
         } catch {

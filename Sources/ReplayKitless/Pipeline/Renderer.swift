@@ -111,7 +111,7 @@ private final class RenderSession: @unchecked Sendable {
         guard let video = demuxer.bestVideoStream else { throw .badInput("\(options.input): no video stream") }
         videoIndex = video.index
         timeBase = video.timeBase
-        decoder = try Decoder(demuxer: demuxer, stream: video.index)
+        decoder = try Decoder(demuxer: demuxer, stream: video.index, reproducibleErrors: options.encoder.deterministic)
         guard video.width > 0, video.height > 0 else { throw .badInput("\(options.input): video stream has no picture size") }
 
         quarterTurns = options.keepRotation ? 0 : video.rotation / 90
