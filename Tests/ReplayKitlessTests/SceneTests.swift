@@ -126,6 +126,9 @@ import Testing
         (#"{"version": 1, "annotations": [{"id": "a", "anchor": {"world": [0,0,0]}, "spin": null}]}"#, "key \"spin\")", "turns"),
         (#"{"version": 1, "annotations": [{"id": "a", "anchor": {"world": [0,0,0]}, "stem": "yes"}]}"#, "key \"stem\")", "true or false"),
         (#"{"version": 1, "annotations": [{"id": "a", "anchor": {"world": [0,0,0]},}]}"#, "scene.json:1", "not valid JSON"),
+        // A huge number is quoted by its start only.
+        (#"{"version": 1, "annotations": [{"id": "a", "anchor": {"world": [1"# + String(repeating: "0", count: 5000) + #",0,0]}}]}"#,
+         "scene.json:1", "number 10000000000000000000000000000000… (5001 characters) is out of range"),
         ("[1]", "scene.json:1", "JSON object"),
     ])
     func badValuesNameKeyAndExpectation(json: String, place: String, expectation: String) {

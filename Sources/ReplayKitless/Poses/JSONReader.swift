@@ -172,7 +172,10 @@ struct JSONReader {
             guard digits(&self) > 0 else { throw error("invalid number") }
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        guard let value = Double(text), value.isFinite else { throw error("number \(text) is out of range") }
+        guard let value = Double(text), value.isFinite else {
+            // (A hostile number may run to megabytes: quote its start.)
+            throw error("number \(text.count > 40 ? text.prefix(32) + "… (\(text.count) characters)" : text) is out of range")
+        }
         return value
     }
 
