@@ -189,6 +189,19 @@ import Testing
         #expect(recordings[1].arguments == ["\(dir)/b.mp4", "-o", "\(dir)/out/b.mkv", "--crf=20"])
     }
 
+    /// The meshes a scene names are files the render reads: the fingerprint covers them, so an
+    /// edited mesh makes the output stale (only the scene itself was covered).
+    @Test func aScenesMeshesAreAmongTheFilesOfARecording() throws {
+        let dir = try BatchDiscoveryTests().directory(with: ["a.mp4", "b.mp4"])
+        let mesh = "\(dir)/valve.obj", scene = "\(dir)/scene.json"
+        try "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n".write(toFile: mesh, atomically: true, encoding: .utf8)
+        try #"{"version": 1, "annotations": [{"id": "v", "anchor": {"world": [0, 0, -1]}, "shape": "mesh", "mesh": "valve.obj"}]}"#
+            .write(toFile: scene, atomically: true, encoding: .utf8)
+        let job = try JobSpec(parsing: "annotations: \(scene)\nposes-from-sei: true\n", path: "j.yaml")
+        let recordings = try BatchPlanner(outputDirectory: "\(dir)/out", job: job).recordings(matching: ["\(dir)/*.mp4"])
+        #expect(recordings.map(\.files) == [["\(dir)/a.mp4", scene, mesh], ["\(dir)/b.mp4", scene, mesh]])
+    }
+
     @Test func manifestResolvesInputsAgainstItsDirectoryAndRowsOverrideTheJob() throws {
         let rows = try Manifest.parseCSV("input,output,crf\nin/a.mp4,,\n/abs/b.mp4,sub/bee.mov,30\ns3://bucket/c.mp4,,\n", file: "/data/m.csv")
         let job = try JobSpec(parsing: "crf: 20\n", path: "j.yaml")

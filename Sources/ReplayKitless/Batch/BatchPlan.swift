@@ -13,8 +13,8 @@ public struct BatchRecording: Sendable, Equatable {
     /// inputs found by naming convention, and the manifest row's options, in that order, so
     /// the more specific wins.
     public var arguments: [String]
-    /// Local files among the arguments (input, discovered inputs, files named by options):
-    /// a change to any of them makes an old output stale.
+    /// Local files among the arguments (input, discovered inputs, files named by options, the
+    /// meshes of a scene): a change to any of them makes an old output stale.
     public var files: [String]
 }
 
@@ -47,8 +47,9 @@ public struct BatchPlanner: Sendable {
         for path in listed {
             sidecars.formUnion(discovery.candidates(for: path).filter { $0 != path })
         }
+        var meshes: [String: [String]] = [:]
         let recordings = listed.filter { !sidecars.contains($0) }.map { path in
-            recording(listed: path, input: path, output: nil, rowOptions: [])
+            recording(listed: path, input: path, output: nil, rowOptions: [], meshes: &meshes)
         }
         if recordings.isEmpty { throw .badInput("no recordings to render: \(patterns.joined(separator: " ")) matched nothing") }
         return try unique(recordings)
@@ -58,22 +59,31 @@ public struct BatchPlanner: Sendable {
     /// directory, relative outputs against the output directory.
     public func recordings(rows: [ManifestRow], manifest: String) throws(ReplayError) -> [BatchRecording] {
         let base = BatchPaths.directory(of: manifest)
+        var meshes: [String: [String]] = [:]
         return try unique(rows.map { row in
             let listed = BatchPaths.normalize(row.input)
             return recording(listed: listed, input: BatchPaths.resolve(row.input, against: base),
                              output: row.output.map { BatchPaths.resolve($0, against: outputDirectory) },
-                             rowOptions: row.options)
+                             rowOptions: row.options, meshes: &meshes)
         })
     }
 
-    private func recording(listed: String, input: String, output: String?, rowOptions: [JobOption]) -> BatchRecording {
+    /// - Parameter meshes: per scene file already read, the meshes it names (read once per batch).
+    private func recording(listed: String, input: String, output: String?, rowOptions: [JobOption],
+                           meshes: inout [String: [String]]) -> BatchRecording {
         let output = output ?? BatchPaths.normalize("\(outputDirectory)/\(BatchPaths.name(of: input)).\(job?.container ?? "mp4")")
         let isRenderOwn = { (option: JobOption) in !Self.batchControlledOptions.contains(option.key) }
         let jobOptions = (job?.options ?? []).filter(isRenderOwn)
         let rowOptions = rowOptions.filter(isRenderOwn)
         let found = discovery.inputs(for: input)
         var files: [String] = BatchPaths.isURL(input) ? [] : [input]
-        for path in found.map(\.path) + (jobOptions + rowOptions).flatMap(\.values)
+        // A scene's meshes are read by the render too: a changed mesh makes the output stale.
+        var sceneMeshes: [String] = []
+        for scene in (jobOptions + rowOptions).filter({ $0.key == "annotations" }).flatMap(\.values) {
+            if meshes[scene] == nil { meshes[scene] = (try? AnnotationScene.load(path: scene))?.meshFiles ?? [] }
+            sceneMeshes += meshes[scene] ?? []
+        }
+        for path in found.map(\.path) + (jobOptions + rowOptions).flatMap(\.values) + sceneMeshes
         where !files.contains(path) && BatchPaths.isRegularFile(path) {
             files.append(path)
         }
