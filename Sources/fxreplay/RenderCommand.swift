@@ -96,24 +96,23 @@ struct Render: ParsableCommand {
         }
         options.background = try backgroundReplacement.settings()
         // Every output is checked before the render: none may be an input or another output, or exist unasked.
-        let sheet = try preview.map { path throws(ReplayError) in
-            try ContactSheet(path: path, overwrite: overwrite, inputs: options.inputFiles + [output])
-        }
-        let reportOutput = try report.map { path throws(ReplayError) in
-            try AtomicOutput(path: path, overwrite: overwrite, inputs: options.inputFiles + [output] + (preview.map { [$0] } ?? []))
-        }
         // The preview and the report are written before the video is moved into place, and moved
         // after it: a full disk leaves none of them.
+        let outputs = OutputGroup()
+        let inputs = options.inputFiles + [output]
+        let sheet = try preview.map { path throws(ReplayError) in
+            try ContactSheet(output: outputs.reserve(path, overwrite: overwrite, inputs: inputs))
+        }
+        let reportOutput = try report.map { path throws(ReplayError) in try outputs.reserve(path, overwrite: overwrite, inputs: inputs) }
         let renderer = Renderer(options: options, extraEffects: sheet.map { [$0] } ?? [])
         let result = try renderer.run(progress: progress.progress, beforeCommit: { report throws(ReplayError) in
-            try sheet?.write(commit: false)
+            try sheet?.write()
             guard let reportOutput else { return }
             let json: Data
             do { json = try prettyJSON(report) } catch { throw .processing("\(reportOutput.finalPath): \(error)") }
             try reportOutput.write(json)
         })
-        try sheet?.commit()
-        try reportOutput?.commit()
+        try outputs.commit()
         printError("fxreplay: wrote \(output): \(result.framesEncoded) frames, \(result.output.width)x\(result.output.height) \(result.output.codec), "
                    + String(format: "%.1f fps", result.speedFPS))
         for warning in result.warnings { printError("fxreplay: warning: \(warning)") }

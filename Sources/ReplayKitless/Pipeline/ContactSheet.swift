@@ -32,16 +32,15 @@ public final class ContactSheet: FrameEffect {
     /// Gap between cells and around the grid, pixels (even, for 4:2:0).
     static let gap = 4
 
-    /// Reserves `path` for the sheet (checked now, written by ``write()``).
-    /// - Parameters:
-    ///   - count: frames on the sheet; `columns` per row; `cellWidth` pixels wide each (at most the frame's width).
-    ///   - inputs: files the sheet must not be written over.
-    public init(path: String, overwrite: Bool, inputs: [String], count: Int = 6, columns: Int = 3, cellWidth: Int = 320,
+    /// A sheet to be written into `output` (reserved, typically from the render's ``OutputGroup``,
+    /// which moves it into place) by ``write()``.
+    /// - Parameter count: frames on the sheet; `columns` per row; `cellWidth` pixels wide each (at most the frame's width).
+    public init(output: AtomicOutput, count: Int = 6, columns: Int = 3, cellWidth: Int = 320,
                 fontPath: String = AnnotationRenderer.Options.defaultFontPath) throws(ReplayError) {
         guard count >= 2, columns >= 1, cellWidth >= 16 else {
             throw .usage("a contact sheet needs 2 or more frames, 1 or more columns and cells 16 or more pixels wide")
         }
-        output = try AtomicOutput(path: path, overwrite: overwrite, inputs: inputs)
+        self.output = output
         self.count = count
         self.columns = columns
         self.cellWidth = cellWidth
@@ -75,9 +74,9 @@ public final class ContactSheet: FrameEffect {
         }
     }
 
-    /// Writes the sheet as a PNG file (complete or absent) once the render has finished; with
-    /// `commit: false` it stays out of sight until ``commit()``.
-    public func write(commit: Bool = true) throws(ReplayError) {
+    /// Writes the sheet as PNG into its output once the render has finished; it stays out of
+    /// sight until that output is committed.
+    public func write() throws(ReplayError) {
         let cells = chosen
         guard let first = cells.first?.picture else {
             throw .processing("\(output.finalPath): no frames to put on the contact sheet")
@@ -96,11 +95,7 @@ public final class ContactSheet: FrameEffect {
         }
         let png = try ImageWriter.png(try ImageWriter.rgb(sheet.image))
         try output.write(png)
-        if commit { try output.commit() }
     }
-
-    /// Moves a sheet written with `write(commit: false)` into place.
-    public func commit() throws(ReplayError) { try output.commit() }
 
     private func paste(_ source: Plane, into destination: Plane, x: Int, y: Int) {
         for row in 0..<source.height {
