@@ -45,6 +45,11 @@ final class Muxer: @unchecked Sendable {
     var needsIncreasingTimestamps: Bool { context.pointee.oformat.pointee.flags & AVFMT_TS_NONSTRICT == 0 }
     var needsGlobalHeader: Bool { context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
 
+    /// A four-character code as FFmpeg stores it in `codec_tag` (`MKTAG`: first character lowest).
+    static func codecTag(_ fourCC: String) -> UInt32 {
+        fourCC.utf8.reversed().reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
     /// Whether this container can hold a stream with `parameters`: FFmpeg's codec tables, then a
     /// trial of the muxer's own checks on that stream alone (MOV's tables list VP9 and Opus, which
     /// only its MP4 mode takes; caught here, such a stream would fail the header after the fact).
@@ -93,7 +98,7 @@ final class Muxer: @unchecked Sendable {
         // Apple's players take HEVC in MP4/MOV only as 'hvc1' (parameter sets in the header, which
         // the encoder's global header gives), not FFmpeg's default 'hev1'.
         if encoder.context.pointee.codec_id == AV_CODEC_ID_HEVC, isMP4Family {
-            stream.pointee.codecpar.pointee.codec_tag = "hvc1".utf8.reversed().reduce(0) { $0 << 8 | UInt32($1) }
+            stream.pointee.codecpar.pointee.codec_tag = Self.codecTag("hvc1")
         }
         // Non-square pixels also need the container's word (Matroska's display size); square ones are the default.
         let sar = encoder.context.pointee.sample_aspect_ratio

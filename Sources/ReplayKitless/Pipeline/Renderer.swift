@@ -234,7 +234,7 @@ private final class RenderSession: @unchecked Sendable {
     /// A QuickTime timecode track: a data stream tagged 'tmcd'.
     static func isTimecodeTrack(_ stream: UnsafeMutablePointer<AVStream>) -> Bool {
         let parameters = stream.pointee.codecpar.pointee
-        return parameters.codec_type == AVMEDIA_TYPE_DATA && parameters.codec_tag == "tmcd".utf8.reversed().reduce(0) { $0 << 8 | UInt32($1) }
+        return parameters.codec_type == AVMEDIA_TYPE_DATA && parameters.codec_tag == Muxer.codecTag("tmcd")
     }
 
     static func codecID(_ codec: VideoCodec) -> AVCodecID {
