@@ -8,7 +8,7 @@ final class UprightPictures {
     private let mirror: Bool
     private let convertOtherFormats: Bool
     private let scaler = Scaler()
-    private var converted: Frame?
+    private let converted = Frame()
     private var upright: PlanarBuffer?
 
     /// `convertOtherFormats`: pictures in other pixel formats are converted to 4:2:0 (else they are refused).
@@ -24,9 +24,13 @@ final class UprightPictures {
     func picture(_ frame: Frame, index: Int) throws(ReplayError) -> YUVImage {
         var image = frame.yuvImage
         if image == nil, convertOtherFormats {
-            let target = try allocatedConversion(width: frame.width, height: frame.height)
-            try scaler.convert(frame, into: target)
-            image = target.yuvImage
+            do {
+                try converted.allocate(width: frame.width, height: frame.height, format: AV_PIX_FMT_YUV420P)
+            } catch {
+                throw .processing("cannot allocate a \(frame.width)x\(frame.height) picture: \(error)")
+            }
+            try scaler.convert(frame, into: converted)
+            image = converted.yuvImage
         }
         guard let image else {
             throw .processing("frame \(index): \(Scaler.name(frame.pointer.pointee.format)) pictures are not supported here")
@@ -45,17 +49,6 @@ final class UprightPictures {
         guard let destination = upright?.image else { return image }
         reorient(image, into: destination, quarterTurns: quarterTurns, mirror: mirror)
         return destination
-    }
-
-    private func allocatedConversion(width: Int, height: Int) throws(ReplayError) -> Frame {
-        if let converted, converted.width == width, converted.height == height { return converted }
-        do {
-            let frame = try Frame(width: width, height: height, format: AV_PIX_FMT_YUV420P)
-            converted = frame
-            return frame
-        } catch {
-            throw .processing("cannot allocate a \(width)x\(height) picture: \(error)")
-        }
     }
 }
 

@@ -42,9 +42,9 @@ public final class VideoFrameHasher {
     /// The first picture's size and pixel format, and the later pictures scaled back to them.
     private var firstGeometry: (width: Int32, height: Int32, format: Int32)?
     private let rescaler = Scaler(flags: SWS_BICUBIC)
-    private var rescaled: Frame?
+    private let rescaled = Frame()
     /// A picture of another size turned upright, before it is scaled.
-    private var turned: Frame?
+    private let turnedUpright = Frame()
     /// Frames listed so far.
     public private(set) var frames = 0
 
@@ -131,26 +131,23 @@ public final class VideoFrameHasher {
         }
         guard f.width != first.width || f.height != first.height || f.format != first.format else { return try hash(frame) }
         let quarterTurned = quarterTurns % 2 == 1
-        let target = try reusable(&rescaled, width: quarterTurned ? first.height : first.width,
-                                  height: quarterTurned ? first.width : first.height, format: first.format)
+        let width = Int(quarterTurned ? first.height : first.width), height = Int(quarterTurned ? first.width : first.height)
+        try allocate(rescaled, width: width, height: height, format: first.format)
         guard upright.isTurning else {
-            try rescaler.convert(frame, into: target)
-            return try hash(target)
+            try rescaler.convert(frame, into: rescaled)
+            return try hash(rescaled)
         }
         let picture = try upright.picture(frame, index: frames)
-        let uprightFrame = try reusable(&turned, width: Int32(picture.width), height: Int32(picture.height), format: f.format)
-        uprightFrame.yuvImage?.copy(from: picture)
-        try rescaler.convert(uprightFrame, into: target)
-        return try hashPacked(target)
+        try allocate(turnedUpright, width: picture.width, height: picture.height, format: f.format)
+        turnedUpright.yuvImage?.copy(from: picture)
+        try rescaler.convert(turnedUpright, into: rescaled)
+        return try hashPacked(rescaled)
     }
 
-    /// `cache` when it has this geometry, else a new frame that replaces it.
-    private func reusable(_ cache: inout Frame?, width: Int32, height: Int32, format: Int32) throws(ReplayError) -> Frame {
-        if let frame = cache?.pointer.pointee, frame.width == width, frame.height == height, frame.format == format { return cache! }
+    /// Gives `frame` buffers of this geometry (kept when it already has them).
+    private func allocate(_ frame: Frame, width: Int, height: Int, format: Int32) throws(ReplayError) {
         do {
-            let frame = try Frame(width: Int(width), height: Int(height), format: AVPixelFormat(rawValue: format))
-            cache = frame
-            return frame
+            try frame.allocate(width: width, height: height, format: AVPixelFormat(rawValue: format))
         } catch {
             throw .processing("frame \(frames): cannot allocate a \(width)x\(height) picture: \(error)")
         }
