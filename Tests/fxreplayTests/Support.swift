@@ -19,8 +19,10 @@ struct RunResult {
 /// Runs the real `fxreplay` binary and collects its exit status and output. With
 /// `fileSizeLimitKiB`, writes past that size fail (RLIMIT_FSIZE, its signal ignored) the way they
 /// do on a full disk.
-func runFxreplay(_ arguments: [String], environment: [String: String]? = nil, fileSizeLimitKiB: Int? = nil) throws -> RunResult {
+func runFxreplay(_ arguments: [String], environment: [String: String]? = nil, fileSizeLimitKiB: Int? = nil,
+                 currentDirectory: URL? = nil) throws -> RunResult {
     let process = Process()
+    if let currentDirectory { process.currentDirectoryURL = currentDirectory }
     if let fileSizeLimitKiB {
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = ["-c", "ulimit -f \(fileSizeLimitKiB); trap '' XFSZ; exec \"$0\" \"$@\"", fxreplayExecutable.path] + arguments

@@ -77,6 +77,21 @@ import Testing
         #expect(try String(contentsOfFile: track, encoding: .utf8) == Self.expectedTrack)
     }
 
+    /// `-o -` is standard output, as for most Unix tools, not a file named "-"; video, whose
+    /// container comes from the output's name, is refused there with a hint.
+    @Test func dashWritesToStandardOutput() throws {
+        let (dir, video, scene) = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let run = try runFxreplay(["track", video, "--poses-from-sei", "--annotations", scene, "-o", "-", "--format", "csv"],
+                                  currentDirectory: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == Self.expectedTrack)
+        let render = try runFxreplay(["render", video, "-o", "-"], currentDirectory: dir)
+        #expect(render.status == 2, "\(render.stderr)")
+        #expect(render.stderr.contains("named pipe"), "\(render.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("-").path))
+    }
+
     @Test func extractToPose32IsBitExact() throws {
         let dir = try makeScratchDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

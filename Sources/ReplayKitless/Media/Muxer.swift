@@ -26,6 +26,9 @@ final class Muxer: @unchecked Sendable {
         let status = avformat_alloc_output_context2(&context, nil, nil, output.finalPath)
         guard status >= 0, let context, Self.supportedFormats.contains(String(cString: context.pointee.oformat.pointee.name)) else {
             avformat_free_context(context)
+            if output.finalPath == "-" {
+                throw .usage("-: standard output has no name to choose a container by: write to a named pipe instead (mkfifo out.mkv)")
+            }
             throw .usage("\(output.finalPath): unsupported output format (use .mp4, .mov, .mkv or .webm)")
         }
         self.context = context

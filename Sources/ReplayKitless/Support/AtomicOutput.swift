@@ -7,7 +7,8 @@ import Foundation
 /// A path that names a device or a pipe (`/dev/null`, `/dev/stdout`, a FIFO), or anything under
 /// /dev or /proc (`/dev/stdout` leads to whatever the shell redirected it to), is written straight
 /// through: there is no file to make atomic, and renaming over it would replace the device. A
-/// symbolic link is followed: the file it points to is replaced, the link stays.
+/// symbolic link is followed: the file it points to is replaced, the link stays. `-` stands for
+/// standard output, as for most Unix tools.
 public final class AtomicOutput: @unchecked Sendable {
     /// The path the user asked for.
     public let finalPath: String
@@ -27,7 +28,8 @@ public final class AtomicOutput: @unchecked Sendable {
     ///   - overwrite: replace an existing file instead of refusing.
     ///   - inputs: files that must never be written over.
     public init(path: String, overwrite: Bool, inputs: [String] = []) throws(ReplayError) {
-        let url = URL(fileURLWithPath: path)
+        let written = path == "-" ? "/dev/stdout" : path
+        let url = URL(fileURLWithPath: written)
         let directory = url.deletingLastPathComponent().path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
@@ -36,7 +38,7 @@ public final class AtomicOutput: @unchecked Sendable {
         guard isDirectory.boolValue else { throw .processing("\(path): \(directory) is a file, not a directory") }
         let resolved = url.resolvingSymlinksInPath().standardizedFileURL.path
         var status = stat()
-        let exists = stat(path, &status) == 0
+        let exists = stat(written, &status) == 0
         for input in inputs where !input.contains("://") {
             var inputStatus = stat()
             // The same path, or the same file by another name (a hard link).
@@ -49,10 +51,10 @@ public final class AtomicOutput: @unchecked Sendable {
         let underDevices = links.contains { $0.path.hasPrefix("/dev/") || $0.path.hasPrefix("/proc/") }
         if exists, status.st_mode & S_IFMT != S_IFREG || underDevices {
             if status.st_mode & S_IFMT == S_IFDIR { throw .usage("\(path): is a directory") }
-            guard access(path, W_OK) == 0 else { throw .processing("\(path): cannot write (permission denied)") }
+            guard access(written, W_OK) == 0 else { throw .processing("\(path): cannot write (permission denied)") }
             finalPath = path
-            temporaryPath = path
-            destination = path
+            temporaryPath = written
+            destination = written
             self.overwrite = true
             isStream = true
             return
