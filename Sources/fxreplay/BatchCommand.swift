@@ -49,6 +49,10 @@ struct Batch: ParsableCommand {
         let spec = try job.map { path throws(ReplayError) -> JobSpec in
             let spec = try JobSpec(contentsOf: path)
             try RenderJob.check(spec.options, origin: path)
+            // The batch section's naming patterns become render options too.
+            for option in spec.discovery.patterns.keys.sorted() {
+                try RenderJob.check([JobOption(key: option, value: .text("{name}"), file: path)], origin: path)
+            }
             return spec
         }
         let planner = BatchPlanner(outputDirectory: out, job: spec)

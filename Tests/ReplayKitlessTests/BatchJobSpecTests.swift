@@ -202,6 +202,77 @@ import Testing
         #expect(recordings.map(\.files) == [["\(dir)/a.mp4", scene, mesh], ["\(dir)/b.mp4", scene, mesh]])
     }
 
+    /// A background picture and every image of a mask sequence are files the render reads: a
+    /// changed one makes the outputs stale (they were not covered). A glob does not take the
+    /// background picture for a recording.
+    @Test func backgroundPicturesAndMaskImagesAreAmongTheFiles() throws {
+        let dir = try BatchDiscoveryTests().directory(with: ["a.mp4", "bg.png"])
+        try FileManager.default.createDirectory(atPath: "\(dir)/m", withIntermediateDirectories: true)
+        // mask_0002.png is not what %03d gives for 2, and other.png no number at all: render never reads them.
+        for name in ["mask_001.png", "mask_000.png", "mask_010.png", "mask_0002.png", "other.png"] {
+            _ = FileManager.default.createFile(atPath: "\(dir)/m/\(name)", contents: Data())
+        }
+        let job = try JobSpec(parsing: "background: image:\(dir)/bg.png\nmask: \(dir)/m/mask_%03d.png\n", path: "j.yaml")
+        let recordings = try BatchPlanner(outputDirectory: "\(dir)/out", job: job).recordings(matching: ["\(dir)/*"])
+        #expect(recordings.map(\.name) == ["a"])
+        #expect(recordings.first?.files == ["\(dir)/a.mp4", "\(dir)/bg.png", "\(dir)/m/mask_000.png", "\(dir)/m/mask_001.png",
+                                             "\(dir)/m/mask_010.png"])
+    }
+
+    /// A job asking for SEI poses does not get a sidecar found by name as well (render refuses
+    /// both); a row's choice of pose source replaces the job's.
+    @Test func anExplicitPoseSourceKeepsTheOtherOut() throws {
+        let dir = try BatchDiscoveryTests().directory(with: ["a.mp4", "a.poses.jsonl", "a.mask.mp4", "b.mp4"])
+        let job = try JobSpec(parsing: "poses-from-sei: true\n", path: "j.yaml")
+        let planner = BatchPlanner(outputDirectory: "\(dir)/out", job: job)
+        let globbed = try planner.recordings(matching: ["\(dir)/a.mp4"])
+        #expect(globbed.first?.arguments == ["\(dir)/a.mp4", "-o", "\(dir)/out/a.mp4", "--poses-from-sei", "--mask=\(dir)/a.mask.mp4"])
+        #expect(globbed.first?.files == ["\(dir)/a.mp4", "\(dir)/a.mask.mp4"])
+        let rows = try Manifest.parseCSV("input,poses\na.mp4,\nb.mp4,a.poses.jsonl\n", file: "\(dir)/m.csv")
+        let listed = try planner.recordings(rows: rows, manifest: "\(dir)/m.csv")
+        #expect(listed.map(\.arguments) == [
+            ["\(dir)/a.mp4", "-o", "\(dir)/out/a.mp4", "--poses-from-sei", "--mask=\(dir)/a.mask.mp4"],
+            ["\(dir)/b.mp4", "-o", "\(dir)/out/b.mp4", "--poses=a.poses.jsonl"],
+        ])
+        // Without a choice in the job, the sidecar found by name is used.
+        let plain = try BatchPlanner(outputDirectory: "\(dir)/out", job: nil).recordings(matching: ["\(dir)/a.mp4"])
+        #expect(plain.first?.arguments.contains("--poses=\(dir)/a.poses.jsonl") == true)
+    }
+
+    /// No output may land on a file some recording reads: another row's input (it was replaced,
+    /// and with -j 1 the next row rendered the replacement), or with --out the inputs' folder.
+    @Test func anOutputOverAnyRecordingsInputIsRefused() throws {
+        let dir = try BatchDiscoveryTests().directory(with: ["a.mp4", "b.mp4"])
+        let rows = try Manifest.parseCSV("input,output\na.mp4,../b.mp4\nb.mp4,../c.mp4\n", file: "\(dir)/m.csv")
+        do {
+            _ = try BatchPlanner(outputDirectory: "\(dir)/out", job: nil).recordings(rows: rows, manifest: "\(dir)/m.csv")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.exitCode == 2)
+            #expect(error.message.contains("would write over \(dir)/b.mp4, which b.mp4 reads"), "\(error.message)")
+        }
+        #expect(throws: ReplayError.self) { try BatchPlanner(outputDirectory: dir, job: nil).recordings(matching: ["\(dir)/*.mp4"]) }
+    }
+
+    /// A container batch cannot write, or a manifest output that is no video file name, stops the
+    /// batch before any render (each render failed on it).
+    @Test func containersAreCheckedUpFront() throws {
+        for container in ["avi", "txt"] {
+            #expect(throws: ReplayError.self) { try JobSpec(parsing: "batch:\n  container: \(container)\n", path: "j.yaml") }
+        }
+        #expect(try JobSpec(parsing: "batch:\n  container: .MKV\n", path: "j.yaml").container == "MKV")
+        for output in ["o.txt", "", "sub/"] {
+            let rows = try Manifest.parseJSONLines("{\"input\": \"a.mp4\"}\n{\"input\": \"b.mp4\", \"output\": \"\(output)\"}\n", file: "m.jsonl")
+            do {
+                _ = try BatchPlanner(outputDirectory: "out", job: nil).recordings(rows: rows, manifest: "m.jsonl")
+                Issue.record("expected an error for \(output)")
+            } catch {
+                #expect(error.exitCode == 3)
+                #expect(error.message.hasPrefix("m.jsonl:2 (output):"), "\(error.message)")
+            }
+        }
+    }
+
     @Test func manifestResolvesInputsAgainstItsDirectoryAndRowsOverrideTheJob() throws {
         let rows = try Manifest.parseCSV("input,output,crf\nin/a.mp4,,\n/abs/b.mp4,sub/bee.mov,30\ns3://bucket/c.mp4,,\n", file: "/data/m.csv")
         let job = try JobSpec(parsing: "crf: 20\n", path: "j.yaml")

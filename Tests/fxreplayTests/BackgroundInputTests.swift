@@ -157,6 +157,26 @@ import Testing
         }
     }
 
+    /// Every image of a mask sequence is an input: no output replaces one, even with --overwrite
+    /// (a preview or report used to be written over it).
+    @Test func maskImagesAreNeverWrittenOver() throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("in.mkv").path
+        try writeLosslessVideo(input, width: 32, height: 32, frames: 3)
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("seq"), withIntermediateDirectories: true)
+        for index in 0..<3 { try leftHalfMask(dir.appendingPathComponent("seq/mask_0000\(index).png").path, width: 32, height: 32) }
+        let image = dir.appendingPathComponent("seq/mask_00001.png").path
+        let before = try Data(contentsOf: URL(fileURLWithPath: image))
+        for flag in ["--preview", "--report"] {
+            let run = try runFxreplay(["render", input, "-o", dir.appendingPathComponent("out.mkv").path, "--progress", "none",
+                                       "--mask", dir.appendingPathComponent("seq/mask_%05d.png").path, "--background", "blur:4",
+                                       flag, image, "--overwrite"])
+            #expect(run.status == 2, "\(flag): \(run.stderr)")
+            #expect(run.stderr.contains("refusing to write over"), "\(run.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: image)) == before)
+        }
+    }
+
     @Test func jobSpecsCarryTheBackgroundOptions() throws {
         let dir = try makeScratchDirectory()
         let input = dir.appendingPathComponent("in.mkv").path

@@ -171,6 +171,12 @@ func modificationDate(_ url: URL) throws -> Date? {
         let (clash, _) = try runBatch(["--manifest", manifest.path], out: out)
         #expect(clash.status == 3)
         #expect(clash.stderr.contains("\(manifest.path):3: --crf and --bitrate exclude each other"), "\(clash.stderr)")
+        // A naming pattern for an option render does not have (it was accepted, and failed every render
+        // once such a file existed).
+        try Data("batch:\n  contaner: \"{name}.x\"\n".utf8).write(to: job)
+        let (pattern, _) = try runBatch([dir.path + "/a.mp4", "--job", job.path], out: out)
+        #expect(pattern.status == 3)
+        #expect(pattern.stderr.contains("Unknown option '--contaner'"), "\(pattern.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 

@@ -43,13 +43,16 @@ public struct BatchPlanner: Sendable {
             if matches.isEmpty { FileHandle.standardError.write(Data("fxreplay: warning: \(pattern) matches no files\n".utf8)) }
             for path in matches.map(BatchPaths.normalize) where seen.insert(path).inserted { listed.append(path) }
         }
-        var sidecars: Set<String> = []
+        // Files a job option reads (a background picture) are inputs, not recordings, too.
+        var readFiles: [String: [String]] = [:]
+        var sidecars = Set(jobOptions.flatMap { option in
+            option.values.flatMap { value in files(option: option.key, value: value, cache: &readFiles).map(BatchPaths.normalize) }
+        })
         for path in listed {
             sidecars.formUnion(discovery.candidates(for: path).filter { $0 != path })
         }
-        var meshes: [String: [String]] = [:]
         let recordings = listed.filter { !sidecars.contains($0) }.map { path in
-            recording(listed: path, input: path, output: nil, rowOptions: [], meshes: &meshes)
+            recording(listed: path, input: path, output: nil, rowOptions: [], readFiles: &readFiles)
         }
         if recordings.isEmpty { throw .badInput("no recordings to render: \(patterns.joined(separator: " ")) matched nothing") }
         return try unique(recordings)
@@ -59,32 +62,44 @@ public struct BatchPlanner: Sendable {
     /// directory, relative outputs against the output directory.
     public func recordings(rows: [ManifestRow], manifest: String) throws(ReplayError) -> [BatchRecording] {
         let base = BatchPaths.directory(of: manifest)
-        var meshes: [String: [String]] = [:]
-        return try unique(rows.map { row in
-            let listed = BatchPaths.normalize(row.input)
-            return recording(listed: listed, input: BatchPaths.resolve(row.input, against: base),
-                             output: row.output.map { BatchPaths.resolve($0, against: outputDirectory) },
-                             rowOptions: row.options, meshes: &meshes)
-        })
+        var readFiles: [String: [String]] = [:]
+        var recordings: [BatchRecording] = []
+        for row in rows {
+            if let output = row.output, !Muxer.containerExtensions.contains(URL(fileURLWithPath: output).pathExtension.lowercased()) {
+                throw .badInput(file: manifest, line: row.line, field: "output",
+                                "'\(output)' is not a video file name: end it with \(Muxer.containerExtensions.map { "." + $0 }.joined(separator: ", "))")
+            }
+            recordings.append(recording(listed: BatchPaths.normalize(row.input), input: BatchPaths.resolve(row.input, against: base),
+                                        output: row.output.map { BatchPaths.resolve($0, against: outputDirectory) },
+                                        rowOptions: row.options, readFiles: &readFiles))
+        }
+        return try unique(recordings)
     }
 
-    /// - Parameter meshes: per scene file already read, the meshes it names (read once per batch).
+    /// The job's options that render gets (those batch decides are dropped).
+    private var jobOptions: [JobOption] { (job?.options ?? []).filter { !Self.batchControlledOptions.contains($0.key) } }
+
+    /// Options that choose one thing in different ways; render refuses both at once.
+    static let alternatives: [String: String] = ["poses": "poses-from-sei", "poses-from-sei": "poses"]
+
+    /// - Parameter readFiles: per option value already looked at, the files it makes render read
+    ///   (each scene is read, each mask folder listed, once per batch).
     private func recording(listed: String, input: String, output: String?, rowOptions: [JobOption],
-                           meshes: inout [String: [String]]) -> BatchRecording {
+                           readFiles: inout [String: [String]]) -> BatchRecording {
         let output = output ?? BatchPaths.normalize("\(outputDirectory)/\(BatchPaths.name(of: input)).\(job?.container ?? "mp4")")
-        let isRenderOwn = { (option: JobOption) in !Self.batchControlledOptions.contains(option.key) }
-        let jobOptions = (job?.options ?? []).filter(isRenderOwn)
-        let rowOptions = rowOptions.filter(isRenderOwn)
-        let found = discovery.inputs(for: input)
-        var files: [String] = BatchPaths.isURL(input) ? [] : [input]
-        // A scene's meshes are read by the render too: a changed mesh makes the output stale.
-        var sceneMeshes: [String] = []
-        for scene in (jobOptions + rowOptions).filter({ $0.key == "annotations" }).flatMap(\.values) {
-            if meshes[scene] == nil { meshes[scene] = (try? AnnotationScene.load(path: scene))?.meshFiles ?? [] }
-            sceneMeshes += meshes[scene] ?? []
-        }
-        for path in found.map(\.path) + (jobOptions + rowOptions).flatMap(\.values) + sceneMeshes
-        where !files.contains(path) && BatchPaths.isRegularFile(path) {
+        let rowOptions = rowOptions.filter { !Self.batchControlledOptions.contains($0.key) }
+        // Of two alternatives the row's choice replaces the job's, and a choice in either
+        // replaces an input found by name (`poses-from-sei: true` with NAME.poses.jsonl present).
+        let rowChoices = Set(rowOptions.filter(\.isSet).map(\.key))
+        let jobOptions = jobOptions.filter { Self.alternatives[$0.key].map { !rowChoices.contains($0) } ?? true }
+        let choices = Set((jobOptions + rowOptions).filter(\.isSet).map(\.key))
+        let found = discovery.inputs(for: input).filter { Self.alternatives[$0.option].map { !choices.contains($0) } ?? true }
+        var files: [String] = []
+        var seen: Set<String> = []
+        let values = (jobOptions + rowOptions).flatMap { option in option.values.map { (option.key, $0) } }
+            + found.map { ($0.option, $0.path) }
+        for path in [input] + values.flatMap({ option, value in self.files(option: option, value: value, cache: &readFiles) })
+        where seen.insert(path).inserted && BatchPaths.isRegularFile(path) {
             files.append(path)
         }
         return BatchRecording(name: BatchPaths.name(of: output), listed: listed, input: input, output: output,
@@ -93,9 +108,33 @@ public struct BatchPlanner: Sendable {
                               files: files)
     }
 
-    /// Refuses two recordings that would write the same output or log.
+    /// The files a render option's value may make render read: for `annotations` the scene and
+    /// the OBJ meshes it names, for `background` the file after `image:` or `video:`, for `mask`
+    /// the video or every image of a numbered sequence; otherwise the value itself (which only
+    /// counts when it is a file).
+    private func files(option: String, value: String, cache: inout [String: [String]]) -> [String] {
+        let key = option + "\u{0}" + value
+        if let known = cache[key] { return known }
+        let files = Self.files(option: option, value: value)
+        cache[key] = files
+        return files
+    }
+
+    static func files(option: String, value: String) -> [String] {
+        switch option {
+        case "annotations": [value] + ((try? AnnotationScene.load(path: value))?.meshFiles ?? [])
+        case "background": (try? BackgroundSpec(parsing: value).file).map { [$0] } ?? []
+        case "mask": MaskSource(argument: value).files
+        default: [value]
+        }
+    }
+
+    /// Refuses two recordings that would write the same output or log, and an output that would
+    /// replace a file some recording reads (its own input, or another row's).
     private func unique(_ recordings: [BatchRecording]) throws(ReplayError) -> [BatchRecording] {
         var byName: [String: BatchRecording] = [:]
+        // Existing outputs by file identity, so that another spelling, a symbolic or a hard link is caught.
+        var existingOutputs: [FileIdentity: BatchRecording] = [:]
         for recording in recordings {
             if let other = byName[recording.name] {
                 throw .usage("\(other.listed) and \(recording.listed) would both be named \(recording.name) "
@@ -103,6 +142,16 @@ public struct BatchPlanner: Sendable {
                              + "(a manifest's output column, or rename an input)")
             }
             byName[recording.name] = recording
+            if let identity = FileIdentity(recording.output) { existingOutputs[identity] = recording }
+        }
+        guard !existingOutputs.isEmpty else { return recordings }
+        var checked: Set<String> = []
+        for recording in recordings {
+            for file in recording.files where checked.insert(file).inserted {
+                guard let identity = FileIdentity(file), let writer = existingOutputs[identity] else { continue }
+                throw .usage("\(writer.output) would write over \(file), which \(recording.listed) reads: "
+                             + "give the output another name or directory (inputs are never written over)")
+            }
         }
         return recordings
     }
@@ -119,7 +168,25 @@ public struct BatchPlanner: Sendable {
     }
 }
 
+/// A file's device and inode: the same for every path that leads to it.
+struct FileIdentity: Hashable {
+    let device: UInt64
+    let inode: UInt64
+
+    /// `path` as written, else with `..` taken lexically (`out/../a.mp4` before `out` exists).
+    init?(_ path: String) {
+        var info = stat()
+        guard !BatchPaths.isURL(path),
+              stat(path, &info) == 0 || stat(URL(fileURLWithPath: path).standardizedFileURL.path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+}
+
 extension JobOption {
+    /// Whether it passes anything (a flag set to `false` does not).
+    var isSet: Bool { value != .flag(false) }
+
     /// The values this option passes (none for a flag).
     var values: [String] {
         switch value {

@@ -122,8 +122,9 @@ public struct JobSpec: Sendable {
                     throw .badInput(file: file, line: entry.line, field: field, "must be a file extension such as mp4, mkv, mov or webm")
                 }
                 let ext = text.hasPrefix(".") ? String(text.dropFirst()) : text
-                guard !ext.isEmpty, ext.allSatisfy({ $0.isLetter || $0.isNumber }) else {
-                    throw .badInput(file: file, line: entry.line, field: field, "'\(text)' is not a file extension such as mp4, mkv, mov or webm")
+                guard Muxer.containerExtensions.contains(ext.lowercased()) else {
+                    throw .badInput(file: file, line: entry.line, field: field,
+                                    "'\(text)' is not a container fxreplay writes: \(Muxer.containerExtensions.joined(separator: ", "))")
                 }
                 container = ext
                 continue

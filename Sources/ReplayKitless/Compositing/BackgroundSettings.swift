@@ -47,16 +47,8 @@ public struct BackgroundSettings: Sendable, Codable, Equatable {
     /// mask is the input's own alpha.
     public var needsAlphaPlane: Bool { outputsAlpha || mask == .inputAlpha }
 
-    /// The mask and background files the render reads (an image sequence's pattern is not a file).
-    public var inputFiles: [String] {
-        var files: [String] = []
-        if case .video(let path) = mask { files.append(path) }
-        switch background {
-        case .image(let path)?, .video(let path)?: files.append(path)
-        default: break
-        }
-        return files
-    }
+    /// The mask and background files the render reads (each image of a mask sequence).
+    public var inputFiles: [String] { mask.files + (background?.file.map { [$0] } ?? []) }
 
     /// The per-frame shaping after temporal smoothing, in order.
     var maskOperations: [MaskOperation] {

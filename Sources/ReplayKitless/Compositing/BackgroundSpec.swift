@@ -12,6 +12,14 @@ public enum BackgroundSpec: Sendable, Equatable {
     /// No background: the output's alpha is the mask (needs a codec with alpha).
     case transparent
 
+    /// The picture or video file it reads, if any.
+    public var file: String? {
+        switch self {
+        case .image(let path), .video(let path): path
+        case .blur, .color, .transparent: nil
+        }
+    }
+
     /// Largest σ accepted for `blur:` (far beyond any useful blur).
     public static let maximumBlurSigma = 1000.0
 

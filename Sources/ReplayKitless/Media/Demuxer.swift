@@ -104,6 +104,28 @@ final class Demuxer: @unchecked Sendable {
         return pattern.replacingCharacters(in: match, with: digits).replacingOccurrences(of: "%%", with: "%")
     }
 
+    /// The existing files of an image sequence, in number order: every file in the pattern's
+    /// folder that is the pattern's name for some number (what a render may read).
+    static func imageFiles(pattern: String) -> [String] {
+        let slash = pattern.lastIndex(of: "/")
+        let directory = slash.map { String(pattern[..<$0]) } ?? "."
+        let folder = slash.map { String(pattern[...$0]) } ?? ""
+        let name = slash.map { String(pattern[pattern.index(after: $0)...]) } ?? pattern
+        guard !directory.contains("%"), imagePath(pattern: pattern, number: 0) != nil,
+              let match = name.range(of: #"%(0?\d*)d"#, options: .regularExpression),
+              let names = try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "/" : directory) else { return [] }
+        let before = name[..<match.lowerBound].replacingOccurrences(of: "%%", with: "%")
+        let after = name[match.upperBound...].replacingOccurrences(of: "%%", with: "%")
+        var numbered: [(Int, String)] = []
+        for file in names where file.count > before.count + after.count && file.hasPrefix(before) && file.hasSuffix(after) {
+            let digits = file.dropFirst(before.count).dropLast(after.count)
+            guard digits.count <= 18, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(digits),
+                  imagePath(pattern: pattern, number: number) == folder + file else { continue }
+            numbered.append((number, folder + file))
+        }
+        return numbered.sorted { $0.0 < $1.0 }.map(\.1)
+    }
+
     /// The first video stream, if any (FFmpeg's choice of "best" stream).
     var bestVideoStream: StreamInfo? {
         let index = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)

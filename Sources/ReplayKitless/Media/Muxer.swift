@@ -18,6 +18,8 @@ final class Muxer: @unchecked Sendable {
     /// The containers written: ones that keep every frame's own timestamp (AVI, for one, would
     /// re-time variable frame rates) and have been tested with every stream kind copied.
     static let supportedFormats: Set<String> = ["mp4", "mov", "matroska", "webm"]
+    /// The file extensions that name them.
+    static let containerExtensions = ["mp4", "mov", "mkv", "webm"]
 
     /// Prepares a container for `output`; the format comes from the final path's extension.
     init(output: AtomicOutput, bitexact: Bool) throws(ReplayError) {

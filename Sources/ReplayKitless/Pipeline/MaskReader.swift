@@ -17,6 +17,15 @@ public enum MaskSource: Sendable, Equatable, Codable {
         else if argument.range(of: #"%0?\d*d"#, options: .regularExpression) != nil { self = .imageSequence(pattern: argument) }
         else { self = .video(path: argument) }
     }
+
+    /// The files the masks are read from: the video, or every image of the sequence.
+    public var files: [String] {
+        switch self {
+        case .video(let path): [path]
+        case .imageSequence(let pattern): Demuxer.imageFiles(pattern: pattern)
+        case .inputAlpha: []
+        }
+    }
 }
 
 /// What to do with a video frame that has no mask (the mask stream ended early or has a gap).
