@@ -33,7 +33,9 @@ import Testing
         return (sx / Double(max(n, 1)), sy / Double(max(n, 1)), n)
     }
 
-    @Test func sphereStaysOnItsWorldPointAsTheCameraPans() throws {
+    /// With --mirror the picture is flipped and the sphere with it, staying on its world point as
+    /// the camera saw it: at x = width − u (it used to be drawn unflipped onto the flipped picture).
+    @Test(arguments: [false, true]) func sphereStaysOnItsWorldPointAsTheCameraPans(mirror: Bool) throws {
         let dir = try makeScratchDirectory()
         let (video, poses) = try makeInput(in: dir)
         let scene = dir.appendingPathComponent("annotations.json").path
@@ -41,7 +43,7 @@ import Testing
         try json.write(toFile: scene, atomically: true, encoding: .utf8)
         let output = dir.appendingPathComponent("out.mkv").path
         let run = try runFxreplay(["render", video, "--poses", poses, "--annotations", scene, "-o", output,
-                                   "--codec", "ffv1", "--progress", "none"])
+                                   "--codec", "ffv1", "--progress", "none"] + (mirror ? ["--mirror"] : []))
         #expect(run.status == 0, "\(run.stderr)")
         let reader = try VideoFrameReader(url: output)
         var index = 0
@@ -53,7 +55,8 @@ import Testing
             // Xc = Rᵀ·Xw with R = Ry(yaw): x' = cos·x − sin·z, z' = sin·x + cos·z.
             let xc = cos(yaw) * world.x - sin(yaw) * world.z, zc = sin(yaw) * world.x + cos(yaw) * world.z
             let d = -zc, sy = 1 / tan(Double.pi / 6), sx = sy * Double(height) / Double(width)
-            let u = (sx * xc / d + 1) * Double(width) / 2, v = (1 - sy * world.y / d) * Double(height) / 2
+            let projectedU = (sx * xc / d + 1) * Double(width) / 2, v = (1 - sy * world.y / d) * Double(height) / 2
+            let u = mirror ? Double(width) - projectedU : projectedU
             let c = centroid(image)
             #expect(c.count > 50, "frame \(index): sphere not drawn")
             #expect(abs(c.x - u) < 0.5 && abs(c.y - v) < 0.5, "frame \(index): centroid (\(c.x), \(c.y)) vs (\(u), \(v))")

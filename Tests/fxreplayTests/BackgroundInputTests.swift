@@ -106,6 +106,56 @@ import Testing
         #expect(luma(24, 28) < 40)                          // above the mask's edge: the picture
     }
 
+    /// With --keep-rotation the stored picture is written, but the mask (and background) are still
+    /// in display orientation: they are applied to the upright picture, which is then turned back.
+    /// They used to be applied to the stored picture: a 90° mask stretched across, a 180° one upside down.
+    @Test(arguments: [90, 180]) func keptRotationStillMasksInDisplayOrientation(rotation: Int) throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("rotated.mp4").path
+        let mask = dir.appendingPathComponent("top.png").path
+        let output = dir.appendingPathComponent("out.mp4").path
+        try writeBlockRecording(to: input, rotation: rotation)
+        // Upright: 48×64 for the quarter turn, 64×48 for the half turn; the top half is the person.
+        let (width, height) = rotation == 90 ? (48, 64) : (64, 48)
+        try writeRawImage(mask, width: width, height: height, pixelFormat: "gray",
+                          bytes: (0..<(width * height)).map { $0 < width * height / 2 ? 255 : 0 })
+        let run = try runFxreplay(["render", input, "-o", output, "--keep-rotation", "--mask", mask,
+                                   "--background", "color:#FFFFFF", "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let picture = try decodePictures(output)[0]
+        #expect(picture.width == 64 && picture.height == 48)
+        func luma(_ x: Int, _ y: Int) -> Int { Int(picture.y[y * 64 + x]) }
+        // The display's top half is the stored left half (turned clockwise) or bottom half (upside down):
+        // there the stored picture (black, block top-left) stays; the rest is the white background.
+        if rotation == 90 {
+            #expect(luma(4, 4) > 200 && luma(4, 44) < 40 && luma(24, 44) < 40)
+            #expect(luma(44, 4) > 230 && luma(60, 44) > 230)
+        } else {
+            #expect(luma(60, 44) < 40 && luma(4, 44) < 40)
+            #expect(luma(60, 4) > 230 && luma(30, 20) > 230)
+        }
+    }
+
+    /// --mirror flips the recording and its mask together, so the mask still covers the person; the
+    /// mask used to stay unflipped and keep the wrong side.
+    @Test func mirrorFlipsTheMaskWithThePicture() throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("block.mp4").path
+        let mask = dir.appendingPathComponent("left.png").path
+        let output = dir.appendingPathComponent("out.mkv").path
+        // 64×48 black with a white block top-left; the mask keeps the left half, where the block is.
+        try writeBlockRecording(to: input, rotation: 0)
+        try leftHalfMask(mask, width: 64, height: 48)
+        let run = try runFxreplay(["render", input, "-o", output, "--codec", "ffv1", "--mirror", "--mask", mask,
+                                   "--background", "color:#FFFFFF", "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let picture = try decodePictures(output)[0]
+        func luma(_ x: Int, _ y: Int) -> Int { Int(picture.y[y * 64 + x]) }
+        // Flipped: block top-right, kept with the black below it; the left half is the white background.
+        #expect(luma(60, 4) > 200 && luma(60, 40) < 40 && luma(36, 40) < 40)
+        #expect(luma(4, 40) > 230 && luma(4, 4) > 230 && luma(28, 20) > 230)
+    }
+
     @Test func fullRangeInputKeepsItsRangeAndGetsFullRangeBackgroundColours() throws {
         let dir = try makeScratchDirectory()
         let input = dir.appendingPathComponent("full.mp4").path

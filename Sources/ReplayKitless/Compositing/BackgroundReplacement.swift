@@ -32,7 +32,7 @@ final class BackgroundReplacement: FrameEffect, FrameMaskProvider {
             }
             masks = nil
         } else {
-            masks = try MaskReader(source: settings.mask, policy: settings.missingMask)
+            masks = try MaskReader(source: settings.mask, policy: settings.missingMask, mirror: context.options.mirror)
         }
         let size = context.outputSize, space = context.colorSpace
         switch settings.background {

@@ -59,6 +59,8 @@ final class MaskReader {
     private let input: Input
     private let source: String
     private let policy: MissingMaskPolicy
+    /// The frames are mirrored (`--mirror`): masks, made from the recording, are mirrored with them.
+    private let mirror: Bool
     private let extractor = MaskExtractor()
     private let scaler = BilinearPlaneScaler()
     /// The last mask read, at its own size, in display orientation.
@@ -71,8 +73,9 @@ final class MaskReader {
     /// Opens the mask source and reads its first mask, so a missing or unreadable source fails
     /// before any output is written.
     /// - Throws: `ReplayError.badInput` naming the file; `.usage` for a malformed pattern.
-    init(source: MaskSource, policy: MissingMaskPolicy) throws(ReplayError) {
+    init(source: MaskSource, policy: MissingMaskPolicy, mirror: Bool = false) throws(ReplayError) {
         self.policy = policy
+        self.mirror = mirror
         switch source {
         case .video(let path):
             self.source = path
@@ -143,9 +146,10 @@ final class MaskReader {
     }
 
     /// Extracts the mask from a decoded picture into `latest`, turned upright, in full range.
-    private func store(_ frame: Frame, rotation: Int, mirrored: Bool, source: String) throws(ReplayError) {
+    private func store(_ frame: Frame, rotation: Int, mirrored ownMirror: Bool, source: String) throws(ReplayError) {
         let (picture, limitedRange) = try extractor.extract(frame, source: source)
         let quarterTurns = rotation / 90
+        let mirrored = ownMirror != mirror
         let width = quarterTurns % 2 == 1 ? picture.height : picture.width
         let height = quarterTurns % 2 == 1 ? picture.width : picture.height
         let mask = latestMemory.plane(width: width, height: height)

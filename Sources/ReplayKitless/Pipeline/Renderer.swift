@@ -68,9 +68,19 @@ private final class RenderSession: @unchecked Sendable {
     /// Input stream index → output stream index, for streams copied untouched.
     let copied: [Int: Int]
     let timeBase: Rational
+    /// How a decoded picture is turned for the effects: upright (display orientation), then
+    /// mirrored when asked.
     let quarterTurns: Int
     let mirror: Bool
+    /// With --keep-rotation, how the upright picture is turned back to the stored orientation the
+    /// kept rotation matrix expects.
+    let turnBack: (quarterTurns: Int, mirror: Bool)?
+    /// Whether pictures are turned at all: not with a kept rotation when nothing looks at the picture.
+    let turnsUpright: Bool
+    /// The encoded picture's size (stored orientation with --keep-rotation).
     let outputSize: PictureSize
+    /// The size effects see: display orientation.
+    let workingSize: PictureSize
     /// The size frames are scaled to before being turned upright.
     let unturnedSize: PictureSize
     /// The pictures' format between decoding and encoding (with alpha when the output or the mask needs it).
@@ -114,16 +124,20 @@ private final class RenderSession: @unchecked Sendable {
         decoder = try Decoder(demuxer: demuxer, stream: video.index, reproducibleErrors: options.encoder.deterministic)
         guard video.width > 0, video.height > 0 else { throw .badInput("\(options.input): video stream has no picture size") }
 
-        quarterTurns = options.keepRotation ? 0 : video.rotation / 90
-        mirror = options.mirror != (video.mirrored && !options.keepRotation)
-        let display = quarterTurns % 2 == 1 ? PictureSize(width: video.height, height: video.width)
-                                            : PictureSize(width: video.width, height: video.height)
-        // --size is in display orientation; a kept rotation turns the stored picture.
-        let keptQuarterTurn = options.keepRotation && (video.rotation / 90) % 2 == 1
-        let requested = options.size.map { keptQuarterTurn ? PictureSize(width: $0.height, height: $0.width) : $0 } ?? display
+        // Masks, backgrounds and the contract's pixel coordinates are in display orientation, so
+        // effects always work on the upright picture; a kept rotation turns it back afterwards.
+        quarterTurns = video.rotation / 90
+        mirror = options.mirror != video.mirrored
+        // Turning then mirroring is its own inverse; a plain turn is undone by the opposite turn.
+        turnBack = options.keepRotation ? (video.mirrored ? (quarterTurns, true) : ((4 - quarterTurns) % 4, false)) : nil
+        let stored = PictureSize(width: video.width, height: video.height)
+        let display = quarterTurns % 2 == 1 ? PictureSize(width: video.height, height: video.width) : stored
+        let requested = options.size ?? display
         // 4:2:0 needs even dimensions.
-        outputSize = PictureSize(width: max(2, requested.width & ~1), height: max(2, requested.height & ~1))
-        unturnedSize = quarterTurns % 2 == 1 ? PictureSize(width: outputSize.height, height: outputSize.width) : outputSize
+        workingSize = PictureSize(width: max(2, requested.width & ~1), height: max(2, requested.height & ~1))
+        let swapped = PictureSize(width: workingSize.height, height: workingSize.width)
+        unturnedSize = quarterTurns % 2 == 1 ? swapped : workingSize
+        outputSize = options.keepRotation ? unturnedSize : workingSize
 
         let output = try AtomicOutput(path: options.output, overwrite: options.overwrite, inputs: options.inputFiles)
         muxer = try Muxer(output: output, bitexact: options.encoder.deterministic)
@@ -146,8 +160,8 @@ private final class RenderSession: @unchecked Sendable {
         frameTicks = max(1, av_rescale_q(1, AVRational(num: frameRate.den, den: frameRate.num), stream.pointee.time_base))
         encoder = try Encoder(settings: options.encoder, codec: codec, width: outputSize.width, height: outputSize.height,
                               timeBase: stream.pointee.time_base, frameRate: frameRate,
-                              sampleAspectRatio: Self.sampleAspectRatio(of: stream, turned: quarterTurns % 2 == 1,
-                                                                        from: display, to: outputSize),
+                              sampleAspectRatio: Self.sampleAspectRatio(of: stream, turned: turnBack == nil && quarterTurns % 2 == 1,
+                                                                        from: turnBack == nil ? display : stored, to: outputSize),
                               colorOf: stream.pointee.codecpar, alpha: options.background?.outputsAlpha ?? false, globalHeader: muxer.needsGlobalHeader)
         videoOut = try muxer.addStream(encoder: encoder, rotation: options.keepRotation ? video.rotation : nil)
         muxer.copyTags(from: stream, to: videoOut)
@@ -186,8 +200,9 @@ private final class RenderSession: @unchecked Sendable {
         colorSpace = ColorSpace(codecParameters: stream.pointee.codecpar.pointee, height: outputSize.height)
         encoderColorSpace = codec.storesFullRange ? colorSpace : ColorSpace(matrix: colorSpace.matrix, fullRange: false)
         let context = EffectContext(options: options, demuxer: demuxer, videoStream: video,
-                                    outputSize: outputSize, colorSpace: colorSpace, poses: framePoses)
+                                    outputSize: workingSize, colorSpace: colorSpace, poses: framePoses)
         effects = EffectBox(try makeEffects(for: context) + extraEffects)
+        turnsUpright = turnBack == nil || options.mirror || !effects.list.isEmpty
         let videoTimeBase = stream.pointee.time_base
         // MP4/MOV hide what lies before 0 behind the edit list (AAC priming, rightly): a video
         // starting before 0 (an MPEG-TS whose clock wrapped) would lose its first frames in every
@@ -217,8 +232,8 @@ private final class RenderSession: @unchecked Sendable {
         report.droppedStreams = dropped
         report.warnings += ignoredSettings
         if muxer.isFragmented { report.warnings.append("\(options.output) cannot seek (a pipe): written as fragmented MP4") }
-        if outputSize != requested {
-            report.warnings.append("\(requested) is rounded to \(outputSize): 4:2:0 needs an even width and height")
+        if workingSize != requested {
+            report.warnings.append("\(requested) is rounded to \(workingSize): 4:2:0 needs an even width and height")
         }
         // Frames are processed as 8-bit 4:2:0: deeper or fuller pictures lose precision, said once.
         let inputFormat = AVPixelFormat(rawValue: stream.pointee.codecpar.pointee.format)
@@ -440,21 +455,24 @@ private final class RenderSession: @unchecked Sendable {
                 try scaler.convert(current, into: scaled, colorSpace: colorSpace.fullRange ? colorSpace : nil)
                 replace(with: scaled)
             }
-            if quarterTurns != 0 || mirror {
-                let turned = try buffers.take(width: outputSize.width, height: outputSize.height, format: workingFormat)
+            func turn(_ quarterTurns: Int, mirror: Bool, to size: PictureSize) throws {
+                guard quarterTurns != 0 || mirror else { return }
+                let turned = try buffers.take(width: size.width, height: size.height, format: workingFormat)
                 reorient(current.yuvImage!, into: turned.yuvImage!, quarterTurns: quarterTurns, mirror: mirror)
                 replace(with: turned)
             }
+            if turnsUpright { try turn(quarterTurns, mirror: mirror, to: workingSize) }
             if !effects.list.isEmpty {
                 if current === decodedFrame {
                     // The decoder may still read this picture as a reference: work on a copy.
-                    let copy = try buffers.take(width: outputSize.width, height: outputSize.height, format: workingFormat)
+                    let copy = try buffers.take(width: workingSize.width, height: workingSize.height, format: workingFormat)
                     try ffmpeg("av_frame_copy", av_frame_copy(copy.pointer, current.pointer))
                     replace(with: copy)
                 }
                 guard let image = current.yuvImage else { throw ReplayError.processing("unexpected pixel format in the pipeline") }
                 for effect in effects.list { try effect.apply(to: image, at: time) }
             }
+            if turnsUpright, let turnBack { try turn(turnBack.quarterTurns, mirror: turnBack.mirror, to: outputSize) }
             if encoder.pixelFormat != workingFormat {
                 let converted = try buffers.take(width: outputSize.width, height: outputSize.height, format: encoder.pixelFormat)
                 // Only a range change (full to video range for ProRes) is spelled out to libswscale.

@@ -34,6 +34,8 @@ final class AnnotationEffect: FrameEffect {
     /// The scene file, named in errors.
     private let scene: String
     private let masks: FrameMaskProvider?
+    /// The frames are mirrored (`--mirror`): annotations stay on what the poses saw, mirrored with it.
+    private let mirror: Bool
     private var active: [PlacedAnnotation] = []
     private var framesDrawn = 0
     private var framesWithoutPose = 0
@@ -48,6 +50,7 @@ final class AnnotationEffect: FrameEffect {
         self.poses = poses
         scene = settings.scene
         self.masks = settings.occludeWithMask ? masks : nil
+        mirror = context.options.mirror
         let scan = poses.scan
         displaySize = PictureSize(width: scan.width, height: scan.height)
         let frames = zip(scan.frames, poses.timeline.poses).map { timing, pose in
@@ -77,8 +80,9 @@ final class AnnotationEffect: FrameEffect {
         active.removeAll(keepingCapacity: true)
         for annotation in placed where annotation.isActive(at: sceneTime) { active.append(annotation) }
         guard !active.isEmpty else { return }
-        let camera = Camera(pose: pose.scaled(from: displaySize, to: PictureSize(width: image.width, height: image.height)),
-                            width: image.width, height: image.height)
+        var seen = pose.scaled(from: displaySize, to: PictureSize(width: image.width, height: image.height))
+        if mirror { seen = seen.mirrored(width: image.width, height: image.height) }
+        let camera = Camera(pose: seen, width: image.width, height: image.height)
         do {
             try renderer.render(active, camera: camera, time: sceneTime, into: image, occlusion: masks?.currentMask)
         } catch let error as ReplayError where error.kind == .badInput {
@@ -104,6 +108,15 @@ extension Pose {
         let sx = Double(target.width) / Double(source.width), sy = Double(target.height) / Double(source.height)
         var copy = self
         copy.intrinsics = Intrinsics(fx: intrinsics.fx * sx, fy: intrinsics.fy * sy, cx: intrinsics.cx * sx, cy: intrinsics.cy * sy)
+        return copy
+    }
+
+    /// The same camera with its `width × height` picture flipped left to right: pixel x becomes
+    /// width − x (a negative horizontal focal length; shapes keep their camera-space shading).
+    func mirrored(width: Int, height: Int) -> Pose {
+        let focal = Camera(pose: self, width: width, height: height).focal
+        var copy = self
+        copy.intrinsics = Intrinsics(fx: -focal.fx, fy: focal.fy, cx: Double(width) - focal.cx, cy: focal.cy)
         return copy
     }
 }
