@@ -208,6 +208,38 @@ func modificationDate(_ url: URL) throws -> Date? {
         return (batch, dir, out, arguments)
     }
 
+    /// Two batches on one directory (a relaunched job while the old one still runs): a recording
+    /// another batch is rendering is waited for, then skipped when that batch made it. Here the test
+    /// plays the other batch: it holds the recording's lock, and puts the output's fingerprint back
+    /// before letting go. The second batch used to render at once, writing the same files.
+    @Test func aRecordingAnotherBatchIsRenderingIsWaitedForThenSkipped() throws {
+        let dir = try makeRecordings(["a"], frames: 4)
+        let out = dir.appendingPathComponent("out")
+        let (first, _) = try runBatch([dir.path + "/a.mp4"], out: out)
+        #expect(first.status == 0, "\(first.stderr)")
+        let fingerprint = out.appendingPathComponent(".a.mp4.fxreplay.json")
+        let saved = try Data(contentsOf: fingerprint)
+        try FileManager.default.removeItem(at: fingerprint)
+        let lock = open(out.appendingPathComponent("logs/a.lock").path, O_RDWR | O_CREAT, 0o644)
+        #expect(lock >= 0 && flock(lock, LOCK_EX) == 0)
+
+        let batch = Process()
+        batch.executableURL = fxreplayExecutable
+        batch.arguments = ["batch", dir.path + "/a.mp4", "--out", out.path, "--progress", "none"]
+        batch.environment = batchEnvironment()
+        batch.standardOutput = FileHandle.nullDevice
+        batch.standardError = FileHandle.nullDevice
+        try batch.run()
+        usleep(1_500_000)
+        #expect(batch.isRunning)
+        try saved.write(to: fingerprint)
+        close(lock)
+        batch.waitUntilExit()
+        #expect(batch.terminationStatus == 0)
+        let report = try JSONDecoder().decode(BatchReport.self, from: Data(contentsOf: out.appendingPathComponent("batch-report.json")))
+        #expect(report.recordings.map(\.status) == [.skipped])
+    }
+
     @Test func sigtermStopsEveryRenderAndLeavesNothingHalfWritten() throws {
         let (batch, _, out, _) = try startSlowBatch()
         let children = childProcesses(of: batch.processIdentifier)

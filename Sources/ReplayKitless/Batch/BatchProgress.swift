@@ -5,8 +5,8 @@ import Foundation
 final class BatchProgress: @unchecked Sendable {
     private let style: ProgressStyle
     private let interval: TimeInterval
-    private let toRender: Int
-    private let skipped: Int
+    private var toRender: Int
+    private var skipped: Int
     private let start = Date()
     private let lock = NSLock()
     private var lastPrint = Date.distantPast
@@ -36,7 +36,13 @@ final class BatchProgress: @unchecked Sendable {
     func finished(_ entry: BatchReport.Entry) {
         lock.withLock {
             running[entry.name] = nil
-            if entry.status == .done { done += 1 } else if entry.status == .failed { failed += 1 }
+            switch entry.status {
+            case .done: done += 1
+            case .failed: failed += 1
+            // Made meanwhile by another batch on the same directory.
+            case .skipped: skipped += 1; toRender -= 1
+            case .pending, .interrupted: break
+            }
             finishedFrames += entry.frames ?? 0
             switch style {
             case .none:

@@ -87,32 +87,13 @@ public final class BatchRunner: @unchecked Sendable {
         let group = DispatchGroup()
         for (index, key) in toRender {
             slots.wait()
-            let child: ChildProcess?
-            do {
-                child = try state.withLock { state throws(ReplayError) -> ChildProcess? in
-                    guard state.interruptedBy == nil else { return nil }
-                    let child = try start(recordings[index])
-                    state.children[index] = child
-                    return child
-                }
-            } catch {
-                var entry = state.withLock { $0.entries[index] }
-                entry.status = .failed
-                entry.error = error.message
-                record(entry, at: index)
-                progress.finished(entry)
-                slots.signal()
-                continue
-            }
-            guard let child else { slots.signal(); break }
-            let started = Date()
-            progress.started(recordings[index].name)
+            guard !isInterrupted else { slots.signal(); break }
             group.enter()
             Thread { [self] in
-                let entry = finish(recordings[index], child: child, key: key, started: started, progress: progress)
-                state.withLock { $0.children[index] = nil }
-                record(entry, at: index)
-                progress.finished(entry)
+                if let entry = render(index, key: key, progress: progress) {
+                    record(entry, at: index)
+                    progress.finished(entry)
+                }
                 slots.signal()
                 group.leave()
             }.start()
@@ -147,6 +128,42 @@ public final class BatchRunner: @unchecked Sendable {
         }
         state.withLock { $0.entries = entries }
         return toRender
+    }
+
+    private var isInterrupted: Bool { state.withLock { $0.interruptedBy != nil } }
+
+    /// Renders one recording while holding its lock, so that another batch on the same directory
+    /// (a relaunched job while the old one still runs) waits for it rather than writing the same
+    /// output, fingerprint and log at once; then finds the output up to date and skips it.
+    /// `nil` when interrupted before the render started (the recording stays pending).
+    private func render(_ index: Int, key: String, progress: BatchProgress) -> BatchReport.Entry? {
+        let recording = recordings[index]
+        guard let lock = OutputLock(path: "\(logs)/\(recording.name).lock", whileWaiting: { !isInterrupted }) else { return nil }
+        defer { lock.release() }
+        var entry = state.withLock { $0.entries[index] }
+        if lock.waited, !settings.force, OutputFingerprint.load(forOutput: recording.output)?.matches(key: key, output: recording.output) == true {
+            entry.status = .skipped
+            entry.bytes = FileStatus(recording.output)?.size
+            return entry
+        }
+        let child: ChildProcess?
+        do {
+            child = try state.withLock { state throws(ReplayError) -> ChildProcess? in
+                guard state.interruptedBy == nil else { return nil }
+                let child = try start(recording)
+                state.children[index] = child
+                return child
+            }
+        } catch {
+            entry.status = .failed
+            entry.error = error.message
+            return entry
+        }
+        guard let child else { return nil }
+        progress.started(recording.name)
+        let finished = finish(recording, child: child, key: key, started: Date(), progress: progress)
+        state.withLock { $0.children[index] = nil }
+        return finished
     }
 
     private func reportPath(_ recording: BatchRecording) -> String { "\(logs)/\(recording.name).report.json" }
@@ -195,7 +212,7 @@ public final class BatchRunner: @unchecked Sendable {
         entry.seconds = Date().timeIntervalSince(started)
         entry.log = logPath(recording)
         let message = messages.error
-        let interrupted = state.withLock { $0.interruptedBy != nil }
+        let interrupted = isInterrupted
         switch termination {
         case .exited(0):
             guard let fingerprint = OutputFingerprint(key: key, version: settings.version, arguments: recording.arguments,
@@ -260,4 +277,34 @@ struct ChildMessages {
     }
 
     var error: String? { lastError ?? lastLine }
+}
+
+/// An exclusive lock on a file (`flock`), held until ``release()`` or the process ends (even by
+/// `kill -9`), so a crashed batch never leaves it held.
+struct OutputLock {
+    private let descriptor: Int32
+    /// Another process held it when asked.
+    let waited: Bool
+
+    /// Takes the lock, polling while another process holds it and `whileWaiting` says to go on;
+    /// `nil` when it says to stop. Where locks cannot be had (a lock file that cannot be opened,
+    /// a file system without locks) it goes on unlocked.
+    init?(path: String, whileWaiting: () -> Bool) {
+        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        var waited = false
+        while descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else { break }
+            guard whileWaiting() else {
+                close(descriptor)
+                return nil
+            }
+            waited = true
+            usleep(200_000)
+        }
+        self.waited = waited
+    }
+
+    func release() {
+        if descriptor >= 0 { close(descriptor) }
+    }
 }
