@@ -227,6 +227,20 @@ import Testing
         }
     }
 
+    /// Recordings are often named by time: a colon in a relative name (`call-10:00.mkv`) is part of
+    /// the file name, not a libavformat protocol ("Protocol not found" before).
+    @Test func namesWithColonsAreFiles() throws {
+        let dir = try makeScratchDirectory()
+        try writeLosslessVideo(dir.appendingPathComponent("in-10:00.mkv").path, width: 32, height: 32, frames: 3)
+        try leftHalfMask(dir.appendingPathComponent("mask-10:00.png").path, width: 32, height: 32)
+        try writeRawImage(dir.appendingPathComponent("bg-10:00.png").path, width: 8, height: 8, pixelFormat: "gray",
+                          bytes: [UInt8](repeating: 255, count: 64))
+        let run = try runFxreplay(["render", "in-10:00.mkv", "-o", "out-10:00.mkv", "--mask", "mask-10:00.png",
+                                   "--background", "image:bg-10:00.png", "--progress", "none"], currentDirectory: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try decodePictures(dir.appendingPathComponent("out-10:00.mkv").path).count == 3)
+    }
+
     @Test func jobSpecsCarryTheBackgroundOptions() throws {
         let dir = try makeScratchDirectory()
         let input = dir.appendingPathComponent("in.mkv").path

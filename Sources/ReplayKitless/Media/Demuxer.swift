@@ -73,8 +73,12 @@ final class Demuxer: @unchecked Sendable {
             guard !isDirectory.boolValue else { throw .badInput("\(url): is a directory, expected a media file") }
             guard FileManager.default.isReadableFile(atPath: url) else { throw .badInput("\(url): not readable (permission denied)") }
         }
+        // libavformat takes `name:` at the start for a protocol: a local file with a colon before
+        // any slash (`call-10:00.mp4`) is opened through the file protocol.
+        let isLocal = !url.contains("://")
+        let opened = isLocal && url.prefix { $0 != "/" }.contains(":") ? "file:" + url : url
         var context: UnsafeMutablePointer<AVFormatContext>? = nil
-        let status = avformat_open_input(&context, url, format.flatMap { av_find_input_format($0) }, nil)
+        let status = avformat_open_input(&context, opened, format.flatMap { av_find_input_format($0) }, nil)
         guard status >= 0, let context else {
             throw .badInput("\(url): cannot open as media: \(ffmpegErrorText(status))")
         }
