@@ -241,6 +241,30 @@ import Testing
         #expect(try decodePictures(dir.appendingPathComponent("out-10:00.mkv").path).count == 3)
     }
 
+    /// A damaged mask video is damage like a damaged input: counted and warned about, and with
+    /// --strict the render fails naming the mask, leaving no output (it passed silently).
+    @Test func aDamagedMaskCountsAsDamage() throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("in.mkv").path
+        let mask = dir.appendingPathComponent("mask.mkv").path
+        try writeLosslessVideo(input, width: 64, height: 48, frames: 20)
+        // FFV1 with per-slice CRCs: flipped bytes make a packet fail to decode rather than decode wrong.
+        try runFFmpegCLI(["-f", "lavfi", "-i", "testsrc=s=64x48:d=2:r=10", "-c:v", "ffv1", "-level", "3", "-slicecrc", "1",
+                          "-pix_fmt", "gray", mask])
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: mask)))
+        for index in (bytes.count / 3)..<(bytes.count / 3 + 200) { bytes[index] ^= 0x55 }
+        try Data(bytes).write(to: URL(fileURLWithPath: mask))
+        let output = dir.appendingPathComponent("out.mkv").path
+        let arguments = ["render", input, "-o", output, "--mask", mask, "--background", "color:#000000", "--progress", "none"]
+        let strict = try runFxreplay(arguments + ["--strict"])
+        #expect(strict.status == 3, "\(strict.stderr)")
+        #expect(strict.stderr.contains("mask.mkv: ") && strict.stderr.contains("damaged packets; stopping"), "\(strict.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+        let lenient = try runFxreplay(arguments)
+        #expect(lenient.status == 0, "\(lenient.stderr)")
+        #expect(lenient.stderr.contains("warning: \(mask): "), "\(lenient.stderr)")
+    }
+
     @Test func jobSpecsCarryTheBackgroundOptions() throws {
         let dir = try makeScratchDirectory()
         let input = dir.appendingPathComponent("in.mkv").path

@@ -98,7 +98,7 @@ final class BackgroundReplacement: FrameEffect, FrameMaskProvider {
 
     func reportLines() -> [String: Int] {
         var lines = ["framesMasked": masked, "framesReplaced": replaced, "masksHeld": masks?.held ?? 0,
-                     "framesKeptOriginal": masks?.kept ?? 0]
+                     "framesKeptOriginal": masks?.kept ?? 0, "maskDecodeErrors": masks?.decodeErrors ?? 0]
         if case .blend(let layer) = output, let video = layer as? VideoLayer { lines["backgroundLoops"] = video.loops }
         return lines
     }

@@ -21,6 +21,8 @@ final class TimedFrames {
     var orientation: (rotation: Int, mirrored: Bool) { current.displayOrientation(in: reader.stream) }
     /// The stream's nominal frame interval in seconds, when it declares a frame rate.
     let nominalInterval: Double?
+    /// Damaged packets skipped since the last rewind.
+    var decodeErrors: Int { reader.decodeErrors }
 
     private var reader: VideoFrameReader
     private var firstPTS: Int64?

@@ -69,6 +69,10 @@ final class MaskReader {
     /// Frames that reused the last mask (`hold`) or kept their picture (`keep-original`).
     private(set) var held = 0
     private(set) var kept = 0
+    /// Damaged packets of a mask video, skipped (a frame then pairs with the mask before).
+    var decodeErrors: Int {
+        if case .video(let frames) = input { frames.decodeErrors } else { 0 }
+    }
 
     /// Opens the mask source and reads its first mask, so a missing or unreadable source fails
     /// before any output is written.

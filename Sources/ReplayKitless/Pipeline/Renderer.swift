@@ -565,6 +565,13 @@ private final class RenderSession: @unchecked Sendable {
         if let cutShort, let limit = options.maxDecodeErrors, counts.decodeErrors + 1 > limit {
             throw .badInput("\(options.input): \(cutShort)")
         }
+        // A damaged mask video counts too: its frames silently took the mask before.
+        let maskErrors = effects.list.reduce(0) { $0 + ($1.reportLines()["maskDecodeErrors"] ?? 0) }
+        var maskFile = "the mask"
+        if case .video(let path)? = options.background?.mask { maskFile = path }
+        if maskErrors > 0, let limit = options.maxDecodeErrors, counts.decodeErrors + maskErrors > limit {
+            throw .badInput("\(maskFile): \(maskErrors) damaged packets; stopping (--strict or --max-decode-errors)")
+        }
         try muxer.finish(commit: false)
         report.framesDecoded = counts.decoded
         report.framesEncoded = framesDone.load(ordering: .relaxed)
@@ -578,6 +585,7 @@ private final class RenderSession: @unchecked Sendable {
         for effect in effects.list { report.effects[effect.name] = effect.reportLines() }
         if let framePoses { report.effects["poses"] = framePoses.timeline.report.counts }
         if counts.decodeErrors > 0 { report.warnings.append("\(counts.decodeErrors) decode errors skipped") }
+        if maskErrors > 0 { report.warnings.append("\(maskFile): \(maskErrors) damaged packets skipped (their frames kept the mask before)") }
         if counts.badTimestamps > 0 { report.warnings.append("\(counts.badTimestamps) frames with non-increasing timestamps dropped") }
         if counts.badPackets > 0 {
             report.warnings.append("\(counts.badPackets) copied packets (audio…) whose timestamps went back dropped")
