@@ -164,7 +164,7 @@ import Testing
         #expect(rendered.map(\.y) == source.map(\.y) && rendered.map(\.cb) == source.map(\.cb) && rendered.map(\.cr) == source.map(\.cr))
         let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: reportPath))) as? [String: Any]
         let counters = (report?["effects"] as? [String: Any])?["background"] as? [String: Int]
-        #expect(counters == ["framesMasked": 4, "framesReplaced": 0, "masksHeld": 1, "framesKeptOriginal": 0])
+        #expect(counters == ["framesMasked": 4, "framesReplaced": 0, "masksHeld": 1, "framesKeptOriginal": 0, "maskDecodeErrors": 0])
     }
 
     @Test func annotationsCanHideBehindThePersonInTheMask() throws {
