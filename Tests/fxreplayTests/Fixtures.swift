@@ -39,12 +39,13 @@ func patternPSNR(_ image: YUVImage, index: Int) -> Double {
 
 /// Writes a test recording with the project's own writer: patterned frames at the given
 /// timestamps (1/90000 time base), optionally a 440 Hz tone starting at `audioStart` seconds.
+/// The default preset writes no B-frames; `medium` does.
 func writeRecording(to path: String, size: PictureSize = PictureSize(width: 160, height: 96), pts: [Int64],
                     sizes: [Int: PictureSize] = [:], rotation: Int = 0, audioStart: Double? = nil,
-                    codec: VideoCodec? = nil, audioSeconds: Double = 1.0) throws {
+                    codec: VideoCodec? = nil, preset: String = "ultrafast", audioSeconds: Double = 1.0) throws {
     var settings = EncoderSettings()
     settings.codec = codec
-    settings.preset = "ultrafast"
+    settings.preset = preset
     settings.crf = 18
     let writer = try MediaWriter(path: path, video: .init(size: size, timeBase: Rational(1, 90000), encoder: settings, rotation: rotation),
                                  audio: audioStart.map { .init(sampleRate: 48000, channels: 1, startSample: Int64($0 * 48000)) })

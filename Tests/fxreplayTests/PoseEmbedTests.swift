@@ -1,4 +1,5 @@
 import Foundation
+import FxTestSupport
 @testable import ReplayKitless
 import Testing
 
@@ -46,6 +47,45 @@ import Testing
         let probe = try runFxreplay(["probe", output, "--json"])
         let json = try JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as? [String: Any]
         #expect(json?["poseSEIFrames"] as? Int == 12)
+    }
+
+    /// Frames the ffmpeg CLI decodes from `path` (its framemd5 data lines), an independent count.
+    func ffmpegFrameCount(_ path: String, dir: URL) throws -> Int {
+        let hashes = dir.appendingPathComponent("frames-\(UUID().uuidString).framemd5").path
+        try runFFmpegCLI(["-i", path, "-map", "0:v:0", "-f", "framemd5", hashes])
+        return try String(contentsOfFile: hashes, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") }.count
+    }
+
+    /// x264 with B-frames in MP4, timed at 1/90000 as recorders do: FFmpeg gives its packets no
+    /// duration (MP4 `ctts`, and the stream's 90000 fps timing). The copy must still end the track
+    /// after the last frame, or players drop that frame.
+    @Test(arguments: ["mp4", "mov", "mkv"])
+    func copyKeepsTheLastFrameOfABFrameStream(_ container: String) throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("bframes.mp4").path
+        // 19 frames 1/30 s apart: the last starts 600 ms after the first, a whole number of the
+        // movie's milliseconds, so an edit list that ends at its start leaves nothing of it.
+        let frames = 19
+        try writeRecording(to: input, pts: (0..<frames).map { 90000 + Int64($0) * 3000 }, preset: "medium")
+        let sidecar = dir.appendingPathComponent("poses.pose32").path
+        let poses = try writePoses(count: frames, to: sidecar)
+        // The case at hand: B-frames reordered, no packet durations.
+        let demuxer = try Demuxer(url: input)
+        let packet = Packet()
+        var packets: [(pts: Int64, dts: Int64, duration: Int64)] = []
+        while try demuxer.read(into: packet) {
+            packets.append((packet.pts, packet.dts, packet.duration))
+            packet.unref()
+        }
+        #expect(packets.contains { $0.pts != $0.dts } && packets.allSatisfy { $0.duration == 0 })
+        #expect(try ffmpegFrameCount(input, dir: dir) == frames)
+
+        let output = dir.appendingPathComponent("copied.\(container)").path
+        let run = try runFxreplay(["poses", "embed", input, "--poses", sidecar, "--copy", "-o", output])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try ffmpegFrameCount(output, dir: dir) == frames)
+        #expect(try decodeFrames(output, measure: false).count == frames)
+        #expect(try extracted(output, dir: dir) == poses)
     }
 
     @Test(arguments: [["poses", "embed", "--copy"], ["poses", "embed", "--codec", "hevc", "--preset", "ultrafast"],

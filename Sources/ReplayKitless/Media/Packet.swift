@@ -17,7 +17,10 @@ final class Packet: @unchecked Sendable {
     var streamIndex: Int { Int(pointer.pointee.stream_index) }
     var pts: Int64 { pointer.pointee.pts }
     var dts: Int64 { pointer.pointee.dts }
-    var duration: Int64 { pointer.pointee.duration }
+    var duration: Int64 {
+        get { pointer.pointee.duration }
+        set { pointer.pointee.duration = newValue }
+    }
     var size: Int { Int(pointer.pointee.size) }
     var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
 

@@ -41,6 +41,8 @@ public enum PoseEmbedder {
         guard streamMap[video.index] != nil else { throw .usage("\(path): this container cannot hold \(video.codecName) video") }
         try muxer.writeHeader()
 
+        let shownTicks = presentationDurations(poses.scan.presentationTimestamps,
+                                               declaredEnd: demuxer.declaredEnd(ofStream: video.index))
         var result = Result()
         result.match = poses.timeline.report
         let packet = Packet()
@@ -53,6 +55,9 @@ public enum PoseEmbedder {
             }
             result.frames += 1
             let timestamp = packet.pts != noPTS ? packet.pts : packet.dts
+            // MP4/MOV end a track at its latest pts + duration: packets without a duration (MP4's
+            // B-frame streams, raw streams) would cut the last frame off the edit list.
+            if packet.duration <= 0, let frame = poses.frameIndex(pts: timestamp) { packet.duration = shownTicks[frame] }
             guard let pose = poses.pose(pts: timestamp) else {
                 try muxer.write(packet, stream: out)
                 continue
@@ -72,5 +77,15 @@ public enum PoseEmbedder {
         }
         try muxer.finish()
         return result
+    }
+
+    /// How long each frame (presentation order, timestamps `pts`) is shown, in the stream's time base:
+    /// until the next one; the last as the renderer times it.
+    static func presentationDurations(_ pts: [Int64], declaredEnd: Int64?) -> [Int64] {
+        pts.indices.map { index in
+            if index + 1 < pts.count { return pts[index + 1] - pts[index] }
+            return LastFrameDuration.ticks(pts: pts[index], own: 0, previousGap: index > 0 ? pts[index] - pts[index - 1] : nil,
+                                           declaredEnd: declaredEnd)
+        }
     }
 }

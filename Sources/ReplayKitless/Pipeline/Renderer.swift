@@ -358,28 +358,10 @@ private final class RenderSession: @unchecked Sendable {
         do { try decoder.send(nil) } catch { try noteDecodeError(error) }
         guard try receiveAll() else { return }
         if let last = pending {
-            last.duration = lastFrameDuration(pts: last.pts, decoded: last.duration, previousGap: previousGap)
+            last.duration = LastFrameDuration.ticks(pts: last.pts, own: last.duration, previousGap: previousGap,
+                                                    declaredEnd: demuxer.declaredEnd(ofStream: videoIndex))
             _ = emit(last)
         }
-    }
-
-    /// How long the last frame is shown: until the end its stream declares, when that is a plausible
-    /// frame length (a decoder's duration follows decode order, wrong under B-frames), else the
-    /// decoder's, else as long as the frame before it.
-    private func lastFrameDuration(pts: Int64, decoded: Int64, previousGap: Int64?) -> Int64 {
-        let typical = previousGap ?? (decoded > 0 ? decoded : 1)
-        if let end = declaredStreamEnd {
-            let untilEnd = end - pts
-            if untilEnd > 0 && untilEnd <= 4 * typical { return untilEnd }
-        }
-        return decoded > 0 ? decoded : typical
-    }
-
-    /// Where the video stream's own duration says it ends, in its time base.
-    private var declaredStreamEnd: Int64? {
-        let stream = demuxer.stream(videoIndex).pointee
-        guard stream.duration != noPTS, stream.duration > 0 else { return nil }
-        return (stream.start_time == noPTS ? 0 : stream.start_time) + stream.duration
     }
 
     /// Counts a decode or read error; past `--max-decode-errors` (0 with `--strict`) the render fails.
@@ -539,7 +521,7 @@ private final class RenderSession: @unchecked Sendable {
     /// is not used when there are others; some containers count it from 0, others from the first
     /// timestamp, so it is taken as the end, the earlier of the two.)
     private var declaredVideoEnd: Double? {
-        if let end = declaredStreamEnd { return timeBase.seconds(end) }
+        if let end = demuxer.declaredEnd(ofStream: videoIndex) { return timeBase.seconds(end) }
         // Matroska written by FFmpeg tags each track with its duration, HH:MM:SS.fraction.
         if let tag = av_dict_get(demuxer.stream(videoIndex).pointee.metadata, "DURATION", nil, 0) {
             let fields = String(cString: tag.pointee.value).split(separator: ":").compactMap { Double($0) }
