@@ -161,7 +161,8 @@ struct PosesEmbed: ParsableCommand {
         options.poses = settings
         options.embedPoses = true
         let report = try Renderer(options: options).run(progress: progress.progress, label: "embed")
-        printError("fxreplay: wrote \(output): \(report.framesEncoded) frames with pose SEI; "
-                   + PoseMatchReport(counts: report.effects["poses", default: [:]]).summary)
+        let poses = report.effects["poses", default: [:]]
+        printError("fxreplay: wrote \(output): pose SEI in \(poses["framesWithPoseSEI", default: 0]) of \(report.framesEncoded) frames; "
+                   + PoseMatchReport(counts: poses).summary)
     }
 }

@@ -128,6 +128,42 @@ import Testing
         #expect(try extracted(replaced, dir: dir) == poses.reversed())
     }
 
+    /// Re-embedding with gaps (`--missing-pose hide`) leaves the hidden frames without pose SEI, not
+    /// with the old pose, in all three writers, and the summary counts what was written.
+    @Test(arguments: [["poses", "embed", "--copy"], ["poses", "embed", "--preset", "ultrafast"],
+                      ["render", "--embed-poses", "--preset", "ultrafast"]])
+    func reembeddingWithHiddenFramesDropsTheirOldPoses(_ command: [String]) throws {
+        let count = 10
+        let (dir, input, sidecar, poses) = try recordingWithPoses(pts: (0..<count).map { Int64($0) * 3000 })
+        func embed(_ source: String, poses: String, to output: String, _ extra: [String] = []) throws -> RunResult {
+            let run = try runFxreplay(Array(command.prefix(2)) + [source, "--poses", poses, "-o", output, "--progress", "none"]
+                                      + command.dropFirst(2) + extra)
+            #expect(run.status == 0, "\(run.stderr)")
+            return run
+        }
+        let withPoses = dir.appendingPathComponent("with-poses.mp4").path
+        _ = try embed(input, poses: sidecar, to: withPoses)
+        #expect(try extracted(withPoses, dir: dir) == poses)
+
+        // Frames 0, 3, 6 and 9 get new poses (the old ones in reverse order); the six others none.
+        let renewed = Array(stride(from: 0, to: count, by: 3))
+        let sparse = dir.appendingPathComponent("sparse.jsonl").path
+        let samples = renewed.map { PoseSample(key: .frame($0), pose32: poses[count - 1 - $0]) }
+        try Data(try PoseSidecar.encode(samples, format: .jsonl)).write(to: URL(fileURLWithPath: sparse))
+        let replaced = dir.appendingPathComponent("replaced.mp4").path
+        let run = try embed(withPoses, poses: sparse, to: replaced, ["--missing-pose", "hide"])
+        if command[0] == "poses" { #expect(run.stderr.contains("pose SEI in 4 of 10 frames"), "\(run.stderr)") }
+
+        let probe = try runFxreplay(["probe", replaced, "--json"])
+        let json = try JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as? [String: Any]
+        #expect(json?["poseSEIFrames"] as? Int == renewed.count)
+        let scan = try VideoPacketScan(path: replaced, sei: PoseSEI())
+        #expect(scan.seiPoses.count == count)
+        for frame in 0..<count {
+            #expect(scan.seiPoses[frame] == (renewed.contains(frame) ? poses[count - 1 - frame] : nil), "frame \(frame)")
+        }
+    }
+
     @Test func embedErrors() throws {
         let dir = try makeScratchDirectory()
         let input = dir.appendingPathComponent("in.webm").path

@@ -47,22 +47,26 @@ extension Pose32 {
 
 /// Frame side data for pose SEI: what reaches libx264/libx265 as `user_data_unregistered`.
 enum PoseSideData {
-    /// Replaces every unregistered-SEI entry of `frame` (the source encoder's version string,
-    /// stale poses) with `payload`, or keeps only the pose SEI already there when `payload` is `nil`.
-    static func replace(in frame: Frame, with payload: [UInt8]?, keeping reader: PoseSEI) {
-        var kept = payload
-        if kept == nil {
-            // A frame may carry several entries (x264 puts its version string on frame 0).
-            let f = frame.pointer.pointee
-            for index in 0..<Int(f.nb_side_data) {
-                guard let entry = f.side_data[index], entry.pointee.type == AV_FRAME_DATA_SEI_UNREGISTERED else { continue }
-                let bytes = [UInt8](UnsafeBufferPointer(start: entry.pointee.data, count: entry.pointee.size))
-                if (try? reader.pose(inUserData: bytes)) != nil { kept = bytes }
-            }
-        }
+    /// Replaces every unregistered-SEI entry of `frame` (the source encoder's version string, stale
+    /// poses) with `payload`; with `nil` the frame carries none.
+    static func replace(in frame: Frame, with payload: [UInt8]?) {
         av_frame_remove_side_data(frame.pointer, AV_FRAME_DATA_SEI_UNREGISTERED)
-        if let kept, let side = av_frame_new_side_data(frame.pointer, AV_FRAME_DATA_SEI_UNREGISTERED, kept.count) {
-            kept.withUnsafeBufferPointer { side.pointee.data.update(from: $0.baseAddress!, count: kept.count) }
+        if let payload, let side = av_frame_new_side_data(frame.pointer, AV_FRAME_DATA_SEI_UNREGISTERED, payload.count) {
+            payload.withUnsafeBufferPointer { side.pointee.data.update(from: $0.baseAddress!, count: payload.count) }
         }
+    }
+
+    /// Keeps, of `frame`'s unregistered-SEI entries, only the pose `reader` recognises (carried
+    /// through a render), dropping the rest (the source encoder's version string).
+    static func keepOnlyPose(in frame: Frame, reader: PoseSEI) {
+        var kept: [UInt8]?
+        // A frame may carry several entries (x264 puts its version string on frame 0).
+        let f = frame.pointer.pointee
+        for index in 0..<Int(f.nb_side_data) {
+            guard let entry = f.side_data[index], entry.pointee.type == AV_FRAME_DATA_SEI_UNREGISTERED else { continue }
+            let bytes = [UInt8](UnsafeBufferPointer(start: entry.pointee.data, count: entry.pointee.size))
+            if (try? reader.pose(inUserData: bytes)) != nil { kept = bytes }
+        }
+        replace(in: frame, with: kept)
     }
 }

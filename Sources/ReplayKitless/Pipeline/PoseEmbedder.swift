@@ -2,8 +2,8 @@ import CFFmpeg
 import Foundation
 
 /// `fxreplay poses embed --copy`: writes a pose SEI NAL unit into every H.264/HEVC access unit of
-/// a recording without re-encoding (before the first slice, with emulation prevention); every other
-/// stream is copied untouched.
+/// a recording that has a pose, without re-encoding (before the first slice, with emulation
+/// prevention), and removes the pose SEI of frames that have none; every other stream is copied untouched.
 public enum PoseEmbedder {
     /// What the copy did.
     public struct Result: Sendable {
@@ -58,22 +58,28 @@ public enum PoseEmbedder {
             // MP4/MOV end a track at its latest pts + duration: packets without a duration (MP4's
             // B-frame streams, raw streams) would cut the last frame off the edit list.
             if packet.duration <= 0, let frame = poses.frameIndex(pts: timestamp) { packet.duration = shownTicks[frame] }
-            guard let pose = poses.pose(pts: timestamp) else {
+            let pose = poses.pose(pts: timestamp).map(Pose32.init)
+            let accessUnit = [UInt8](packet.data)
+            let replaced: [UInt8]?
+            do {
+                // A frame without a new pose loses an old one: re-embedding with gaps must not leave stale poses.
+                replaced = try pose.map { try sei.inserting($0, into: accessUnit, codec: codec, framing: framing) }
+                    ?? sei.removingPose(from: accessUnit, codec: codec, framing: framing)
+            } catch {
+                throw .badInput("\(input): video packet at \(String(format: "%.3f", video.timeBase.seconds(timestamp))) s: \(error)")
+            }
+            if pose != nil { result.embedded += 1 }
+            guard let replaced else {
                 try muxer.write(packet, stream: out)
                 continue
             }
-            let unit: [UInt8]
-            do { unit = try sei.inserting(Pose32(pose), into: [UInt8](packet.data), codec: codec, framing: framing) } catch {
-                throw .badInput("\(input): video packet at \(String(format: "%.3f", video.timeBase.seconds(timestamp))) s: \(error)")
-            }
             do {
-                try ffmpeg("av_new_packet", av_new_packet(rewritten.pointer, Int32(unit.count)))
+                try ffmpeg("av_new_packet", av_new_packet(rewritten.pointer, Int32(replaced.count)))
                 try ffmpeg("av_packet_copy_props", av_packet_copy_props(rewritten.pointer, packet.pointer))
             } catch { throw .processing("\(path): \(error)") }
-            unit.withUnsafeBufferPointer { rewritten.pointer.pointee.data.update(from: $0.baseAddress!, count: unit.count) }
+            replaced.withUnsafeBufferPointer { rewritten.pointer.pointee.data.update(from: $0.baseAddress!, count: replaced.count) }
             packet.unref()
             try muxer.write(rewritten, stream: out)
-            result.embedded += 1
         }
         try muxer.finish()
         return result

@@ -113,6 +113,8 @@ private final class RenderSession: @unchecked Sendable {
         var videoSeconds = 0.0
         /// Where the last frame ends on the input's clock, seconds.
         var videoEnd = 0.0
+        /// Frames given a pose SEI (`embedPoses`).
+        var framesWithPoseSEI = 0
     }
 
     init(options: RenderOptions, extraEffects: [any FrameEffect]) throws(ReplayError) {
@@ -407,9 +409,13 @@ private final class RenderSession: @unchecked Sendable {
             }
             let output = try prepare(frame, scaler: scaler, encoderScaler: encoderScaler, time: time)
             output.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
-            if encoder.carriesSEI {
-                let embedded = options.embedPoses ? framePoses?.pose(pts: time.pts).map { poseSEI.userDataPayload(for: Pose32($0)) } : nil
-                PoseSideData.replace(in: output, with: embedded, keeping: poseSEI)
+            if encoder.carriesSEI && options.embedPoses {
+                // A frame without a pose (hidden) carries none, not the input's old one.
+                let pose = framePoses?.pose(pts: time.pts)
+                PoseSideData.replace(in: output, with: pose.map { poseSEI.userDataPayload(for: Pose32($0)) })
+                if pose != nil { counters.withLock { $0.framesWithPoseSEI += 1 } }
+            } else if encoder.carriesSEI {
+                PoseSideData.keepOnlyPose(in: output, reader: poseSEI)
             }
             guard processed.put(output) else {
                 output.recycle()
@@ -566,6 +572,7 @@ private final class RenderSession: @unchecked Sendable {
         report.output.bytes = (try? FileManager.default.attributesOfItem(atPath: muxer.output.temporaryPath)[.size] as? Int64) ?? 0
         for effect in effects.list { report.effects[effect.name] = effect.reportLines() }
         if let framePoses { report.effects["poses"] = framePoses.timeline.report.counts }
+        if options.embedPoses { report.effects["poses", default: [:]]["framesWithPoseSEI"] = counts.framesWithPoseSEI }
         if counts.decodeErrors > 0 { report.warnings.append("\(counts.decodeErrors) decode errors skipped") }
         if maskErrors > 0 { report.warnings.append("\(maskFile): \(maskErrors) damaged packets skipped (their frames kept the mask before)") }
         if counts.badTimestamps > 0 { report.warnings.append("\(counts.badTimestamps) frames with non-increasing timestamps dropped") }

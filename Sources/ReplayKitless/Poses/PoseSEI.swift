@@ -127,11 +127,25 @@ public struct PoseSEI: Sendable, Equatable {
             framed = (0..<size).reversed().map { UInt8(truncatingIfNeeded: nal.count >> (8 * $0)) }
         }
         framed += nal
+        return rebuilt(accessUnit, units: units, codec: codec, inserting: (framed, before: firstSlice))
+    }
 
+    /// `accessUnit` without the SEI NAL units that held only a pose message with our UUID, or `nil`
+    /// when it has none: in a re-embed, a frame that gets no pose must not keep the old one.
+    public func removingPose(from accessUnit: [UInt8], codec: NALCodec, framing: NALFraming) throws -> [UInt8]? {
+        let units = try NALUnits.split(accessUnit, framing: framing)
+        guard units.contains(where: { isPoseOnlySEI($0, in: accessUnit, codec: codec) }) else { return nil }
+        return rebuilt(accessUnit, units: units, codec: codec, inserting: nil)
+    }
+
+    /// `accessUnit` without its pose-only SEI NAL units, with `insertion` (a framed NAL unit) placed
+    /// before unit `before`.
+    private func rebuilt(_ accessUnit: [UInt8], units: [NALUnits.Unit], codec: NALCodec,
+                         inserting insertion: (framed: [UInt8], before: Int)?) -> [UInt8] {
         var output = Array(accessUnit[..<(units.first?.start ?? 0)])
-        output.reserveCapacity(accessUnit.count + framed.count)
+        output.reserveCapacity(accessUnit.count + (insertion?.framed.count ?? 0))
         for (index, unit) in units.enumerated() {
-            if index == firstSlice { output += framed }
+            if let insertion, index == insertion.before { output += insertion.framed }
             if isPoseOnlySEI(unit, in: accessUnit, codec: codec) { continue }
             let end = index + 1 < units.count ? units[index + 1].start : accessUnit.count
             output += accessUnit[unit.start..<end]
