@@ -13,14 +13,15 @@ import Testing
         Pose32(position: [Float(index) * 0.25, 0, 0], euler: .zero, zNear: 0.001, fovY: 90)
     }
 
-    static func writeFixture(_ path: String, codec: VideoCodec = .h264, skipping: Set<Int> = [3]) throws {
+    static func writeFixture(_ path: String, codec: VideoCodec = .h264, skipping: Set<Int> = [3],
+                             replacing replaced: [Int: Pose32] = [:]) throws {
         var settings = EncoderSettings()
         settings.codec = codec
         settings.preset = "ultrafast"
         let writer = try MediaWriter(path: path, video: .init(size: PictureSize(width: 160, height: 96),
                                                               timeBase: Rational(1, 90000), encoder: settings))
         for index in 0..<6 {
-            let sei = skipping.contains(index) ? nil : PoseSEI().userDataPayload(for: pose(index))
+            let sei = skipping.contains(index) ? nil : PoseSEI().userDataPayload(for: replaced[index] ?? pose(index))
             try writer.addVideoFrame(pts: Int64(index) * 3000, duration: 3000, sei: sei) { drawPattern($0, index: index) }
         }
         try writer.finish()
@@ -178,5 +179,41 @@ import Testing
         #expect(absolute.status == 0, "\(absolute.stderr)")
         #expect(absolute.stderr.contains("1 frames matched") && absolute.stderr.contains("5 hidden")
                 && absolute.stderr.contains("1 samples unused"), "\(absolute.stderr)")
+    }
+
+    /// A value in the SEI that is not a number is refused as it is in a pose32 sidecar: bad input
+    /// naming the file, the frame (index and time: frame 2 is at 2·3000/90000 s) and the field.
+    /// zNear and fovY are checked after the overrides, so --fov makes a NaN fovY harmless.
+    @Test(arguments: [(0, "px", Float.nan), (4, "yaw", -Float.infinity), (7, "fovY", Float.nan)])
+    func nonFiniteSEIValuesAreBadInput(field: Int, name: String, value: Float) throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let video = dir.appendingPathComponent("poses.mp4").path
+        var values = Self.pose(2).values
+        values[field] = value
+        try Self.writeFixture(video, skipping: [], replacing: [2: Pose32(bytes: values.flatMap { value in
+            (0..<4).map { UInt8(truncatingIfNeeded: value.bitPattern >> (8 * $0)) }
+        })!])
+        let scene = dir.appendingPathComponent("annotations.json").path
+        try Data(Self.scene.utf8).write(to: URL(fileURLWithPath: scene))
+        let place = "\(video) (frame 2 at t=0.066667 s, \(name))"
+        for format in ["csv", "jsonl"] {
+            let track = dir.appendingPathComponent("track.\(format)").path
+            let run = try runFxreplay(["track", video, "--poses-from-sei", "--annotations", scene, "-o", track])
+            #expect(run.status == 3 && run.stderr.contains(place), "\(run.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: track))
+        }
+        let extracted = dir.appendingPathComponent("poses.pose32").path
+        let extract = try runFxreplay(["poses", "extract", video, "-o", extracted])
+        if name == "fovY" {
+            // pose32 holds a NaN lens value (docs/poses.md), and an override replaces it.
+            #expect(extract.status == 0, "\(extract.stderr)")
+            let track = dir.appendingPathComponent("track.csv").path
+            let overridden = try runFxreplay(["track", video, "--poses-from-sei", "--fov", "90", "--annotations", scene, "-o", track])
+            #expect(overridden.status == 0, "\(overridden.stderr)")
+            #expect(try String(contentsOfFile: track, encoding: .utf8) == Self.expectedTrack)
+        } else {
+            #expect(extract.status == 3 && extract.stderr.contains(place), "\(extract.stderr)")
+        }
     }
 }

@@ -34,6 +34,8 @@ public struct PoseSample: Sendable, Equatable {
     public var isFloat32: Bool
     /// 1-based line of the text sidecar this sample came from, for error messages; not part of equality.
     public var line: Int?
+    /// Presentation index of the frame whose SEI carried this sample, for error messages; not part of equality.
+    public var seiFrame: Int?
 
     public init(key: Key, position: SIMD3<Double>, euler: SIMD3<Double>, zNear: Double, fovY: Double?,
                 intrinsics: Intrinsics? = nil, isFloat32: Bool = false, line: Int? = nil) {
@@ -53,6 +55,13 @@ public struct PoseSample: Sendable, Equatable {
         self.init(key: key, position: SIMD3(Double(p.position.x), Double(p.position.y), Double(p.position.z)),
                   euler: SIMD3(Double(p.euler.x), Double(p.euler.y), Double(p.euler.z)),
                   zNear: Double(p.zNear), fovY: Double(p.fovY), isFloat32: true)
+    }
+
+    /// How error messages name the sample after its file (a text sidecar's line is named apart):
+    /// the frame that carried it and its time, else its key.
+    var errorName: String {
+        guard let seiFrame, case .time(let t) = key else { return key.description }
+        return "frame \(seiFrame) at t=\(TextNumber.fixed(t, decimals: 6)) s"
     }
 
     /// The pose32 record for this sample (values rounded to float32), or `nil` when it has no `fovY`

@@ -106,7 +106,7 @@ public struct PoseTimeline: Sendable {
                 source: String) throws {
         for sample in samples {
             if let problem = options.overrides.apply(to: sample.pose).lensProblem {
-                let field = sample.line == nil ? "\(sample.key), \(problem.field)" : problem.field
+                let field = sample.line == nil ? "\(sample.errorName), \(problem.field)" : problem.field
                 throw ReplayError.badInput(file: source, line: sample.line, field: field, problem.message)
             }
         }

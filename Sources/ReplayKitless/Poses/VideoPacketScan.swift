@@ -88,10 +88,25 @@ public struct VideoPacketScan: Sendable {
         height = turned ? video.width : video.height
         seiPoses = packets.map(\.pose)
         presentationTimestamps = packets.map(\.pts)
+        // As in a pose32 sidecar: position and rotation must be numbers (zNear and fovY are checked
+        // after the lens overrides, which may replace them).
+        for sample in seiSamples {
+            let values = [sample.position.x, sample.position.y, sample.position.z, sample.euler.x, sample.euler.y, sample.euler.z]
+            if let bad = values.firstIndex(where: { !$0.isFinite }) {
+                throw ReplayError.badInput(file: path, field: "\(sample.errorName), \(Pose32.fieldNames[bad])",
+                                           "the pose SEI holds \(values[bad]), not a finite number")
+            }
+        }
     }
 
     /// The SEI poses as samples keyed by frame time (relative seconds), skipping frames without one.
     public var seiSamples: [PoseSample] {
-        zip(frames, seiPoses).compactMap { frame, pose in pose.map { PoseSample(key: .time(frame.time), pose32: $0) } }
+        seiPoses.indices.compactMap { index in
+            seiPoses[index].map { pose in
+                var sample = PoseSample(key: .time(frames[index].time), pose32: pose)
+                sample.seiFrame = index
+                return sample
+            }
+        }
     }
 }
