@@ -108,10 +108,7 @@ public struct BatchPlanner: Sendable {
                               files: files)
     }
 
-    /// The files a render option's value may make render read: for `annotations` the scene and
-    /// the OBJ meshes it names, for `background` the file after `image:` or `video:`, for `mask`
-    /// the video or every image of a numbered sequence; otherwise the value itself (which only
-    /// counts when it is a file).
+    /// ``files(option:value:)``, looked up once per option value and batch.
     private func files(option: String, value: String, cache: inout [String: [String]]) -> [String] {
         let key = option + "\u{0}" + value
         if let known = cache[key] { return known }
@@ -120,6 +117,10 @@ public struct BatchPlanner: Sendable {
         return files
     }
 
+    /// The files a render option's value may make render read: for `annotations` the scene and
+    /// the OBJ meshes it names, for `background` the file after `image:` or `video:`, for `mask`
+    /// the video or every image of a numbered sequence; otherwise the value itself (which only
+    /// counts when it is a file).
     static func files(option: String, value: String) -> [String] {
         switch option {
         case "annotations": [value] + ((try? AnnotationScene.load(path: value))?.meshFiles ?? [])
