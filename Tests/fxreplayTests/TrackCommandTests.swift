@@ -1,4 +1,5 @@
 import Foundation
+import FxTestSupport
 @testable import ReplayKitless
 import Testing
 
@@ -13,11 +14,12 @@ import Testing
         Pose32(position: [Float(index) * 0.25, 0, 0], euler: .zero, zNear: 0.001, fovY: 90)
     }
 
-    static func writeFixture(_ path: String, codec: VideoCodec = .h264, skipping: Set<Int> = [3],
+    /// The fixture; the `medium` preset writes B-frames (presentation order differs from decode order).
+    static func writeFixture(_ path: String, codec: VideoCodec = .h264, preset: String = "ultrafast", skipping: Set<Int> = [3],
                              replacing replaced: [Int: Pose32] = [:]) throws {
         var settings = EncoderSettings()
         settings.codec = codec
-        settings.preset = "ultrafast"
+        settings.preset = preset
         let writer = try MediaWriter(path: path, video: .init(size: PictureSize(width: 160, height: 96),
                                                               timeBase: Rational(1, 90000), encoder: settings))
         for index in 0..<6 {
@@ -215,5 +217,49 @@ import Testing
         } else {
             #expect(extract.status == 3 && extract.stderr.contains(place), "\(extract.stderr)")
         }
+    }
+
+    /// A raw Annex B stream (`ffmpeg -f h264`/`-f hevc`) has no timestamps at all: its frames are
+    /// decoded to find their order and SEI. Built with B-frames, so decode order is not frame order.
+    @Test(arguments: [(VideoCodec.h264, "h264"), (.hevc, "hevc")])
+    func rawStreamsWithoutTimestampsAreRead(codec: VideoCodec, format: String) throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let video = dir.appendingPathComponent("poses.mkv").path
+        try Self.writeFixture(video, codec: codec, preset: "medium", skipping: [])
+        func timestamps(_ path: String) throws -> [(pts: Int64, dts: Int64)] {
+            let demuxer = try Demuxer(url: path)
+            let packet = Packet()
+            var result: [(pts: Int64, dts: Int64)] = []
+            while try demuxer.read(into: packet) {
+                result.append((packet.pts, packet.dts))
+                packet.unref()
+            }
+            return result
+        }
+        #expect(try timestamps(video).contains { $0.pts != $0.dts }, "the fixture should have B-frames")
+        let raw = dir.appendingPathComponent("poses.\(format)").path
+        try runFFmpegCLI(["-i", video, "-c:v", "copy", "-f", format, raw])
+        #expect(try timestamps(raw).allSatisfy { $0.pts == noPTS && $0.dts == noPTS })
+
+        let probe = try runFxreplay(["probe", raw, "--json"])
+        let json = try JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as? [String: Any]
+        #expect(json?["poseSEIFrames"] as? Int == 6)
+        let extracted = dir.appendingPathComponent("poses.pose32").path
+        let extract = try runFxreplay(["poses", "extract", raw, "-o", extracted])
+        #expect(extract.status == 0, "\(extract.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: extracted)) == Data((0..<6).flatMap { Self.pose($0).bytes }))
+        // The hand-computed positions (the times are the stream's nominal rate's, not 1/30 s).
+        let scene = dir.appendingPathComponent("annotations.json").path
+        try Data(#"{"version": 1, "annotations": [{"id": "a", "anchor": {"world": [1, 0.5, -2]}}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: scene))
+        let track = dir.appendingPathComponent("track.csv").path
+        let run = try runFxreplay(["track", raw, "--poses-from-sei", "--annotations", scene, "-o", track])
+        #expect(run.status == 0, "\(run.stderr)")
+        let rows = try String(contentsOfFile: track, encoding: .utf8).split(separator: "\n").dropFirst().map { $0.split(separator: ",") }
+        #expect(rows.map { String($0[4]) + "," + String($0[5]) } == (0..<6).map { "\(104 - 6 * $0).0000,36.0000" })
+        // A copy cannot time the packets; re-encoding can.
+        let copied = try runFxreplay(["poses", "embed", raw, "--poses", extracted, "--copy", "-o", dir.appendingPathComponent("c.mkv").path])
+        #expect(copied.status == 2 && copied.stderr.contains("leave out --copy"), "\(copied.stderr)")
     }
 }

@@ -70,6 +70,10 @@ public enum MediaProbe {
         let keyframeDecoder = try video.map { (v: StreamInfo) throws(ReplayError) in
             try Decoder(demuxer: demuxer, stream: v.index, threads: 1, keyframesOnly: true)
         }
+        // Pose SEI is counted packet by packet, so streams without timestamps (raw .h264) count too.
+        let seiCarrier = video.flatMap { try? demuxer.seiCarrier(ofStream: $0.index) }
+        let poseSEI = PoseSEI()
+        var seiFrames = 0
         var packetCounts = [Int](repeating: 0, count: demuxer.streams.count)
         var videoPTS: [Int64] = []
         var resolutions: [String] = []
@@ -86,6 +90,10 @@ public enum MediaProbe {
             packetCounts[packet.streamIndex] += 1
             if packet.streamIndex == video?.index {
                 if packet.pts != noPTS { videoPTS.append(packet.pts) }
+                if let seiCarrier,
+                   (try? poseSEI.pose(inAccessUnit: [UInt8](packet.data), codec: seiCarrier.codec, framing: seiCarrier.framing)) != nil {
+                    seiFrames += 1
+                }
                 if packet.isKeyframe {
                     try? keyframeDecoder?.send(packet)
                     try noteFrames()
@@ -97,8 +105,6 @@ public enum MediaProbe {
         try noteFrames()
 
         videoPTS.sort()
-        let carriesSEI = video?.codecName == "h264" || video?.codecName == "hevc"
-        let seiFrames = carriesSEI ? ((try? VideoPacketScan(path: url, sei: PoseSEI()))?.seiPoses.compactMap { $0 }.count ?? 0) : 0
         var intervals: ProbeResult.FrameIntervals?
         if let video, videoPTS.count > 1 {
             let ms = zip(videoPTS.dropFirst(), videoPTS).map { video.timeBase.seconds($0 - $1) * 1000 }

@@ -59,14 +59,16 @@ enum PoseSideData {
     /// Keeps, of `frame`'s unregistered-SEI entries, only the pose `reader` recognises (carried
     /// through a render), dropping the rest (the source encoder's version string).
     static func keepOnlyPose(in frame: Frame, reader: PoseSEI) {
-        var kept: [UInt8]?
         // A frame may carry several entries (x264 puts its version string on frame 0).
+        replace(in: frame, with: userData(of: frame).last { (try? reader.pose(inUserData: $0)) != nil })
+    }
+
+    /// The payloads (UUID + data) of `frame`'s unregistered-SEI entries, in order.
+    static func userData(of frame: Frame) -> [[UInt8]] {
         let f = frame.pointer.pointee
-        for index in 0..<Int(f.nb_side_data) {
-            guard let entry = f.side_data[index], entry.pointee.type == AV_FRAME_DATA_SEI_UNREGISTERED else { continue }
-            let bytes = [UInt8](UnsafeBufferPointer(start: entry.pointee.data, count: entry.pointee.size))
-            if (try? reader.pose(inUserData: bytes)) != nil { kept = bytes }
+        return (0..<Int(f.nb_side_data)).compactMap { index in
+            guard let entry = f.side_data[index], entry.pointee.type == AV_FRAME_DATA_SEI_UNREGISTERED else { return nil }
+            return [UInt8](UnsafeBufferPointer(start: entry.pointee.data, count: entry.pointee.size))
         }
-        replace(in: frame, with: kept)
     }
 }

@@ -19,17 +19,12 @@ public enum PoseEmbedder {
         let poses = try FramePoses(settings: settings, input: input)
         let demuxer = try Demuxer(url: input)
         guard let video = demuxer.bestVideoStream else { throw .badInput("\(input): no video stream") }
-        let codec: NALCodec
-        switch video.codecName {
-        case "h264": codec = .h264
-        case "hevc": codec = .hevc
-        default: throw .usage("\(input): \(video.codecName) video cannot carry SEI; re-encode with --codec h264 or hevc instead of --copy")
+        guard let (codec, framing) = try demuxer.seiCarrier(ofStream: video.index) else {
+            throw .usage("\(input): \(video.codecName) video cannot carry SEI; re-encode with --codec h264 or hevc instead of --copy")
         }
-        let parameters = demuxer.stream(video.index).pointee.codecpar.pointee
-        let extradata = parameters.extradata.map { [UInt8](UnsafeBufferPointer(start: $0, count: Int(parameters.extradata_size))) } ?? []
-        let framing: NALFraming
-        do { framing = try NALFraming(extradata: extradata, codec: codec) } catch {
-            throw .badInput("\(input): \(error)")
+        guard !poses.scan.isUntimed else {
+            throw .usage("\(input): a raw \(video.codecName) stream has no timestamps to copy into a container; "
+                         + "leave out --copy to re-encode it")
         }
 
         let outputFile = try AtomicOutput(path: path, overwrite: overwrite, inputs: [input] + settings.inputFiles)

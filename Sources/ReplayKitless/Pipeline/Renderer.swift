@@ -156,10 +156,8 @@ private final class RenderSession: @unchecked Sendable {
             throw .usage("\(options.output): a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot hold \(codec.rawValue) video")
         }
         let stream = demuxer.stream(video.index)
-        var frameRate = stream.pointee.avg_frame_rate
-        if frameRate.num <= 0 || frameRate.den <= 0 { frameRate = stream.pointee.r_frame_rate }
-        if frameRate.num <= 0 || frameRate.den <= 0 { frameRate = AVRational(num: 30, den: 1) }
-        frameTicks = max(1, av_rescale_q(1, AVRational(num: frameRate.den, den: frameRate.num), stream.pointee.time_base))
+        let frameRate = demuxer.nominalFrameRate(ofStream: video.index)
+        frameTicks = demuxer.nominalFrameTicks(ofStream: video.index)
         encoder = try Encoder(settings: options.encoder, codec: codec, width: outputSize.width, height: outputSize.height,
                               timeBase: stream.pointee.time_base, frameRate: frameRate,
                               sampleAspectRatio: Self.sampleAspectRatio(of: stream, turned: turnBack == nil && quarterTurns % 2 == 1,
@@ -318,7 +316,7 @@ private final class RenderSession: @unchecked Sendable {
                         throw error
                     }
                 }
-                if frame.pts == noPTS { frame.pts = pending.map { $0.pts + ($0.duration > 0 ? $0.duration : frameTicks) } ?? 0 }
+                if frame.pts == noPTS { frame.pts = UntimedFrames.pts(after: pending.map { ($0.pts, $0.duration) }, frameTicks: frameTicks) }
                 if let previous = pending {
                     guard frame.pts > previous.pts else {
                         counters.withLock { $0.badTimestamps += 1 }

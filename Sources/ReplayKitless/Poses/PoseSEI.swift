@@ -1,3 +1,5 @@
+import CFFmpeg
+
 /// The video codecs whose bitstreams can carry poses in SEI (formats.md §4).
 public enum NALCodec: Sendable, Equatable {
     case h264, hevc
@@ -26,6 +28,26 @@ public enum NALFraming: Sendable, Equatable {
                                        + "(\(extradata.count) bytes of extradata)")
         }
         self = .lengthPrefixed(Int(extradata[lengthByte] & 3) + 1)
+    }
+}
+
+extension Demuxer {
+    /// The NAL codec and framing of video stream `index`, or `nil` when its codec cannot carry SEI.
+    /// - Throws: bad input naming the file when the codec configuration is not understood.
+    func seiCarrier(ofStream index: Int) throws(ReplayError) -> (codec: NALCodec, framing: NALFraming)? {
+        let codec: NALCodec
+        switch streams[index].codecName {
+        case "h264": codec = .h264
+        case "hevc": codec = .hevc
+        default: return nil
+        }
+        let parameters = stream(index).pointee.codecpar.pointee
+        let extradata = parameters.extradata.map { [UInt8](UnsafeBufferPointer(start: $0, count: Int(parameters.extradata_size))) } ?? []
+        do {
+            return (codec, try NALFraming(extradata: extradata, codec: codec))
+        } catch {
+            throw .badInput("\(url): \(error)")
+        }
     }
 }
 

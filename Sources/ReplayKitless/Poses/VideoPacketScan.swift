@@ -22,50 +22,45 @@ public struct VideoPacketScan: Sendable {
     /// Per frame (presentation order), its timestamp in the stream's time base.
     public var presentationTimestamps: [Int64]
 
+    /// The packets carry no timestamps (a raw H.264/HEVC stream): the frames were decoded to find
+    /// their order and pose SEI, and timed as the renderer times them (``UntimedFrames``).
+    public var isUntimed = false
+
     /// Reads every video packet of `path`; with `sei` set, also the pose SEI (H.264 and HEVC only:
     /// other codecs are a bad-input error, their poses must come from a sidecar).
     public init(path: String, sei: PoseSEI? = nil) throws {
         let demuxer = try Demuxer(url: path)
         guard let video = demuxer.bestVideoStream else { throw ReplayError.badInput("\(path): no video stream") }
         demuxer.keepOnly(streams: [video.index])
-        let codec: NALCodec?
-        switch video.codecName {
-        case "h264": codec = .h264
-        case "hevc": codec = .hevc
-        default: codec = nil
-        }
-        var framing = NALFraming.annexB
-        if sei != nil {
-            guard let codec else {
-                throw ReplayError.badInput("\(path): \(video.codecName) video carries no SEI; give the poses in a sidecar file")
-            }
-            let parameters = demuxer.stream(video.index).pointee.codecpar.pointee
-            let extradata = parameters.extradata.map { [UInt8](UnsafeBufferPointer(start: $0, count: Int(parameters.extradata_size))) } ?? []
-            do {
-                framing = try NALFraming(extradata: extradata, codec: codec)
-            } catch let error as ReplayError {
-                throw ReplayError.badInput("\(path): \(error.message)")
-            }
+        let carrier = try demuxer.seiCarrier(ofStream: video.index)
+        if sei != nil, carrier == nil {
+            throw ReplayError.badInput("\(path): \(video.codecName) video carries no SEI; give the poses in a sidecar file")
         }
 
-        var packets: [(pts: Int64, duration: Int64, pose: Pose32?)] = []
+        var packets: [Timed] = []
         let packet = Packet()
         while try demuxer.read(into: packet) {
             defer { packet.unref() }
             guard packet.streamIndex == video.index else { continue }
             let timestamp = packet.pts != noPTS ? packet.pts : packet.dts
             guard timestamp != noPTS else {
-                throw ReplayError.badInput("\(path): video packet \(packets.count) has no timestamp")
+                guard packets.isEmpty else { throw ReplayError.badInput("\(path): video packet \(packets.count) has no timestamp") }
+                isUntimed = true
+                break
             }
             var pose: Pose32?
-            if let sei, let codec {
+            if let sei, let carrier {
                 do {
-                    pose = try sei.pose(inAccessUnit: [UInt8](packet.data), codec: codec, framing: framing)
+                    pose = try sei.pose(inAccessUnit: [UInt8](packet.data), codec: carrier.codec, framing: carrier.framing)
                 } catch let error as ReplayError {
                     throw ReplayError.badInput("\(path): video packet at timestamp \(timestamp): \(error.message)")
                 }
             }
-            packets.append((timestamp, packet.duration, pose))
+            packets.append(Timed(pts: timestamp, duration: packet.duration, pose: pose))
+        }
+        if isUntimed {
+            packets = try Self.decodedFrames(path: path, stream: video.index, sei: sei,
+                                             frameTicks: demuxer.nominalFrameTicks(ofStream: video.index))
         }
         guard let first = packets.min(by: { $0.pts < $1.pts }) else { throw ReplayError.badInput("\(path): the video stream has no frames") }
         packets.sort { $0.pts < $1.pts }
@@ -97,6 +92,34 @@ public struct VideoPacketScan: Sendable {
                                            "the pose SEI holds \(values[bad]), not a finite number")
             }
         }
+    }
+
+    /// A frame's timestamp and duration in the stream's time base, and its pose SEI.
+    private struct Timed {
+        var pts: Int64
+        var duration: Int64
+        var pose: Pose32?
+    }
+
+    /// The frames of a stream whose packets carry no timestamps, decoded: only the decoder knows their
+    /// presentation order. FFmpeg's H.264/HEVC decoders hand each frame's user data SEI on as side data.
+    private static func decodedFrames(path: String, stream: Int, sei: PoseSEI?, frameTicks: Int64) throws -> [Timed] {
+        let reader = try VideoFrameReader(url: path, stream: stream)
+        var frames: [Timed] = []
+        while let frame = try reader.next() {
+            let pts = frame.pts != noPTS ? frame.pts
+                : UntimedFrames.pts(after: frames.last.map { ($0.pts, $0.duration) }, frameTicks: frameTicks)
+            var pose: Pose32?
+            if let sei {
+                do {
+                    pose = try PoseSideData.userData(of: frame).lazy.compactMap { try sei.pose(inUserData: $0) }.first
+                } catch let error as ReplayError {
+                    throw ReplayError.badInput("\(path): frame \(frames.count): \(error.message)")
+                }
+            }
+            frames.append(Timed(pts: pts, duration: frame.duration, pose: pose))
+        }
+        return frames
     }
 
     /// The SEI poses as samples keyed by frame time (relative seconds), skipping frames without one.
