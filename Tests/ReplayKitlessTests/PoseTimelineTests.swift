@@ -39,6 +39,31 @@ import Testing
         #expect(timeline.report == PoseMatchReport(matched: 2, unusedSamples: 2))
     }
 
+    /// Samples that meet no frame at all (epoch times against a video timed from 0) are bad input
+    /// naming the file and pointing at --pose-time / --pose-offset, unless the user chose `hide`.
+    @Test(arguments: [MissingPosePolicy.interpolate, .hold, .fail])
+    func samplesThatMissEveryFrameAreBadInput(_ policy: MissingPosePolicy) throws {
+        let epoch = [sample(.time(1_732_190_000)), sample(.time(1_732_190_000.1)), sample(.frame(7))]
+        let error = replayError {
+            _ = try PoseTimeline(samples: epoch, frames: frames(3), options: PoseMatchOptions(policy: policy), source: "cam.csv")
+        }
+        #expect(error?.kind == .badInput)
+        #expect(error?.message.hasPrefix("cam.csv: none of the 3 pose samples matches a frame") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("--pose-time absolute") == true && error?.message.contains("--pose-offset") == true)
+        // Frames 0–0.2 s; samples from 1732190000 to 1732190000.1 s.
+        #expect(error?.message.contains("frames from 0.000 to 0.200 s") == true)
+        #expect(error?.message.contains("from 1732190000.000 to 1732190000.100 s") == true)
+
+        // Chosen explicitly, hide goes on: every frame hidden, every sample unused.
+        let hidden = try PoseTimeline(samples: epoch, frames: frames(3), options: PoseMatchOptions(policy: .hide), source: "cam.csv")
+        #expect(hidden.report == PoseMatchReport(hidden: 3, unusedSamples: 3))
+        // The right time base matches them (to frames 0 and 1: two frames, so that `fail` has no gap).
+        let absolute = try PoseTimeline(samples: epoch, frames: frames(2),
+                                        options: PoseMatchOptions(timeBase: .absolute(firstFrameTime: 1_732_190_000), policy: policy),
+                                        source: "cam.csv")
+        #expect(absolute.report.matched == 2)
+    }
+
     @Test func offsetAndAbsoluteTimeShiftSamples() throws {
         let shifted = try PoseTimeline(samples: [sample(.time(0.5), x: 1)], frames: frames(3),
                                        options: PoseMatchOptions(offset: -0.4, policy: .hide), source: "p")

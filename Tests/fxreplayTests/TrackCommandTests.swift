@@ -128,6 +128,17 @@ import Testing
         let malformed = try runFxreplay(["track", video, "--poses", sidecar, "--annotations", scene, "-o", out])
         #expect(malformed.status == 3 && malformed.stderr.contains("bad.jsonl:2 (position)"), "\(malformed.stderr)")
 
+        // Stream (epoch) times against a video timed from 0: not one frame matched.
+        let epoch = dir.appendingPathComponent("epoch.csv").path
+        try Data("t,px,py,pz,pitch,yaw,roll,znear,fovy\n1732190000,0,0,0,0,0,0,0.01,60\n".utf8).write(to: URL(fileURLWithPath: epoch))
+        for command in [["track", video, "--annotations", scene], ["poses", "embed", video, "--copy"]] {
+            let output = dir.appendingPathComponent(command[0] == "track" ? "epoch.csv.out.csv" : "epoch.mp4").path
+            let missed = try runFxreplay(command + ["--poses", epoch, "-o", output])
+            #expect(missed.status == 3 && missed.stderr.contains("epoch.csv: none of the 1 pose samples matches a frame")
+                    && missed.stderr.contains("--pose-time absolute"), "\(missed.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: output))
+        }
+
         let badScene = dir.appendingPathComponent("bad.json").path
         try Data(##"{"version": 1, "annotations": [{"id": "a", "anchor": {"world": [0,0,0]}, "colour": "#FFFFFF"}]}"##.utf8)
             .write(to: URL(fileURLWithPath: badScene))

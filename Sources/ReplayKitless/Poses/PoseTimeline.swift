@@ -145,6 +145,11 @@ public struct PoseTimeline: Sendable {
 
         let matched = best.indices.filter { best[$0] != nil }
         report.matched = matched.count
+        // Samples that all miss the video are a time base mistake far more often than intended:
+        // only an explicit `hide` goes on without a single pose.
+        if matched.isEmpty, !samples.isEmpty, !frames.isEmpty, options.policy != .hide {
+            throw ReplayError.badInput(file: source, Self.noSampleMatches(samples, frames: frames, shift: shift))
+        }
         var poses: [Pose?] = best.map { match in match.map { samples[$0.sample].pose } }
         var previous: Int?, nextPosition = 0
         for frame in frames.indices {
@@ -182,6 +187,20 @@ public struct PoseTimeline: Sendable {
         }
         self.poses = poses.map { $0.map(options.overrides.apply) }
         self.report = report
+    }
+
+    /// Why no sample met a frame, with the sample and frame time ranges and what to try.
+    private static func noSampleMatches(_ samples: [PoseSample], frames: [FrameTiming], shift: Double) -> String {
+        func seconds(_ value: Double) -> String { TextNumber.fixed(value, decimals: 3) }
+        let times = samples.compactMap { sample -> Double? in if case .time(let t) = sample.key { t + shift } else { nil } }
+        let frameTimes = frames.map(\.time)
+        var text = "none of the \(samples.count) pose samples matches a frame of the video (frames from "
+            + "\(seconds(frameTimes.min()!)) to \(seconds(frameTimes.max()!)) s"
+        if let first = times.min(), let last = times.max() {
+            text += "; samples, after --pose-time and --pose-offset, from \(seconds(first)) to \(seconds(last)) s"
+        }
+        return text + "). If the sidecar holds stream times use --pose-time absolute, or shift it with --pose-offset SECONDS; "
+            + "--missing-pose hide goes on without poses"
     }
 
     /// Slack for comparing timestamps that went through floating point (far below any real frame spacing).
