@@ -157,6 +157,46 @@ import Testing
         #expect(twice == Self.annexB([Self.sps, Self.h264SEI, Self.slice]))
     }
 
+    /// A pose message sharing an SEI NAL unit with other messages is taken out of it (the unit is
+    /// rewritten with the others, in order), whether a new pose goes in or none; and a frame without
+    /// pose SEI is left alone.
+    @Test(arguments: [NALFraming.annexB, .lengthPrefixed(4)])
+    func reEmbeddingTakesThePoseOutOfAMixedSEIUnit(framing: NALFraming) throws {
+        func accessUnit(_ units: [[UInt8]]) -> [UInt8] {
+            framing == .annexB ? Self.annexB(units) : Self.lengthPrefixed(units, size: 4)
+        }
+        let sei = PoseSEI()
+        // Message 1: payloadType FF 05 = 260, size 2. Then our pose (escapedBody ends with the trailing bits).
+        let other: [UInt8] = [0xFF, 0x05, 0x02, 0xAB, 0xCD]
+        let mixed = accessUnit([Self.sps, [0x06] + other + Self.escapedBody, Self.slice])
+        let withoutPose = accessUnit([Self.sps, [0x06] + other + [0x80], Self.slice])
+        #expect(try sei.removingPose(from: mixed, codec: .h264, framing: framing) == withoutPose)
+        // Pose message first, then x264's version string (a 300-byte payload: size coded FF 3D).
+        let x264Message = Array(Self.x264SEI.dropFirst().dropLast())
+        let poseFirst = accessUnit([[0x06] + Self.escapedBody.dropLast() + x264Message + [0x80], Self.slice])
+        #expect(try sei.removingPose(from: poseFirst, codec: .h264, framing: framing) == accessUnit([Self.x264SEI, Self.slice]))
+
+        let newPose = Pose32(position: [9, 9, 9], euler: .zero, zNear: 0.1, fovY: 30)
+        let replaced = try sei.inserting(newPose, into: mixed, codec: .h264, framing: framing)
+        #expect(replaced == accessUnit([Self.sps, [0x06] + other + [0x80], sei.nalUnit(for: newPose, codec: .h264), Self.slice]))
+        #expect(try sei.pose(inAccessUnit: replaced, codec: .h264, framing: framing) == newPose)
+        #expect(try sei.removingPose(from: withoutPose, codec: .h264, framing: framing) == nil)
+    }
+
+    /// A message whose size runs past its NAL unit stops the walk, and the reader says so.
+    @Test func aMessageRunningPastItsUnitIsReported() throws {
+        let broken = Self.annexB([[0x06, 0x05, 0x60] + Self.uuid + [0x80], Self.slice])
+        let read = try PoseSEI().read(broken, codec: .h264, framing: .annexB)
+        #expect(read.pose == nil && read.overran)
+        // Zero bytes after the trailing bits are padding, not a message.
+        let padded = Self.annexB([Self.h264SEI + [0, 0], Self.slice])
+        let lengthPadded = Self.lengthPrefixed([Self.h264SEI + [0, 0], Self.slice], size: 4)
+        for (unit, framing) in [(padded, NALFraming.annexB), (lengthPadded, .lengthPrefixed(4))] {
+            let read = try PoseSEI().read(unit, codec: .h264, framing: framing)
+            #expect(read.pose?.bytes == Self.poseBytes && !read.overran)
+        }
+    }
+
     @Test func insertingNeedsASlice() {
         #expect(throws: ReplayError.self) {
             try PoseSEI().inserting(Self.pose, into: Self.annexB([Self.sps, Self.pps]), codec: .h264, framing: .annexB)

@@ -85,30 +85,46 @@ public struct PoseSEI: Sendable, Equatable {
     /// The pose in an access unit, or `nil` when it carries none. Throws when the packet is truncated
     /// (length-prefixed) or a pose message has the wrong size.
     public func pose(inAccessUnit accessUnit: [UInt8], codec: NALCodec, framing: NALFraming) throws -> Pose32? {
+        try read(accessUnit, codec: codec, framing: framing).pose
+    }
+
+    /// The pose in an access unit, and whether an SEI message in it claimed more bytes than its NAL
+    /// unit holds (the walk stops there, as decoders stop, so a pose after it is not seen).
+    public func read(_ accessUnit: [UInt8], codec: NALCodec, framing: NALFraming) throws -> (pose: Pose32?, overran: Bool) {
+        var overran = false
         for unit in try NALUnits.split(accessUnit, framing: framing) where unit.isSEI(accessUnit, codec: codec) {
-            for message in NALUnits.seiMessages(unit.rbsp(accessUnit, codec: codec)) where message.type == 5 {
-                if let pose = try pose(inUserData: message.payload) { return pose }
+            let walk = NALUnits.seiMessages(unit.rbsp(accessUnit, codec: codec))
+            overran = overran || walk.overran
+            for message in walk.messages where message.type == 5 {
+                if let pose = try pose(inUserData: message.payload) { return (pose, overran) }
             }
         }
-        return nil
+        return (nil, overran)
     }
 
     /// The pose in a `user_data_unregistered` payload (UUID + data, as FFmpeg exports it in
     /// `AV_FRAME_DATA_SEI_UNREGISTERED` side data), or `nil` when the UUID is not ours.
     public func pose(inUserData payload: some Collection<UInt8>) throws -> Pose32? {
-        let bytes = Array(payload)
-        let data: ArraySlice<UInt8>
-        if bytes.starts(with: uuid) {
-            data = bytes[16...]
-        } else if bytes.count >= 32, bytes[16..<32].elementsEqual(uuid) {
-            data = bytes[32...]
-        } else {
-            return nil
-        }
+        guard let data = poseData(in: Array(payload)) else { return nil }
         guard let pose = Pose32(bytes: data) else {
             throw ReplayError.badInput("pose SEI carries \(data.count) bytes after its UUID, expected 32 (pose32)")
         }
         return pose
+    }
+
+    /// What follows our UUID in a user data payload (at offset 0, or 16 behind libx265's), or `nil`
+    /// when the payload is not ours.
+    private func poseData(in payload: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+        if payload.starts(with: uuid) { return payload.dropFirst(16) }
+        if payload.dropFirst(16).starts(with: uuid) { return payload.dropFirst(32) }
+        return nil
+    }
+
+    private func poseData(in payload: [UInt8]) -> ArraySlice<UInt8>? { poseData(in: payload[...]) }
+
+    /// A pose message of ours, whatever its size (a malformed one is replaced too).
+    private func isPoseMessage(_ message: NALUnits.SEIMessage) -> Bool {
+        message.type == 5 && poseData(in: message.payload) != nil
     }
 
     // MARK: Writing
@@ -130,56 +146,64 @@ public struct PoseSEI: Sendable, Equatable {
     }
 
     /// `accessUnit` with a pose SEI NAL unit for `pose` inserted just before its first slice
-    /// (after any delimiter, parameter sets and other SEI). SEI NAL units that held only a pose message
-    /// with our UUID are dropped, so re-embedding replaces rather than stacks.
+    /// (after any delimiter, parameter sets and other SEI). Pose messages with our UUID already there
+    /// are removed first (see ``removingPose(from:codec:framing:)``), so re-embedding replaces rather than stacks.
     public func inserting(_ pose: Pose32, into accessUnit: [UInt8], codec: NALCodec, framing: NALFraming) throws -> [UInt8] {
         let units = try NALUnits.split(accessUnit, framing: framing)
         guard let firstSlice = units.firstIndex(where: { $0.isVCL(accessUnit, codec: codec) }) else {
             throw ReplayError.badInput("the access unit has no slice NAL unit to put the pose SEI in front of")
         }
-        let nal = nalUnit(for: pose, codec: codec)
-        var framed: [UInt8]
-        switch framing {
-        case .annexB:
-            framed = [0, 0, 0, 1]
-        case .lengthPrefixed(let size):
-            guard nal.count < 1 << (8 * size) else {
-                throw ReplayError.processing("a pose SEI of \(nal.count) bytes does not fit a \(size)-byte NAL length")
-            }
-            framed = (0..<size).reversed().map { UInt8(truncatingIfNeeded: nal.count >> (8 * $0)) }
-        }
-        framed += nal
-        return rebuilt(accessUnit, units: units, codec: codec, inserting: (framed, before: firstSlice))
+        let framed = try Self.framed(nalUnit(for: pose, codec: codec), framing: framing)
+        return try rebuilt(accessUnit, units: units, codec: codec, framing: framing, inserting: (framed, before: firstSlice))
     }
 
-    /// `accessUnit` without the SEI NAL units that held only a pose message with our UUID, or `nil`
-    /// when it has none: in a re-embed, a frame that gets no pose must not keep the old one.
+    /// `accessUnit` without pose messages with our UUID, or `nil` when it has none: an SEI NAL unit
+    /// that held only such messages goes, one that also holds others is rewritten without them. In a
+    /// re-embed, a frame that gets no pose must not keep the old one.
     public func removingPose(from accessUnit: [UInt8], codec: NALCodec, framing: NALFraming) throws -> [UInt8]? {
         let units = try NALUnits.split(accessUnit, framing: framing)
-        guard units.contains(where: { isPoseOnlySEI($0, in: accessUnit, codec: codec) }) else { return nil }
-        return rebuilt(accessUnit, units: units, codec: codec, inserting: nil)
+        let holdsPose = units.contains { unit in
+            unit.isSEI(accessUnit, codec: codec)
+                && NALUnits.seiMessages(unit.rbsp(accessUnit, codec: codec)).messages.contains(where: isPoseMessage)
+        }
+        return holdsPose ? try rebuilt(accessUnit, units: units, codec: codec, framing: framing, inserting: nil) : nil
     }
 
-    /// `accessUnit` without its pose-only SEI NAL units, with `insertion` (a framed NAL unit) placed
-    /// before unit `before`.
-    private func rebuilt(_ accessUnit: [UInt8], units: [NALUnits.Unit], codec: NALCodec,
-                         inserting insertion: (framed: [UInt8], before: Int)?) -> [UInt8] {
+    /// `accessUnit` with the pose messages taken out of its SEI NAL units, and `insertion` (a framed
+    /// NAL unit) placed before unit `before`.
+    private func rebuilt(_ accessUnit: [UInt8], units: [NALUnits.Unit], codec: NALCodec, framing: NALFraming,
+                         inserting insertion: (framed: [UInt8], before: Int)?) throws -> [UInt8] {
         var output = Array(accessUnit[..<(units.first?.start ?? 0)])
         output.reserveCapacity(accessUnit.count + (insertion?.framed.count ?? 0))
         for (index, unit) in units.enumerated() {
             if let insertion, index == insertion.before { output += insertion.framed }
-            if isPoseOnlySEI(unit, in: accessUnit, codec: codec) { continue }
             let end = index + 1 < units.count ? units[index + 1].start : accessUnit.count
-            output += accessUnit[unit.start..<end]
+            guard unit.isSEI(accessUnit, codec: codec) else {
+                output += accessUnit[unit.start..<end]
+                continue
+            }
+            let messages = NALUnits.seiMessages(unit.rbsp(accessUnit, codec: codec)).messages
+            let others = messages.filter { !isPoseMessage($0) }
+            if others.count == messages.count {
+                output += accessUnit[unit.start..<end]
+            } else if !others.isEmpty {
+                let header = accessUnit[unit.payload.lowerBound..<unit.payload.lowerBound + (codec == .h264 ? 1 : 2)]
+                output += try Self.framed(Array(header) + NALUnits.escape(NALUnits.seiRBSP(others)), framing: framing)
+            }
         }
         return output
     }
 
-    private func isPoseOnlySEI(_ unit: NALUnits.Unit, in accessUnit: [UInt8], codec: NALCodec) -> Bool {
-        guard unit.isSEI(accessUnit, codec: codec) else { return false }
-        let messages = NALUnits.seiMessages(unit.rbsp(accessUnit, codec: codec))
-        return !messages.isEmpty && messages.allSatisfy { message in
-            message.type == 5 && ((try? pose(inUserData: message.payload)) ?? nil) != nil
+    /// A NAL unit with its start code or length prefix.
+    private static func framed(_ nal: [UInt8], framing: NALFraming) throws -> [UInt8] {
+        switch framing {
+        case .annexB:
+            return [0, 0, 0, 1] + nal
+        case .lengthPrefixed(let size):
+            guard nal.count < 1 << (8 * size) else {
+                throw ReplayError.processing("an SEI NAL unit of \(nal.count) bytes does not fit a \(size)-byte NAL length")
+            }
+            return (0..<size).reversed().map { UInt8(truncatingIfNeeded: nal.count >> (8 * $0)) } + nal
         }
     }
 }
@@ -298,14 +322,23 @@ enum NALUnits {
         return out
     }
 
+    /// One message of an SEI NAL unit.
+    struct SEIMessage {
+        var type: Int
+        var payload: ArraySlice<UInt8>
+    }
+
     /// The messages of an SEI RBSP: payloadType and payloadSize each coded as 0xFF bytes plus a last byte.
-    /// A message that runs past the end stops the walk (the rest is ignored, as decoders do).
-    static func seiMessages(_ rbsp: [UInt8]) -> [(type: Int, payload: ArraySlice<UInt8>)] {
-        var messages: [(type: Int, payload: ArraySlice<UInt8>)] = []
+    /// A message that runs past the end stops the walk (the rest is ignored, as decoders do): `overran`.
+    static func seiMessages(_ rbsp: [UInt8]) -> (messages: [SEIMessage], overran: Bool) {
+        var messages: [SEIMessage] = []
         var position = 0
+        // Zero bytes after the trailing bits are padding (FFmpeg's parser drops them too).
+        var end = rbsp.count
+        while end > 0 && rbsp[end - 1] == 0 { end -= 1 }
         func codedValue() -> Int? {
             var value = 0
-            while position < rbsp.count {
+            while position < end {
                 let byte = rbsp[position]
                 position += 1
                 value += Int(byte)
@@ -314,11 +347,19 @@ enum NALUnits {
             return nil
         }
         // Stop at the rbsp_trailing_bits byte (0x80) that ends the NAL unit.
-        while position < rbsp.count, !(position == rbsp.count - 1 && rbsp[position] == 0x80) {
-            guard let type = codedValue(), let size = codedValue(), size <= rbsp.count - position else { break }
-            messages.append((type, rbsp[position..<position + size]))
+        while position < end, !(position == end - 1 && rbsp[position] == 0x80) {
+            guard let type = codedValue(), let size = codedValue(), size <= end - position else {
+                return (messages, true)
+            }
+            messages.append(SEIMessage(type: type, payload: rbsp[position..<position + size]))
             position += size
         }
-        return messages
+        return (messages, false)
+    }
+
+    /// The RBSP (before emulation prevention) of an SEI NAL unit holding `messages`, trailing bits included.
+    static func seiRBSP(_ messages: [SEIMessage]) -> [UInt8] {
+        func coded(_ value: Int) -> [UInt8] { Array(repeating: 0xFF, count: value / 255) + [UInt8(value % 255)] }
+        return messages.flatMap { coded($0.type) + coded($0.payload.count) + $0.payload } + [0x80]
     }
 }

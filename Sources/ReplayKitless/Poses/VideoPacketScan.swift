@@ -1,4 +1,5 @@
 import CFFmpeg
+import Foundation
 
 /// A recording's video stream read packet by packet, without decoding: when each frame is shown,
 /// the display size, and the pose SEI each frame carries. Enough for `fxreplay track` and
@@ -38,6 +39,8 @@ public struct VideoPacketScan: Sendable {
         }
 
         var packets: [Timed] = []
+        // Timestamps of packets whose SEI walk stopped at a message running past its NAL unit.
+        var overruns: [Int64] = []
         let packet = Packet()
         while try demuxer.read(into: packet) {
             defer { packet.unref() }
@@ -51,12 +54,20 @@ public struct VideoPacketScan: Sendable {
             var pose: Pose32?
             if let sei, let carrier {
                 do {
-                    pose = try sei.pose(inAccessUnit: [UInt8](packet.data), codec: carrier.codec, framing: carrier.framing)
+                    let read = try sei.read([UInt8](packet.data), codec: carrier.codec, framing: carrier.framing)
+                    pose = read.pose
+                    if read.overran { overruns.append(timestamp) }
                 } catch let error as ReplayError {
                     throw ReplayError.badInput("\(path): video packet at timestamp \(timestamp): \(error.message)")
                 }
             }
             packets.append(Timed(pts: timestamp, duration: packet.duration, pose: pose))
+        }
+        if let first = overruns.first {
+            // Decoders stop there too; a pose message after it is lost, which the user should know.
+            FileHandle.standardError.write(Data((
+                "fxreplay: warning: \(path): in \(overruns.count) video packets (the first at timestamp \(first)) an SEI message "
+                + "claims more bytes than its NAL unit holds; the messages after it were not read\n").utf8))
         }
         if isUntimed {
             packets = try Self.decodedFrames(path: path, stream: video.index, sei: sei,
