@@ -51,7 +51,7 @@ public enum PoseEmbedder {
             result.frames += 1
             let timestamp = packet.pts != noPTS ? packet.pts : packet.dts
             // MP4/MOV end a track at its latest pts + duration: packets without a duration (MP4's
-            // B-frame streams, raw streams) would cut the last frame off the edit list.
+            // B-frame streams) would cut the last frame off the edit list.
             if packet.duration <= 0, let frame = poses.frameIndex(pts: timestamp) { packet.duration = shownTicks[frame] }
             let pose = poses.pose(pts: timestamp).map(Pose32.init)
             let accessUnit = [UInt8](packet.data)
