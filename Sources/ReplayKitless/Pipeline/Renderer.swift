@@ -551,8 +551,9 @@ private final class RenderSession: @unchecked Sendable {
         if let cutShort, let limit = options.maxDecodeErrors, counts.decodeErrors + 1 > limit {
             throw .badInput("\(options.input): \(cutShort)")
         }
+        let effectLines = effects.list.map { ($0.name, $0.reportLines()) }
         // A damaged mask video counts too: its frames silently took the mask before.
-        let maskErrors = effects.list.reduce(0) { $0 + ($1.reportLines()["maskDecodeErrors"] ?? 0) }
+        let maskErrors = effectLines.reduce(0) { $0 + ($1.1["maskDecodeErrors"] ?? 0) }
         var maskFile = "the mask"
         if case .video(let path)? = options.background?.mask { maskFile = path }
         if maskErrors > 0, let limit = options.maxDecodeErrors, counts.decodeErrors + maskErrors > limit {
@@ -568,7 +569,7 @@ private final class RenderSession: @unchecked Sendable {
         report.videoSeconds = counts.videoSeconds
         // (Not yet moved into place: the file is still under its temporary name.)
         report.output.bytes = (try? FileManager.default.attributesOfItem(atPath: muxer.output.temporaryPath)[.size] as? Int64) ?? 0
-        for effect in effects.list { report.effects[effect.name] = effect.reportLines() }
+        for (name, lines) in effectLines { report.effects[name] = lines }
         if let framePoses { report.effects["poses"] = framePoses.timeline.report.counts }
         if options.embedPoses { report.effects["poses", default: [:]]["framesWithPoseSEI"] = counts.framesWithPoseSEI }
         if counts.decodeErrors > 0 { report.warnings.append("\(counts.decodeErrors) decode errors skipped") }
