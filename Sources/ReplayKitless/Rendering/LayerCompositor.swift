@@ -27,13 +27,6 @@ enum LayerCompositor {
             let cbRow = image.cb.base + chromaY * image.cb.stride, crRow = image.cr.base + chromaY * image.cr.stride
             for chromaX in (start >> shiftX)...min((end - 1) >> shiftX, chromaMaxX) {
                 let lumaColumns = (chromaX << shiftX)..<min((chromaX + 1) << shiftX, width)
-                // Around a drawing, most of its rectangle is empty: skip those blocks at once.
-                var drawn = false
-                for y in lumaRows {
-                    let texels = layer.row(y)
-                    for x in lumaColumns where texels[x].w > 0 { drawn = true }
-                }
-                guard drawn else { continue }
                 var covered = false
                 var sumCb: Float = 0, sumCr: Float = 0, backgroundWeight: Float = 0, outAlpha: Float = 0
                 for y in lumaRows {

@@ -12,6 +12,12 @@ struct SurfaceMaterial {
         self.shaded = shaded
     }
 
+    /// The colour where the surface faces `normal` (any length), in the frame's Y'CbCr.
+    @inline(__always) func lit(by lighting: Lighting, normal: SIMD3<Float>) -> SIMD3<Float> {
+        guard shaded else { return color }
+        return black + lighting.intensity(normal: normal) * (color - black)
+    }
+
     private static func yuv(_ space: ColorSpace, _ r: Double, _ g: Double, _ b: Double) -> SIMD3<Float> {
         let c = space.yuvUnrounded(red: r, green: g, blue: b)
         return SIMD3(Float(c.y), Float(c.cb), Float(c.cr))
@@ -92,6 +98,9 @@ final class MeshRasterizer {
         /// pixel position (`normalX`·x + `normalY`·y + `normalAtOrigin`); shading normalizes it.
         var normalX: SIMD3<Float>, normalY: SIMD3<Float>, normalAtOrigin: SIMD3<Float>
         var material: SurfaceMaterial
+        /// Its colour everywhere, when that is one colour: flat materials, and flat faces (all three
+        /// normals alike) of lit ones, whose light does not change across them.
+        var uniformColor: SIMD3<Float>?
     }
 
     /// Sample k of a pixel sits at (sampleX[k], sampleY[k]) from its centre: a 4×4 grid at ±⅛, ±⅜ px.
@@ -160,7 +169,7 @@ final class MeshRasterizer {
             vertices.append(ViewVertex(position: view.apply(mesh.positions[i]), normal: view.rotation * mesh.normals[i]))
         }
         var setup = Setup(focal: camera.focal, near: camera.clippingNear, width: Int(camera.width),
-                          height: Int(camera.height), material: material)
+                          height: Int(camera.height), material: material, lighting: lighting)
         let surfaces = mesh.surfaces.count == mesh.triangles.count ? mesh.surfaces : mesh.triangles.indices.map { UInt32($0) }
         defer { surfaceBase &+= 2 &* ((surfaces.max() ?? 0) &+ 1) }
         for (index, triangle) in mesh.triangles.enumerated() {
@@ -386,10 +395,8 @@ final class MeshRasterizer {
 
     /// The triangle's colour at a pixel position: Lambert with the perspective-correct normal.
     @inline(__always) private func shade(_ t: ScreenTriangle, x: Float, y: Float) -> SIMD3<Float> {
-        let m = t.material
-        guard m.shaded else { return m.color }
-        let intensity = lighting.intensity(normal: t.normalX * x + t.normalY * y + t.normalAtOrigin)
-        return m.black + intensity * (m.color - m.black)
+        if let uniformColor = t.uniformColor { return uniformColor }
+        return t.material.lit(by: lighting, normal: t.normalX * x + t.normalY * y + t.normalAtOrigin)
     }
 
     /// Clipping and projection for one `add` call.
@@ -399,6 +406,7 @@ final class MeshRasterizer {
         let width: Int
         let height: Int
         let material: SurfaceMaterial
+        let lighting: Lighting
         /// −1 for the back side of a double-sided face, so it is lit like its front.
         var normalSign: Double = 1
         /// The surface of the triangles being set up.
@@ -426,6 +434,13 @@ final class MeshRasterizer {
             case (true, true, false):
                 out(crossing(a, c), a, b); out(crossing(a, c), b, crossing(b, c))
             }
+        }
+
+        /// The colour of a triangle with these vertex normals, when it is one colour all over.
+        private func uniformColor(_ n0: SIMD3<Double>, _ n1: SIMD3<Double>, _ n2: SIMD3<Double>) -> SIMD3<Float>? {
+            guard material.shaded else { return material.color }
+            guard n0 == n1, n1 == n2 else { return nil }
+            return material.lit(by: lighting, normal: SIMD3<Float>(n0 * normalSign))
         }
 
         /// The point on segment `inside`–`outside` at depth `near`.
@@ -467,7 +482,7 @@ final class MeshRasterizer {
                                   normalX: SIMD3<Float>(n0 * e0.a + n1 * e1.a + n2 * e2.a),
                                   normalY: SIMD3<Float>(n0 * e0.b + n1 * e1.b + n2 * e2.b),
                                   normalAtOrigin: SIMD3<Float>(n0 * e0.c + n1 * e1.c + n2 * e2.c),
-                                  material: material)
+                                  material: material, uniformColor: uniformColor(a.normal, b.normal, c.normal))
         }
     }
 
