@@ -48,6 +48,8 @@ struct BackgroundOptions: ParsableArguments {
     /// Checks each option on its own (job specs check their options one at a time); combinations
     /// are checked by ``settings()``.
     func validate() throws {
+        // `--background image:`/`video:` without a path is refused by `BackgroundSpec` itself.
+        try requireFileNames(["--mask": [mask]])
         if let threshold, !(0...255).contains(threshold) { throw ValidationError("--threshold must be between 0 and 255") }
         if RGBAColor(hex: letterboxColor) == nil || !letterboxColor.hasPrefix("#") || letterboxColor.count != 7 {
             throw ValidationError("--letterbox-color: '\(letterboxColor)' is not a colour like #RRGGBB")

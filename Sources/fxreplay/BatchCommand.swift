@@ -39,6 +39,7 @@ struct Batch: ParsableCommand {
     @OptionGroup var progress: ProgressOptions
 
     func validate() throws {
+        try requireFileNames(["INPUTS": inputs, "--manifest": [manifest], "--out": [out], "--job": [job]])
         if inputs.isEmpty && manifest == nil { throw ValidationError("give recordings (files or glob patterns) or --manifest FILE") }
         if !inputs.isEmpty && manifest != nil { throw ValidationError("give recordings (files or glob patterns) or --manifest FILE, not both") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be 1 or more") }

@@ -72,6 +72,15 @@ extension PictureSize: ExpressibleByArgument {
     public init?(argument: String) { self.init(parsing: argument) }
 }
 
+/// Refuses options and arguments that name files (or directories) when one is given as "": it names
+/// no file, so it is bad usage naming the option (exit 2), not a file that cannot be opened
+/// (exit 3) or written (exit 4). Commands call it from `validate()` with every path they take.
+func requireFileNames(_ values: KeyValuePairs<String, [String?]>) throws {
+    for (name, paths) in values where paths.contains("") {
+        throw ValidationError("\(name): empty file name")
+    }
+}
+
 /// Writes `text` to stderr.
 func printError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))

@@ -40,6 +40,7 @@ struct PoseOptions: ParsableArguments {
     var intrinsics: String?
 
     func validate() throws {
+        try requireFileNames(["--poses": [poses]])
         if poses != nil && posesFromSei { throw ValidationError("give only one of --poses FILE and --poses-from-sei") }
         if !poseOffset.isFinite { throw ValidationError("--pose-offset must be a number of seconds") }
     }
@@ -87,6 +88,10 @@ struct PosesExtract: ParsableCommand {
 
     @Option(name: .customLong("sei-uuid"), help: "UUID of the pose SEI (default 1618ea80-35fe-4bd9-b1cc-01954a32fb00).")
     var seiUUID: String?
+
+    func validate() throws {
+        try requireFileNames(["INPUT": [input], "-o": [output]])
+    }
 
     func run() throws {
         FFmpegLogging.configure(verbose: false)
@@ -136,6 +141,7 @@ struct PosesEmbed: ParsableCommand {
     @OptionGroup var progress: ProgressOptions
 
     func validate() throws {
+        try requireFileNames(["INPUT": [input], "-o": [output]])
         try poseOptions.requireSource()
         if let codec = encoder.codec, !codec.carriesSEI { throw ValidationError("--codec must be h264 or hevc to carry SEI") }
         if !["mp4", "mov", "mkv"].contains(URL(fileURLWithPath: output).pathExtension.lowercased()) {

@@ -12,6 +12,10 @@ struct Probe: ParsableCommand {
     @Flag(help: "Print JSON instead of text.")
     var json = false
 
+    func validate() throws {
+        try requireFileNames(["INPUT": [input]])
+    }
+
     func run() throws {
         FFmpegLogging.configure(verbose: false)
         let result = try MediaProbe.probe(input)

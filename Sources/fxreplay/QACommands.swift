@@ -48,6 +48,7 @@ struct Compare: ParsableCommand {
     var diff: String?
 
     func validate() throws {
+        try requireFileNames(["A": [a], "B": [b], "--diff": [diff]])
         if let maxTimeDelta, !(maxTimeDelta >= 0) { throw ValidationError("--max-time-delta must be 0 or more seconds") }
         if let minSSIM, !(minSSIM <= 1) { throw ValidationError("--min-ssim must be at most 1") }
         if let minPSNR, !minPSNR.isFinite { throw ValidationError("--min-psnr must be a number of dB") }
@@ -91,6 +92,7 @@ struct Framehash: ParsableCommand {
     var update = false
 
     func validate() throws {
+        try requireFileNames(["INPUT": [input], "--check": [check]])
         if update && check == nil { throw ValidationError("--update needs --check GOLDEN, the file to rewrite") }
     }
 
@@ -192,6 +194,7 @@ struct QACompare: ParsableCommand {
     var thumbnails: Int = 6
 
     func validate() throws {
+        try requireFileNames(["A": [a], "B": [b], "--report": [report], "--plot": [plot], "--video": [video]])
         guard tolerance >= 0, timeTolerance >= 0 else { throw ValidationError("tolerances must not be negative") }
         guard maxVisibilityMismatch >= 0, maxUnmatched >= 0, thumbnails >= 0 else {
             throw ValidationError("counts must not be negative")
@@ -273,6 +276,7 @@ struct QALatency: ParsableCommand {
     var plot: String?
 
     func validate() throws {
+        try requireFileNames(["INPUT": [input], "--annotations": [annotations], "--report": [report], "--plot": [plot]])
         try poseOptions.requireSource()
         if delay == nil && delayList == nil { throw ValidationError("give --delay (e.g. 200ms) or --delay-list") }
         if let tolerance, !(tolerance >= 0) { throw ValidationError("--tolerance must not be negative") }
@@ -333,6 +337,7 @@ struct QAOverlay: ParsableCommand {
     @OptionGroup var progress: ProgressOptions
 
     func validate() throws {
+        try requireFileNames(["INPUT": [input], "--track": track, "-o": [output]])
         let target = URL(fileURLWithPath: output).standardizedFileURL.path
         if track.contains(where: { URL(fileURLWithPath: $0).standardizedFileURL.path == target }) {
             throw ValidationError("\(output): refusing to write over a track file")

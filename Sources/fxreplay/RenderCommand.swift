@@ -62,6 +62,8 @@ struct Render: ParsableCommand {
     @OptionGroup var backgroundReplacement: BackgroundOptions
 
     func validate() throws {
+        try requireFileNames(["INPUT": [input], "-o": [output], "--report": [report], "--annotations": [annotations],
+                              "--font": [font], "--preview": [preview], "--job": [job]])
         if let maxDecodeErrors, maxDecodeErrors < 0 { throw ValidationError("--max-decode-errors must be 0 or more") }
     }
 

@@ -23,6 +23,8 @@ enum RenderJob {
         }
         guard let path = jobPaths.first else { return arguments }
         guard jobPaths.count == 1 else { throw .usage("--job: give one job spec (got \(jobPaths.count))") }
+        // An empty name is left for `Render.validate()` to refuse as bad usage.
+        guard !path.isEmpty else { return arguments }
         let job = try JobSpec(contentsOf: path)
         try check(job.options, origin: path)
         return [arguments[0]] + job.arguments + arguments.dropFirst()

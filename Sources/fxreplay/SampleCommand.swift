@@ -25,6 +25,7 @@ struct Sample: ParsableCommand {
     var overwrite = false
 
     func validate() throws {
+        try requireFileNames(["-o": [output]])
         do {
             try SampleSettings(size: size, seconds: seconds, seed: seed).validate()
         } catch {

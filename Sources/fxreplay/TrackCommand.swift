@@ -25,6 +25,7 @@ struct Track: ParsableCommand {
     var format: PlacementTrack.Format?
 
     func validate() throws {
+        try requireFileNames(["INPUT": [input], "--annotations": [annotations], "-o": [output]])
         try poseOptions.requireSource()
     }
 

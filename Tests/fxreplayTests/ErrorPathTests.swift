@@ -46,6 +46,53 @@ import Testing
                                  sample.appendingPathComponent("annotations.json").path, "--delay", ""]).status == 2)
     }
 
+    /// A file name given as "" is bad usage naming the option, in every command, before any work:
+    /// it was bad input (a missing file), an I/O error (a rename onto ""), or a whole render that
+    /// then failed to write its report.
+    @Test func anEmptyFileNameIsBadUsageNamingTheOption() throws {
+        let sample = repositoryRoot.appendingPathComponent("Samples")
+        let call = sample.appendingPathComponent("call.mp4").path, scene = sample.appendingPathComponent("annotations.json").path
+        let existing = sample.appendingPathComponent("call.poses.csv").path  // stands for any file: never read
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let render = ["render", call, "-o", "out.mp4", "--progress", "none"]
+        func empty(_ option: String) -> String { "\(option): empty file name" }
+        let cases: [(arguments: [String], message: String)] = [
+            (render + ["--mask", ""], empty("--mask")),
+            (render + ["--mask", "alpha", "--background", "image:"], "--background: 'image:': the image path is empty"),
+            (render + ["--mask", "alpha", "--background", "video:"], "--background: 'video:': the video path is empty"),
+            (["render", "", "-o", "out.mp4"], empty("INPUT")),
+            (["render", call, "-o", ""], empty("-o")),
+            (render + ["--report", ""], empty("--report")),
+            (render + ["--preview", ""], empty("--preview")),
+            (render + ["--poses", ""], empty("--poses")),
+            (render + ["--poses-from-sei", "--annotations", ""], empty("--annotations")),
+            (render + ["--poses-from-sei", "--annotations", scene, "--font", ""], empty("--font")),
+            (render + ["--job", ""], empty("--job")),
+            (["track", call, "--poses", "", "--annotations", scene, "-o", "t.csv"], empty("--poses")),
+            (["track", call, "--poses-from-sei", "--annotations", scene, "-o", ""], empty("-o")),
+            (["poses", "extract", call, "-o", ""], empty("-o")),
+            (["poses", "embed", call, "--poses", "", "-o", "e.mp4"], empty("--poses")),
+            (["probe", ""], empty("INPUT")),
+            (["framehash", call, "--check", ""], empty("--check")),
+            (["compare", call, call, "--diff", ""], empty("--diff")),
+            (["qa", "compare", existing, ""], empty("B")),
+            (["qa", "compare", existing, existing, "--plot", ""], empty("--plot")),
+            (["qa", "latency", call, "--poses-from-sei", "--annotations", scene, "--delay", "0", "--report", ""], empty("--report")),
+            (["qa", "overlay", call, "--track", existing, "--track", "", "-o", "o.mp4"], empty("--track")),
+            (["batch", "", "--out", "batch"], empty("INPUTS")),
+            (["batch", call, "--out", ""], empty("--out")),
+            (["batch", "--manifest", "", "--out", "batch"], empty("--manifest")),
+            (["batch", call, "--out", "batch", "--job", ""], empty("--job")),
+            (["sample", "-o", ""], empty("-o")),
+        ]
+        for (arguments, message) in cases {
+            let run = try runFxreplay(arguments, environment: batchEnvironment(), currentDirectory: dir)
+            #expect(run.status == 2 && run.stderr.contains(message), "\(arguments): \(run.status) \(run.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+    }
+
     /// A number given as the next argument may be negative: a negative offset is taken, and a value
     /// out of range is named with its range (both were "Missing value").
     @Test func negativeNumbersAreValuesNotOptions() throws {
