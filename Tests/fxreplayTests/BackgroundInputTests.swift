@@ -265,6 +265,34 @@ import Testing
         #expect(lenient.stderr.contains("warning: \(mask): "), "\(lenient.stderr)")
     }
 
+    /// A mask video cut short: FFmpeg's own messages about it (Matroska's "File ended prematurely",
+    /// NUT's missing index, FFV1's broken slice) stay off stderr without --verbose, while fxreplay's
+    /// own warnings are printed; with --verbose FFmpeg's lines appear too.
+    @Test func aTruncatedMaskIsWarnedAboutWithoutFFmpegsOwnMessages() throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in.mkv").path
+        try writeLosslessVideo(input, width: 64, height: 48, frames: 30)
+        // Matroska drops the cut packet (the mask just ends early); NUT hands it to the decoder (damage).
+        for (container, warning) in [("mkv", "frames without a mask"), ("nut", "damaged packets skipped")] {
+            let mask = dir.appendingPathComponent("mask.\(container)")
+            try runFFmpegCLI(["-f", "lavfi", "-i", "testsrc=s=64x48:d=1:r=30", "-c:v", "ffv1", "-level", "3", "-slicecrc", "1",
+                              "-pix_fmt", "gray", mask.path])
+            let bytes = try Data(contentsOf: mask)
+            try bytes.prefix(bytes.count * 6 / 10).write(to: mask)
+            let arguments = ["render", input, "-o", dir.appendingPathComponent("out.mkv").path, "--mask", mask.path,
+                             "--background", "color:#000000", "--progress", "none", "--overwrite"]
+            let quiet = try runFxreplay(arguments)
+            #expect(quiet.status == 0, "\(quiet.stderr)")
+            #expect(quiet.stderr.split(separator: "\n").allSatisfy { $0.hasPrefix("fxreplay: ") }, "\(container): \(quiet.stderr)")
+            #expect(quiet.stderr.contains("warning: ") && quiet.stderr.contains(warning), "\(container): \(quiet.stderr)")
+            let verbose = try runFxreplay(arguments + ["--verbose"])
+            // FFmpeg prefixes its lines with the reporting object: "[matroska,webm @ 0x…]".
+            #expect(verbose.stderr.contains(container == "mkv" ? "File ended prematurely" : "[nut @ "), "\(container): \(verbose.stderr)")
+            #expect(verbose.stderr.contains(warning), "\(container): \(verbose.stderr)")
+        }
+    }
+
     @Test func jobSpecsCarryTheBackgroundOptions() throws {
         let dir = try makeScratchDirectory()
         let input = dir.appendingPathComponent("in.mkv").path
