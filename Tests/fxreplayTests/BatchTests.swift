@@ -27,6 +27,18 @@ func makeRecordings(_ names: [String], frames: Int = 10) throws -> URL {
     return dir
 }
 
+/// The `--progress json` events of a batch that name a recording, per recording, in the order printed.
+func recordingEvents(_ stderr: String) -> [String: [String]] {
+    let objects = stderr.split(separator: "\n").filter { $0.hasPrefix("{") }.compactMap {
+        try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+    }
+    var byName: [String: [String]] = [:]
+    for object in objects {
+        if let name = object["name"] as? String, let event = object["event"] as? String { byName[name, default: []].append(event) }
+    }
+    return byName
+}
+
 func modificationDate(_ url: URL) throws -> Date? {
     try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date
 }
@@ -133,6 +145,23 @@ func modificationDate(_ url: URL) throws -> Date? {
         #expect(noCount.0.status == 2 && noCount.0.stderr.contains("--shard-count"))
     }
 
+    /// `--progress json` says when each render starts: one `started` event per rendered recording,
+    /// before its `recording` event; a recording found up to date gets none.
+    @Test func jsonProgressSaysWhenEachRenderStarts() throws {
+        let dir = try makeRecordings(["a", "b"], frames: 4)
+        let arguments = ["batch", dir.path + "/*.mp4", "--out", dir.appendingPathComponent("out").path, "-j", "2", "--progress", "json"]
+        let first = try runFxreplay(arguments, environment: batchEnvironment())
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(recordingEvents(first.stderr) == ["a": ["started", "recording"], "b": ["started", "recording"]], "\(first.stderr)")
+
+        // A touched input: only that one is rendered again.
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -60)],
+                                              ofItemAtPath: dir.appendingPathComponent("b.mp4").path)
+        let second = try runFxreplay(arguments, environment: batchEnvironment())
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(recordingEvents(second.stderr) == ["b": ["started", "recording"]], "\(second.stderr)")
+    }
+
     @Test func manifestRowsOverrideTheJobAndNameOutputs() throws {
         let dir = try makeRecordings(["a", "b"])
         let manifest = dir.appendingPathComponent("list.csv")
@@ -225,19 +254,23 @@ func modificationDate(_ url: URL) throws -> Date? {
 
         let batch = Process()
         batch.executableURL = fxreplayExecutable
-        batch.arguments = ["batch", dir.path + "/a.mp4", "--out", out.path, "--progress", "none"]
+        batch.arguments = ["batch", dir.path + "/a.mp4", "--out", out.path, "--progress", "json"]
         batch.environment = batchEnvironment()
         batch.standardOutput = FileHandle.nullDevice
-        batch.standardError = FileHandle.nullDevice
+        let progress = Pipe()
+        batch.standardError = progress
         try batch.run()
         usleep(1_500_000)
         #expect(batch.isRunning)
         try saved.write(to: fingerprint)
         close(lock)
+        let stderr = String(decoding: progress.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         batch.waitUntilExit()
         #expect(batch.terminationStatus == 0)
         let report = try JSONDecoder().decode(BatchReport.self, from: Data(contentsOf: out.appendingPathComponent("batch-report.json")))
         #expect(report.recordings.map(\.status) == [.skipped])
+        // Skipped after the wait: it never started.
+        #expect(recordingEvents(stderr) == ["a": ["recording"]], "\(stderr)")
     }
 
     @Test func sigtermStopsEveryRenderAndLeavesNothingHalfWritten() throws {

@@ -23,8 +23,13 @@ final class BatchProgress: @unchecked Sendable {
         self.skipped = skipped
     }
 
+    /// A render began: after any wait for another batch's lock on it, and only for a recording
+    /// that was not found up to date, so each `started` JSON event has one `recording` event after it.
     func started(_ name: String) {
-        lock.withLock { running[name] = (0, nil) }
+        lock.withLock {
+            running[name] = (0, nil)
+            if style == .json { writeJSON(["event": "started", "name": name]) }
+        }
     }
 
     /// A progress line from a child.
