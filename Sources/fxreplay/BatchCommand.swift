@@ -24,7 +24,7 @@ struct Batch: ParsableCommand {
     @Option(help: "Job spec (YAML or JSON): render options for every recording, keyed by option name.")
     var job: String?
 
-    @Option(name: [.customShort("j"), .long], parsing: .unconditional, help: "Renders at once (default: half the cores, and at least 2 on a machine with 2 or more).")
+    @Option(name: [.customShort("j"), .long], parsing: .unconditional, help: "Renders at once, 1 to \(BatchSettings.maximumJobs) (default: half the cores, and at least 2 on a machine with 2 or more).")
     var jobs: Int?
 
     @Flag(help: "Render every recording, even those whose output is up to date.")
@@ -42,7 +42,9 @@ struct Batch: ParsableCommand {
         try requireFileNames(["INPUTS": inputs, "--manifest": [manifest], "--out": [out], "--job": [job]])
         if inputs.isEmpty && manifest == nil { throw ValidationError("give recordings (files or glob patterns) or --manifest FILE") }
         if !inputs.isEmpty && manifest != nil { throw ValidationError("give recordings (files or glob patterns) or --manifest FILE, not both") }
-        if let jobs, jobs < 1 { throw ValidationError("--jobs must be 1 or more") }
+        if let jobs, !(1...BatchSettings.maximumJobs).contains(jobs) {
+            throw ValidationError("--jobs must be between 1 and \(BatchSettings.maximumJobs)")
+        }
         if let shardCount, shardCount < 1 { throw ValidationError("--shard-count must be 1 or more") }
     }
 

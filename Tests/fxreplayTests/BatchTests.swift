@@ -145,6 +145,20 @@ func modificationDate(_ url: URL) throws -> Date? {
         #expect(noCount.0.status == 2 && noCount.0.stderr.contains("--shard-count"))
     }
 
+    /// -j takes 1 to 64 renders at once; beyond that (any count was taken) or below is bad usage
+    /// giving the range, before anything is written.
+    @Test func jobsOutsideOneToSixtyFourAreBadUsage() throws {
+        let dir = try makeRecordings(["a"], frames: 2)
+        let out = dir.appendingPathComponent("out")
+        for jobs in ["0", "-1", "65", "1000"] {
+            let (run, _) = try runBatch([dir.path + "/a.mp4", "-j", jobs], out: out)
+            #expect(run.status == 2 && run.stderr.contains("--jobs must be between 1 and 64"), "-j \(jobs): \(run.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out.path))
+        }
+        let (largest, report) = try runBatch([dir.path + "/a.mp4", "-j", "64"], out: out)
+        #expect(largest.status == 0 && report?.jobs == 64, "\(largest.stderr)")
+    }
+
     /// `--progress json` says when each render starts: one `started` event per rendered recording,
     /// before its `recording` event; a recording found up to date gets none.
     @Test func jsonProgressSaysWhenEachRenderStarts() throws {

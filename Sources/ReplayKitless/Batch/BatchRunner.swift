@@ -29,8 +29,13 @@ public struct BatchSettings: Sendable {
     /// contention cost (benchmarks/batch.sh). More than half the cores only adds memory.
     public static var defaultJobs: Int {
         let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        return min(cores, max(2, cores / 2))
+        return min(maximumJobs, cores, max(2, cores / 2))
     }
+
+    /// Most renders at once `fxreplay batch -j` accepts. Each render already runs several threads
+    /// and takes about 200 MiB at 720p: more than this only exhausts memory and process limits
+    /// (a slip such as `-j 1000` would start every recording at once).
+    public static let maximumJobs = 64
 
     /// `DIR/batch-report.json`, or `DIR/batch-report-I-of-N.json` for a shard so that workers
     /// sharing the directory do not overwrite each other's report.
