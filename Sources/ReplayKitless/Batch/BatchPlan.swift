@@ -169,21 +169,6 @@ public struct BatchPlanner: Sendable {
     }
 }
 
-/// A file's device and inode: the same for every path that leads to it.
-struct FileIdentity: Hashable {
-    let device: UInt64
-    let inode: UInt64
-
-    /// `path` as written, else with `..` taken lexically (`out/../a.mp4` before `out` exists).
-    init?(_ path: String) {
-        var info = stat()
-        guard !BatchPaths.isURL(path),
-              stat(path, &info) == 0 || stat(URL(fileURLWithPath: path).standardizedFileURL.path, &info) == 0 else { return nil }
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
-    }
-}
-
 extension JobOption {
     /// Whether it passes anything (a flag set to `false` does not).
     var isSet: Bool { value != .flag(false) }

@@ -39,10 +39,10 @@ public final class AtomicOutput: @unchecked Sendable {
         let resolved = url.resolvingSymlinksInPath().standardizedFileURL.path
         var status = stat()
         let exists = stat(written, &status) == 0
+        let existing = exists ? FileIdentity(written) : nil
         for input in inputs where !input.contains("://") {
-            var inputStatus = stat()
             // The same path, or the same file by another name (a hard link).
-            let sameFile = exists && stat(input, &inputStatus) == 0 && inputStatus.st_dev == status.st_dev && inputStatus.st_ino == status.st_ino
+            let sameFile = existing != nil && FileIdentity(input) == existing
             if sameFile || URL(fileURLWithPath: input).resolvingSymlinksInPath().standardizedFileURL.path == resolved {
                 throw .usage("\(path): refusing to write over \(input) (an input, or another output, of this run)")
             }
@@ -191,5 +191,21 @@ package final class InterruptCleanup: @unchecked Sendable {
         for path in pending { unlink(path) }
         FileHandle.standardError.write(Data("\nfxreplay: interrupted, no output written\n".utf8))
         _exit(128 + signalNumber)
+    }
+}
+
+/// A file's device and inode: the same for every path that leads to it (another spelling, a
+/// symbolic or a hard link).
+struct FileIdentity: Hashable {
+    let device: UInt64
+    let inode: UInt64
+
+    /// `path` as written, else with `..` taken lexically (`out/../a.mp4` before `out` exists).
+    init?(_ path: String) {
+        var info = stat()
+        guard !BatchPaths.isURL(path),
+              stat(path, &info) == 0 || stat(URL(fileURLWithPath: path).standardizedFileURL.path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
     }
 }
