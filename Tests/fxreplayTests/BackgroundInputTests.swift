@@ -293,6 +293,39 @@ import Testing
         }
     }
 
+    /// A Matroska mask cut between packets reads to a clean end of file, so only its header's
+    /// duration tells: like the input's own, that is a warning naming the mask, and damage under
+    /// --strict (exit 3, no output). A mask that is merely shorter than the video is neither.
+    @Test func aMaskVideoCutShortIsDamageNamingTheMask() throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in.mkv").path, output = dir.appendingPathComponent("out.mkv").path
+        try writeLosslessVideo(input, width: 64, height: 48, frames: 90)
+        let cut = dir.appendingPathComponent("cut.mkv").path, short = dir.appendingPathComponent("short.mkv").path
+        for (path, seconds) in [(cut, "3"), (short, "1")] {
+            try runFFmpegCLI(["-f", "lavfi", "-i", "testsrc=s=64x48:d=\(seconds):r=30", "-c:v", "ffv1", "-pix_fmt", "gray", path])
+        }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: cut))
+        try bytes.prefix(bytes.count * 6 / 10).write(to: URL(fileURLWithPath: cut))   // about 1.8 s of 3 s
+        func render(_ mask: String, _ extra: [String] = []) throws -> (status: Int32, stderr: String) {
+            let run = try runFxreplay(["render", input, "-o", output, "--mask", mask, "--background", "color:#000000",
+                                       "--progress", "none", "--overwrite"] + extra)
+            return (run.status, run.stderr)
+        }
+        let warned = try render(cut)
+        #expect(warned.status == 0, "\(warned.stderr)")
+        #expect(warned.stderr.contains("warning: \(cut): the video ends at 1.") && warned.stderr.contains("declares 3.00 s: is the file cut short?"),
+                "\(warned.stderr)")
+        try FileManager.default.removeItem(atPath: output)
+        let strict = try render(cut, ["--strict"])
+        #expect(strict.status == 3, "\(strict.stderr)")
+        #expect(strict.stderr.contains("\(cut): the video ends at"), "\(strict.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+        let shorter = try render(short, ["--strict"])
+        #expect(shorter.status == 0 && !shorter.stderr.contains("cut short"), "\(shorter.stderr)")
+        #expect(shorter.stderr.contains("held the last mask"), "\(shorter.stderr)")
+    }
+
     @Test func jobSpecsCarryTheBackgroundOptions() throws {
         let dir = try makeScratchDirectory()
         let input = dir.appendingPathComponent("in.mkv").path

@@ -96,6 +96,9 @@ final class BackgroundReplacement: FrameEffect, FrameMaskProvider {
         case none
     }
 
+    /// Why the mask video looks cut short (it ran out well before the end its file declares).
+    var maskCutShort: String? { masks?.cutShort }
+
     func reportLines() -> [String: Int] {
         var lines = ["framesMasked": masked, "framesReplaced": replaced, "masksHeld": masks?.held ?? 0,
                      "framesKeptOriginal": masks?.kept ?? 0, "maskDecodeErrors": masks?.decodeErrors ?? 0]

@@ -23,6 +23,9 @@ final class TimedFrames {
     let nominalInterval: Double?
     /// Damaged packets skipped since the last rewind.
     var decodeErrors: Int { reader.decodeErrors }
+    /// Set once the last picture has been read, when it ends well before the end the file declares
+    /// (a file cut short between packets reads to a clean end: only its header tells).
+    private(set) var cutShort: String?
 
     private var reader: VideoFrameReader
     private var firstPTS: Int64?
@@ -30,6 +33,8 @@ final class TimedFrames {
     private var upcomingStart: Double?
     private var lastInterval: Double?
     private var picturesRead = 0
+    /// Where the last picture read ends, seconds on the stream's own clock.
+    private var streamEnd = 0.0
 
     /// Opens `url` and decodes its first picture.
     /// - Throws: `ReplayError.badInput` naming the file when it is missing, unreadable or has no picture.
@@ -92,6 +97,9 @@ final class TimedFrames {
         while true {
             readerFrame = try reader.next()
             guard let frame = readerFrame else {
+                if upcomingStart != nil, cutShort == nil {
+                    cutShort = reader.demuxer.cutShortWarning(ofVideoStream: reader.stream.index, endingAt: streamEnd)
+                }
                 upcomingStart = nil
                 return
             }
@@ -104,6 +112,10 @@ final class TimedFrames {
                 start = reader.stream.timeBase.seconds(frame.pts - first)
             }
             if let previous, start <= previous { continue }
+            if frame.pts != noPTS {
+                let shown = frame.duration > 0 ? reader.stream.timeBase.seconds(frame.duration) : nominalInterval ?? 0
+                streamEnd = reader.stream.timeBase.seconds(frame.pts) + shown
+            }
             picturesRead += 1
             upcomingStart = start
             return

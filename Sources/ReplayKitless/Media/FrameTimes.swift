@@ -33,6 +33,29 @@ extension Demuxer {
         return (stream.start_time == noPTS ? 0 : stream.start_time) + stream.duration
     }
 
+    /// Where video stream `index` says it ends, seconds on its clock: the stream's own duration,
+    /// else the file's when the video is its only stream. (A file cut short often reads to a clean
+    /// end of file, Matroska between clusters; only its header tells. A file's duration counts every
+    /// stream, so it is not used when there are others; some containers count it from 0, others
+    /// from the first timestamp, so it is taken as the end, the earlier of the two.)
+    func declaredVideoEnd(ofStream index: Int) -> Double? {
+        if let end = declaredEnd(ofStream: index) { return streams[index].timeBase.seconds(end) }
+        // Matroska written by FFmpeg tags each track with its duration, HH:MM:SS.fraction.
+        if let tag = av_dict_get(stream(index).pointee.metadata, "DURATION", nil, 0) {
+            let fields = String(cString: tag.pointee.value).split(separator: ":").compactMap { Double($0) }
+            if fields.count == 3 { return fields[0] * 3600 + fields[1] * 60 + fields[2] }
+        }
+        guard streams.count == 1 else { return nil }
+        return durationSeconds
+    }
+
+    /// Why video stream `index`, whose last picture ends at `end` seconds on its clock, looks cut
+    /// short: it ends well before (over 0.5 s and 10 %) the end its file declares. `nil` otherwise.
+    func cutShortWarning(ofVideoStream index: Int, endingAt end: Double) -> String? {
+        guard let declared = declaredVideoEnd(ofStream: index), declared - end > max(0.5, 0.1 * declared) else { return nil }
+        return String(format: "the video ends at %.2f s but the input declares %.2f s: is the file cut short?", end, declared)
+    }
+
     /// Stream `index`'s frame rate: its average, else its real base rate, else 30 fps.
     func nominalFrameRate(ofStream index: Int) -> AVRational {
         let stream = stream(index).pointee

@@ -73,6 +73,10 @@ final class MaskReader {
     var decodeErrors: Int {
         if case .video(let frames) = input { frames.decodeErrors } else { 0 }
     }
+    /// Why the mask video looks cut short, once its last picture has been read.
+    var cutShort: String? {
+        if case .video(let frames) = input { frames.cutShort } else { nil }
+    }
 
     /// Opens the mask source and reads its first mask, so a missing or unreadable source fails
     /// before any output is written.

@@ -519,22 +519,6 @@ private final class RenderSession: @unchecked Sendable {
         return AVRational(num: num, den: den)
     }
 
-    /// Where the input says its video ends, seconds on its clock: the stream's own duration, else the
-    /// file's when the video is its only stream. (A file cut short often reads to a clean end of file,
-    /// Matroska between clusters; only its header tells. A file's duration counts every stream, so it
-    /// is not used when there are others; some containers count it from 0, others from the first
-    /// timestamp, so it is taken as the end, the earlier of the two.)
-    private var declaredVideoEnd: Double? {
-        if let end = demuxer.declaredEnd(ofStream: videoIndex) { return timeBase.seconds(end) }
-        // Matroska written by FFmpeg tags each track with its duration, HH:MM:SS.fraction.
-        if let tag = av_dict_get(demuxer.stream(videoIndex).pointee.metadata, "DURATION", nil, 0) {
-            let fields = String(cString: tag.pointee.value).split(separator: ":").compactMap { Double($0) }
-            if fields.count == 3 { return fields[0] * 3600 + fields[1] * 60 + fields[2] }
-        }
-        guard demuxer.streams.count == 1 else { return nil }
-        return demuxer.durationSeconds
-    }
-
     func finish() throws(ReplayError) -> RenderReport {
         let counts = counters.withLock { $0 }
         // A video without a single picture is no render (an index with its data cut off, say).
@@ -542,11 +526,7 @@ private final class RenderSession: @unchecked Sendable {
             throw .badInput("\(options.input): no video frame could be decoded"
                             + (counts.decodeErrors > 0 ? " (\(counts.decodeErrors) decode errors)" : ""))
         }
-        var cutShort: String?
-        if let declaredEnd = declaredVideoEnd, counts.decoded > 0, declaredEnd - counts.videoEnd > max(0.5, 0.1 * declaredEnd) {
-            cutShort = String(format: "the video ends at %.2f s but the input declares %.2f s: is the file cut short?",
-                              counts.videoEnd, declaredEnd)
-        }
+        let cutShort = counts.decoded > 0 ? demuxer.cutShortWarning(ofVideoStream: videoIndex, endingAt: counts.videoEnd) : nil
         // Damage like a decode error: past --max-decode-errors (--strict) nothing is written.
         if let cutShort, let limit = options.maxDecodeErrors, counts.decodeErrors + 1 > limit {
             throw .badInput("\(options.input): \(cutShort)")
@@ -558,6 +538,11 @@ private final class RenderSession: @unchecked Sendable {
         if case .video(let path)? = options.background?.mask { maskFile = path }
         if maskErrors > 0, let limit = options.maxDecodeErrors, counts.decodeErrors + maskErrors > limit {
             throw .badInput("\(maskFile): \(maskErrors) damaged packets; stopping (--strict or --max-decode-errors)")
+        }
+        // So is a mask video cut short (its frames then held the last mask, or failed under `fail`).
+        let maskCutShort = effects.list.lazy.compactMap { ($0 as? BackgroundReplacement)?.maskCutShort }.first
+        if let maskCutShort, let limit = options.maxDecodeErrors, counts.decodeErrors + maskErrors + 1 > limit {
+            throw .badInput("\(maskFile): \(maskCutShort)")
         }
         try muxer.finish(commit: false)
         report.framesDecoded = counts.decoded
@@ -579,6 +564,7 @@ private final class RenderSession: @unchecked Sendable {
             report.warnings.append("\(counts.badPackets) copied packets (audio…) whose timestamps went back dropped")
         }
         if let cutShort { report.warnings.append(cutShort) }
+        if let maskCutShort { report.warnings.append("\(maskFile): \(maskCutShort)") }
         return report
     }
 }
