@@ -324,6 +324,12 @@ import Testing
         let shorter = try render(short, ["--strict"])
         #expect(shorter.status == 0 && !shorter.stderr.contains("cut short"), "\(shorter.stderr)")
         #expect(shorter.stderr.contains("held the last mask"), "\(shorter.stderr)")
+        // The cut file as both the input and its mask: two counts of damage.
+        for (limit, status) in [("1", Int32(3)), ("2", Int32(0))] {
+            let run = try runFxreplay(["render", cut, "-o", output, "--mask", cut, "--background", "color:#000000",
+                                       "--progress", "none", "--overwrite", "--max-decode-errors", limit])
+            #expect(run.status == status, "--max-decode-errors \(limit): \(run.stderr)")
+        }
     }
 
     @Test func jobSpecsCarryTheBackgroundOptions() throws {

@@ -527,22 +527,22 @@ private final class RenderSession: @unchecked Sendable {
                             + (counts.decodeErrors > 0 ? " (\(counts.decodeErrors) decode errors)" : ""))
         }
         let cutShort = counts.decoded > 0 ? demuxer.cutShortWarning(ofVideoStream: videoIndex, endingAt: counts.videoEnd) : nil
-        // Damage like a decode error: past --max-decode-errors (--strict) nothing is written.
-        if let cutShort, let limit = options.maxDecodeErrors, counts.decodeErrors + 1 > limit {
-            throw .badInput("\(options.input): \(cutShort)")
-        }
         let effectLines = effects.list.map { ($0.name, $0.reportLines()) }
-        // A damaged mask video counts too: its frames silently took the mask before.
+        // A damaged mask video counts too: its frames silently took the mask before; so does one
+        // cut short (its frames then held the last mask).
         let maskErrors = effectLines.reduce(0) { $0 + ($1.1["maskDecodeErrors"] ?? 0) }
+        let maskCutShort = effects.list.lazy.compactMap { ($0 as? BackgroundReplacement)?.maskCutShort }.first
         var maskFile = "the mask"
         if case .video(let path)? = options.background?.mask { maskFile = path }
-        if maskErrors > 0, let limit = options.maxDecodeErrors, counts.decodeErrors + maskErrors > limit {
-            throw .badInput("\(maskFile): \(maskErrors) damaged packets; stopping (--strict or --max-decode-errors)")
-        }
-        // So is a mask video cut short (its frames then held the last mask, or failed under `fail`).
-        let maskCutShort = effects.list.lazy.compactMap { ($0 as? BackgroundReplacement)?.maskCutShort }.first
-        if let maskCutShort, let limit = options.maxDecodeErrors, counts.decodeErrors + maskErrors + 1 > limit {
-            throw .badInput("\(maskFile): \(maskCutShort)")
+        // Damage like a decode error: past --max-decode-errors (--strict) nothing is written.
+        if let limit = options.maxDecodeErrors {
+            var damage = counts.decodeErrors
+            for (count, message) in [(cutShort == nil ? 0 : 1, "\(options.input): \(cutShort ?? "")"),
+                                     (maskErrors, "\(maskFile): \(maskErrors) damaged packets; stopping (--strict or --max-decode-errors)"),
+                                     (maskCutShort == nil ? 0 : 1, "\(maskFile): \(maskCutShort ?? "")")] where count > 0 {
+                damage += count
+                if damage > limit { throw .badInput(message) }
+            }
         }
         try muxer.finish(commit: false)
         report.framesDecoded = counts.decoded
