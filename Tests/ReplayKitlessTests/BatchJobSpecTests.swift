@@ -219,6 +219,20 @@ import Testing
                                              "\(dir)/m/mask_010.png"])
     }
 
+    /// A row's relative file paths resolve against the manifest's directory (outputs against
+    /// `--out`); keywords, numbers, absolute paths and URLs stay as written.
+    @Test func aRowsPathsResolveAgainstTheManifestAndNothingElseDoes() throws {
+        let rows = try Manifest.parseJSONLines("""
+            {"input": "a.mp4", "poses": "p/a.csv", "mask": "alpha", "background": "video:../bg.mkv", "font": "/f.ttf", "crf": 20}
+            {"input": "b.mp4", "mask": "m/b_%03d.png", "background": "blur:4", "annotations": "https://host/s.json", "preview": "b.png"}
+            """, file: "/data/list.jsonl")
+        let listed = try BatchPlanner(outputDirectory: "/out", job: nil).recordings(rows: rows, manifest: "/data/list.jsonl")
+        #expect(listed.map { Array($0.arguments.dropFirst(3)) } == [
+            ["--background=video:/data/../bg.mkv", "--crf=20", "--font=/f.ttf", "--mask=alpha", "--poses=/data/p/a.csv"],
+            ["--annotations=https://host/s.json", "--background=blur:4", "--mask=/data/m/b_%03d.png", "--preview=/out/b.png"],
+        ])
+    }
+
     /// A job asking for SEI poses does not get a sidecar found by name as well (render refuses
     /// both); a row's choice of pose source replaces the job's.
     @Test func anExplicitPoseSourceKeepsTheOtherOut() throws {
@@ -232,7 +246,7 @@ import Testing
         let listed = try planner.recordings(rows: rows, manifest: "\(dir)/m.csv")
         #expect(listed.map(\.arguments) == [
             ["\(dir)/a.mp4", "-o", "\(dir)/out/a.mp4", "--poses-from-sei", "--mask=\(dir)/a.mask.mp4"],
-            ["\(dir)/b.mp4", "-o", "\(dir)/out/b.mp4", "--poses=a.poses.jsonl"],
+            ["\(dir)/b.mp4", "-o", "\(dir)/out/b.mp4", "--poses=\(dir)/a.poses.jsonl"],
         ])
         // Without a choice in the job, the sidecar found by name is used.
         let plain = try BatchPlanner(outputDirectory: "\(dir)/out", job: nil).recordings(matching: ["\(dir)/a.mp4"])

@@ -1,4 +1,5 @@
 import Foundation
+import FxTestSupport
 @testable import ReplayKitless
 import Testing
 
@@ -191,6 +192,43 @@ func modificationDate(_ url: URL) throws -> Date? {
         let bee = try decodeFrames(out.appendingPathComponent("bee.mkv").path, measure: false)
         #expect(frames > 0 && a.count == frames && a.allSatisfy { $0.width == 80 && $0.height == 48 })
         #expect(bee.count == frames && bee.allSatisfy { $0.width == 96 && $0.height == 64 })
+    }
+
+    @Test func aManifestsRelativePathsWorkFromAnyWorkingDirectory() throws {
+        // The auxiliary files have names the naming convention does not find: only the row names them.
+        let dir = try makeScratchDirectory()
+        let side = dir.appendingPathComponent("side")
+        try FileManager.default.createDirectory(at: side, withIntermediateDirectories: true)
+        let copies = [("Samples/call.mp4", "call.mp4"), ("Samples/call.poses.jsonl", "side/p.jsonl"),
+                      ("Samples/call.mask.mkv", "side/m.mkv"), ("Samples/background.png", "side/bg.png"),
+                      ("Samples/annotations.json", "side/scene.json"),
+                      ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "side/font.ttf")]
+        for (from, to) in copies { try FileManager.default.copyItem(atPath: from, toPath: dir.appendingPathComponent(to).path) }
+        let manifest = dir.appendingPathComponent("list.csv")
+        try Data(("input,output,poses,mask,background,annotations,font,preview,codec,deterministic\n"
+                  + "call.mp4,call.mkv,side/p.jsonl,side/m.mkv,image:side/bg.png,side/scene.json,side/font.ttf,sheet.png,ffv1,true\n").utf8)
+            .write(to: manifest)
+        let out = dir.appendingPathComponent("out")
+        // The tests run in the package's directory, not the manifest's.
+        #expect(FileManager.default.currentDirectoryPath != dir.path)
+        let (run, report) = try runBatch(["--manifest", manifest.path], out: out)
+        #expect(run.status == 0, "\(run.stderr) \(report?.recordings.first?.error ?? "")")
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("sheet.png").path))
+        // The same render with every path spelled out in full.
+        let direct = dir.appendingPathComponent("direct.mkv").path
+        func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+        let render = try runFxreplay(["render", path("call.mp4"), "-o", direct, "--poses", path("side/p.jsonl"),
+                                      "--mask", path("side/m.mkv"), "--background", "image:" + path("side/bg.png"),
+                                      "--annotations", path("side/scene.json"), "--font", path("side/font.ttf"),
+                                      "--codec", "ffv1", "--deterministic", "--progress", "none"])
+        #expect(render.status == 0, "\(render.stderr)")
+        func frameHashes(_ video: String) throws -> String {
+            try runFFmpegCLI(["-i", video, "-map", "0:v", "-f", "framemd5", video + ".md5"])
+            return try String(contentsOfFile: video + ".md5", encoding: .utf8)
+        }
+        let hashes = try frameHashes(out.appendingPathComponent("call.mkv").path)
+        #expect(hashes.split(separator: "\n").count > 100)
+        #expect(try hashes == frameHashes(direct))
     }
 
     @Test func badJobsAndManifestsStopTheBatchBeforeAnyRender() throws {

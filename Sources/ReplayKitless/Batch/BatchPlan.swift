@@ -58,8 +58,9 @@ public struct BatchPlanner: Sendable {
         return try unique(recordings)
     }
 
-    /// Recordings from manifest rows; relative inputs are resolved against the manifest's
-    /// directory, relative outputs against the output directory.
+    /// Recordings from manifest rows; relative paths to files read (the input, and the sidecars,
+    /// masks, scenes, fonts and pictures options name) are resolved against the manifest's
+    /// directory, relative outputs (`output`, `preview`) against the output directory.
     public func recordings(rows: [ManifestRow], manifest: String) throws(ReplayError) -> [BatchRecording] {
         let base = BatchPaths.directory(of: manifest)
         var readFiles: [String: [String]] = [:]
@@ -71,7 +72,8 @@ public struct BatchPlanner: Sendable {
             }
             recordings.append(recording(listed: BatchPaths.normalize(row.input), input: BatchPaths.resolve(row.input, against: base),
                                         output: row.output.map { BatchPaths.resolve($0, against: outputDirectory) },
-                                        rowOptions: row.options, readFiles: &readFiles))
+                                        rowOptions: row.options.map { $0.resolvingPaths(reads: base, writes: outputDirectory) },
+                                        readFiles: &readFiles))
         }
         return try unique(recordings)
     }
@@ -170,6 +172,32 @@ public struct BatchPlanner: Sendable {
 }
 
 extension JobOption {
+    /// The option with each relative path in its values resolved: a file render reads against
+    /// `reads`, a file it writes against `writes`. URLs, absolute paths and values that are not
+    /// paths (`--mask alpha`, `--background blur:8`, numbers) stay as they are.
+    func resolvingPaths(reads: String, writes: String) -> JobOption {
+        func resolved(_ value: String) -> String {
+            switch key {
+            case "poses", "annotations", "font": BatchPaths.resolve(value, against: reads)
+            case "mask": MaskSource(argument: value) == .inputAlpha ? value : BatchPaths.resolve(value, against: reads)
+            case "background":
+                // `image:PATH` or `video:PATH`: the path is everything after the first colon.
+                if let file = (try? BackgroundSpec(parsing: value))?.file, let colon = value.firstIndex(of: ":") {
+                    value[...colon] + BatchPaths.resolve(file, against: reads)
+                } else { value }
+            case "preview": BatchPaths.resolve(value, against: writes)
+            default: value
+            }
+        }
+        var option = self
+        switch value {
+        case .flag: break
+        case .text(let text): option.value = .text(resolved(text))
+        case .list(let items): option.value = .list(items.map(resolved))
+        }
+        return option
+    }
+
     /// Whether it passes anything (a flag set to `false` does not).
     var isSet: Bool { value != .flag(false) }
 
