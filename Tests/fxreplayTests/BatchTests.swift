@@ -341,6 +341,35 @@ func modificationDate(_ url: URL) throws -> Date? {
         #expect(report.recordings.map(\.status) == [.interrupted, .pending, .pending])
     }
 
+    /// Ctrl-C in a terminal signals the batch and its renders together; the render may see it
+    /// first. Here it does by a fifth of a second, and is still interrupted, not failed.
+    @Test func aRenderInterruptedJustBeforeTheBatchIsInterruptedNotFailed() throws {
+        let (batch, _, out, _) = try startSlowBatch()
+        let children = childProcesses(of: batch.processIdentifier)
+        #expect(children.count == 1)
+        children.forEach { kill($0, SIGINT) }
+        usleep(200_000)
+        kill(batch.processIdentifier, SIGINT)
+        batch.waitUntilExit()
+        #expect(batch.terminationReason == .exit && batch.terminationStatus == 130)
+        let report = try JSONDecoder().decode(BatchReport.self, from: Data(contentsOf: out.appendingPathComponent("batch-report.json")))
+        #expect(report.interruptedBy == SIGINT)
+        #expect(report.recordings.map(\.status) == [.interrupted, .pending, .pending])
+        #expect(report.recordings.first?.exitCode == 130)
+    }
+
+    /// A render interrupted on its own (the batch is not) failed, and the batch goes on.
+    @Test func aRenderInterruptedAloneFailsAndTheBatchGoesOn() throws {
+        let (batch, _, out, _) = try startSlowBatch()
+        childProcesses(of: batch.processIdentifier).forEach { kill($0, SIGTERM) }
+        batch.waitUntilExit()
+        #expect(batch.terminationReason == .exit && batch.terminationStatus == 1)
+        let report = try JSONDecoder().decode(BatchReport.self, from: Data(contentsOf: out.appendingPathComponent("batch-report.json")))
+        #expect(report.interruptedBy == nil)
+        #expect(report.recordings.map(\.status) == [.failed, .done, .done])
+        #expect(report.recordings.first?.exitCode == 143)
+    }
+
     @Test func aBatchKilledMidRunLeavesNoPartialOutputAndTheNextRunFinishes() throws {
         let (batch, dir, out, arguments) = try startSlowBatch()
         let children = childProcesses(of: batch.processIdentifier)

@@ -217,7 +217,7 @@ public final class BatchRunner: @unchecked Sendable {
         entry.seconds = Date().timeIntervalSince(started)
         entry.log = logPath(recording)
         let message = messages.error
-        let interrupted = isInterrupted
+        let interrupted = endedByInterrupt(termination) ? awaitInterruption() : isInterrupted
         switch termination {
         case .exited(0):
             guard let fingerprint = OutputFingerprint(key: key, version: settings.version, arguments: recording.arguments,
@@ -247,6 +247,26 @@ public final class BatchRunner: @unchecked Sendable {
             entry.error = "render was killed by signal \(signalNumber)" + (message.map { " after: \($0)" } ?? "")
         }
         return entry
+    }
+
+    /// Whether a render ended by SIGINT, SIGTERM or SIGHUP, caught (exit 128 + N) or not.
+    private func endedByInterrupt(_ termination: ChildProcess.Termination) -> Bool {
+        switch termination {
+        case .exited(let code): InterruptCleanup.signals.contains(code - 128)
+        case .signaled(let signalNumber): InterruptCleanup.signals.contains(signalNumber)
+        }
+    }
+
+    /// Whether the batch itself is interrupted, waiting up to a second for its signal. Ctrl-C in a
+    /// terminal signals the batch and its renders at once, and the batch handles its copy
+    /// asynchronously: a render can end of it first, and must not then be called failed.
+    private func awaitInterruption() -> Bool {
+        let deadline = Date(timeIntervalSinceNow: 1)
+        while !isInterrupted {
+            guard Date() < deadline else { return false }
+            usleep(10_000)
+        }
+        return true
     }
 
     /// Frames done and expected from one of render's `--progress json` lines.
