@@ -81,15 +81,32 @@ import Testing
     }
 
     /// Files of processes that are gone are removed (PIDs above Linux's largest, 2²²); a live
-    /// process's file (this one's: a second batch writing the same directory) is kept.
+    /// process's file (this one's: a second batch writing the same directory) is kept. Another
+    /// host's file is judged by its age: its PIDs mean nothing here.
     @Test func staleTemporaryFilesOfOneOutputAreRemoved() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stale-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let live = ".a.mp4.fxreplay-\(getpid())-9.part"
-        let names = [".a.mp4.fxreplay-2147483600-34.part", ".a.mp4.fxreplay-2147483601-78.part", ".ab.mp4.fxreplay-1-2.part", "a.mp4",
-                     ".a.mp4.fxreplay.json", live]
-        for name in names { _ = FileManager.default.createFile(atPath: "\(dir)/\(name)", contents: Data()) }
-        #expect(removeStaleTemporaryFiles(for: "\(dir)/a.mp4") == 2)
-        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: dir)) == [".ab.mp4.fxreplay-1-2.part", "a.mp4", ".a.mp4.fxreplay.json", live])
+        let host = TemporaryName.host
+        #expect(!host.isEmpty)
+        let live = [".a.mp4.fxreplay-\(getpid())@\(host)-9.part", ".a.mp4.fxreplay-\(getpid())-9.part",
+                    ".a.mp4.fxreplay-2147483600@other-host.example-5.part"]
+        let gone = [".a.mp4.fxreplay-2147483600@\(host)-34.part", ".a.mp4.fxreplay-2147483601-78.part",
+                    ".a.mp4.fxreplay-\(getpid())@other-host.example-6.part"]
+        let unrelated = [".ab.mp4.fxreplay-1-2.part", "a.mp4", ".a.mp4.fxreplay.json"]
+        for name in live + gone + unrelated { _ = FileManager.default.createFile(atPath: "\(dir)/\(name)", contents: Data()) }
+        // The other host's second file last changed just over the limit ago.
+        let old = Date(timeIntervalSinceNow: -staleTemporaryFileAge - 5)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: "\(dir)/\(gone[2])")
+        #expect(removeStaleTemporaryFiles(for: "\(dir)/a.mp4") == 3)
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: dir)) == Set(live + unrelated))
+    }
+
+    /// The names AtomicOutput writes are the ones the clean-up reads.
+    @Test func aTemporaryNameNamesItsWriter() throws {
+        let name = TemporaryName.make(for: "out-1.mp4")
+        let writer = try #require(TemporaryName.writer(of: name, for: "out-1.mp4"))
+        #expect(writer.pid == getpid() && writer.host == TemporaryName.host)
+        #expect(TemporaryName.writer(of: name, for: "out-1.mp") == nil)
+        #expect(TemporaryName.writer(of: ".out-1.mp4.fxreplay.json", for: "out-1.mp4") == nil)
     }
 }

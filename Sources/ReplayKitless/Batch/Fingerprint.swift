@@ -103,21 +103,34 @@ struct FileStatus {
     }
 }
 
-/// Removes temporary files that a killed run left next to `finalPath`: the
-/// `.NAME.fxreplay-PID-*.part` files ``AtomicOutput`` writes before renaming into place, whose
-/// process is gone (a live one, such as a second batch on the same directory, keeps its file).
-/// Returns how many were removed.
+/// Removes temporary files that a killed run left next to `finalPath` (the hidden files
+/// ``AtomicOutput`` writes before renaming into place) and returns how many. A file this machine
+/// wrote is kept while its process lives (a second batch on the same directory); one another
+/// machine wrote (a directory shared by a cluster's workers), while it changed in the last
+/// ``staleTemporaryFileAge`` seconds, as a live render's output keeps growing.
 @discardableResult
 package func removeStaleTemporaryFiles(for finalPath: String) -> Int {
     let directory = BatchPaths.directory(of: finalPath)
-    let prefix = "." + (finalPath.split(separator: "/").last.map(String.init) ?? finalPath) + ".fxreplay-"
+    let fileName = finalPath.split(separator: "/").last.map(String.init) ?? finalPath
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return 0 }
     var removed = 0
-    for name in names where name.hasPrefix(prefix) && name.hasSuffix(".part") {
-        if let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }), isRunning(pid) { continue }
-        if unlink(directory + "/" + name) == 0 { removed += 1 }
+    for name in names {
+        guard let writer = TemporaryName.writer(of: name, for: fileName) else { continue }
+        let path = directory + "/" + name
+        let isLocal = writer.host == nil || writer.host == TemporaryName.host
+        if isLocal ? writer.pid.map(isRunning) == true : changedRecently(path) { continue }
+        if unlink(path) == 0 { removed += 1 }
     }
     return removed
+}
+
+/// How long another machine's temporary file may go unchanged before it counts as left behind.
+package let staleTemporaryFileAge: TimeInterval = 600
+
+private func changedRecently(_ path: String) -> Bool {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return false }
+    return Double(time(nil) - info.st_mtim.tv_sec) < staleTemporaryFileAge
 }
 
 /// Whether process `pid` exists and has not ended (a zombie, ended but not yet waited for, has).

@@ -71,8 +71,7 @@ public final class AtomicOutput: @unchecked Sendable {
         finalPath = path
         destination = target.path
         self.overwrite = overwrite
-        temporaryPath = target.deletingLastPathComponent()
-            .appendingPathComponent(".\(target.lastPathComponent).fxreplay-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).part").path
+        temporaryPath = target.deletingLastPathComponent().appendingPathComponent(TemporaryName.make(for: target.lastPathComponent)).path
         isStream = false
         InterruptCleanup.shared.register(temporaryPath)
     }
@@ -191,6 +190,37 @@ package final class InterruptCleanup: @unchecked Sendable {
         for path in pending { unlink(path) }
         FileHandle.standardError.write(Data("\nfxreplay: interrupted, no output written\n".utf8))
         _exit(128 + signalNumber)
+    }
+}
+
+/// The hidden name an output is written under until it is complete: `.NAME.fxreplay-PID@HOST-N.part`.
+/// The writer's process and host let a later run, on this machine or another sharing the
+/// directory, tell a file a killed run left from one a live render is still writing.
+enum TemporaryName {
+    /// This machine's name (a container's own, in a pod), without the characters the name uses.
+    static let host: String = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            .filter { $0 != "/" && $0 != "@" }
+    }()
+
+    static func make(for fileName: String) -> String {
+        prefix(for: fileName) + "\(getpid())@\(host)-\(UInt32.random(in: 0...UInt32.max)).part"
+    }
+
+    /// What every temporary name of `fileName` starts with.
+    static func prefix(for fileName: String) -> String { ".\(fileName).fxreplay-" }
+
+    /// The process that wrote temporary file `name` of `fileName`, and its host (`nil` in the
+    /// `.NAME.fxreplay-PID-N.part` names of earlier versions); `nil` when `name` is not one.
+    static func writer(of name: String, for fileName: String) -> (pid: Int32?, host: String?)? {
+        let prefix = prefix(for: fileName)
+        guard name.hasPrefix(prefix), name.hasSuffix(".part"), name.count >= prefix.count + 5 else { return nil }
+        let middle = name.dropFirst(prefix.count).dropLast(5)
+        let owner = middle.lastIndex(of: "-").map { middle[..<$0] } ?? middle
+        let at = owner.firstIndex(of: "@")
+        return (Int32(at.map { owner[..<$0] } ?? owner), at.map { String(owner[owner.index(after: $0)...]) })
     }
 }
 
