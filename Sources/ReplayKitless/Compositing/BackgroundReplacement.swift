@@ -83,7 +83,8 @@ final class BackgroundReplacement: FrameEffect, FrameMaskProvider {
         case .alpha: blender.applyAlpha(mask, to: image, premultiplied: settings.premultiply)
         case .none: return
         }
-        replaced += 1
+        // A mask that is all person changes nothing.
+        if mask.hasSample(below: 255) { replaced += 1 }
     }
 
     /// What the mask does to the frame.

@@ -30,6 +30,12 @@ public struct Plane: @unchecked Sendable {
         for y in 0..<height { row(y).update(repeating: value) }
     }
 
+    /// Whether some sample is below `value` (it stops at the first).
+    func hasSample(below value: UInt8) -> Bool {
+        for y in 0..<height where row(y).contains(where: { $0 < value }) { return true }
+        return false
+    }
+
     /// Copies `other` (same size) into this plane row by row.
     public func copy(from other: Plane) {
         precondition(other.width == width && other.height == height, "plane sizes differ")
