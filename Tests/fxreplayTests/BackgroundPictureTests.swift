@@ -69,6 +69,44 @@ import Testing
         #expect(colourName(contain, 45, 48) == "green" && colourName(contain, 80, 48) == "grey" && colourName(contain, 150, 48) == "blue")
     }
 
+    /// Contain bars are exactly their colour right up to the picture, and the picture's colour
+    /// reaches its edge: the chroma filter rings across the boundary no more. A chroma sample
+    /// half over each (an odd offset) is their mean.
+    @Test func containBarsMeetThePictureWithoutBleeding() throws {
+        let dir = try makeScratchDirectory()
+        let red = bt601Limited(red: 255, green: 0, blue: 0)
+        // Uniform green pictures on the 160×96 frame: bars above and below (even and odd offsets), or at the sides.
+        let cases: [(picture: (Int, Int), rows: Range<Int>, columns: Range<Int>)] = [
+            ((80, 40), 8..<88, 0..<160), ((120, 40), 21..<74, 0..<160), ((30, 40), 0..<96, 44..<116)]
+        for (index, (picture, rows, columns)) in cases.enumerated() {
+            let path = dir.appendingPathComponent("green\(index).png").path
+            try writeRawImage(path, width: picture.0, height: picture.1, pixelFormat: "rgb24",
+                              bytes: Array(repeatElement([UInt8](arrayLiteral: 0, 255, 0), count: picture.0 * picture.1).joined()))
+            let frame = try renderBackground(dir, "image:\(path)", ["--background-fit", "contain", "--letterbox-color", "#FF0000"]).output[0]
+            // The picture's own colour, from its centre.
+            let green = (y: frame.y[48 * 160 + 80], cb: frame.cb[24 * 80 + 40], cr: frame.cr[24 * 80 + 40])
+            #expect(abs(Int(green.y) - Int(bt601Limited(red: 0, green: 255, blue: 0).y)) <= 1)
+            var wrong: [String] = []
+            for y in 0..<96 {
+                for x in 0..<160 where frame.y[y * 160 + x] != (rows.contains(y) && columns.contains(x) ? green.y : red.y) {
+                    wrong.append("Y(\(x),\(y))=\(frame.y[y * 160 + x])")
+                }
+            }
+            for chromaY in 0..<48 {
+                for chromaX in 0..<80 {
+                    // How many of the sample's 2×2 luma samples show the picture.
+                    let inside = (2 * chromaY..<2 * chromaY + 2).clamped(to: rows).count * (2 * chromaX..<2 * chromaX + 2).clamped(to: columns).count
+                    let at = chromaY * 80 + chromaX
+                    for (value, bar, own, plane) in [(frame.cb[at], red.cb, green.cb, "Cb"), (frame.cr[at], red.cr, green.cr, "Cr")] {
+                        let expected = (Int(own) * inside + Int(bar) * (4 - inside)) / 4
+                        if abs(Int(value) - expected) > (inside == 2 ? 1 : 0) { wrong.append("\(plane)(\(chromaX),\(chromaY))=\(value)") }
+                    }
+                }
+            }
+            #expect(wrong.isEmpty, "\(picture): \(wrong.count) samples, first \(wrong.prefix(8))")
+        }
+    }
+
     @Test func aJPEGInItsOwnColourSpaceLandsInTheFramesColours() throws {
         let dir = try makeScratchDirectory()
         let png = dir.appendingPathComponent("thirds.png").path

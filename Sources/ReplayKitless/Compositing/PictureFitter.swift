@@ -6,11 +6,13 @@ import CFFmpeg
 ///
 /// libswscale does the resampling and the colour conversion. A picture that fills the frame goes
 /// straight to the frame's format when it is RGB or already in the frame's colour space; anything
-/// else is first scaled into a frame-sized planar RGB canvas (bars filled with their colour, any
-/// offset, odd ones included), which is then converted as a whole, so the 4:2:0 chroma at a bar's
-/// edge is subsampled like everywhere else. A picture that leaves bars is scaled into a buffer of
-/// its own and copied into the canvas: libswscale writes rows in whole SIMD blocks, which would
-/// spill into the bar on its right. Conversions reuse their buffers; use one per thread.
+/// else is first scaled into a frame-sized planar RGB canvas, which is then converted as a whole.
+/// A picture that leaves bars is scaled into a buffer of its own (libswscale writes rows in whole
+/// SIMD blocks, which would spill into the bar on its right) and copied into the canvas with its
+/// edge pixels repeated out to the frame's edges, so the chroma filter, which reaches a few rows
+/// across, sees the picture's own colours at its edge, as at a frame's edge. The bars are painted
+/// afterwards in the frame's format: exactly their colour, and a chroma sample that is half bar,
+/// half picture (an odd offset) the mean of the two. Conversions reuse their buffers; use one per thread.
 final class PictureFitter {
     let width: Int
     let height: Int
@@ -68,18 +70,18 @@ final class PictureFitter {
             if fillsFrame {
                 try pictureScaler.convert(cropped, into: canvas, colorSpace: isRGB ? nil : pictureSpace)
             } else {
-                fillCanvas()
                 let rect = placement.destination
                 do { try scaled.allocate(width: rect.width, height: rect.height, format: AV_PIX_FMT_GBRP) }
                 catch { throw .processing("background buffers: \(error)") }
                 try pictureScaler.convert(cropped, into: scaled, colorSpace: isRGB ? nil : pictureSpace)
-                for index in 0..<3 { canvas.plane(index).region(rect).copy(from: scaled.plane(index)) }
+                for index in 0..<3 { canvas.plane(index).extend(scaled.plane(index), placedAt: rect) }
             }
             try canvasScaler.convert(canvas, into: output, colorSpace: colorSpace)
         }
         av_frame_unref(cropped.pointer)
         guard var image = output.yuvImage else { throw .processing("\(source): background buffer has no picture") }
         image.colorSpace = colorSpace
+        if !fillsFrame { paintBars(image, around: placement.destination) }
         return image
     }
 
@@ -124,11 +126,46 @@ final class PictureFitter {
         } catch { throw .badInput("\(source): cannot crop the picture: \(error)") }
     }
 
-    /// Fills the canvas with the bar colour (planar RGB is stored G, B, R).
-    private func fillCanvas() {
-        canvas.plane(0).fill(barColor.green)
-        canvas.plane(1).fill(barColor.blue)
-        canvas.plane(2).fill(barColor.red)
+    /// Paints the bar colour on the 4:2:0 `image` outside `rect`: every luma sample, and every
+    /// chroma sample by the share of its 2×2 luma samples outside (all of them: the bar's colour;
+    /// half: the mean of bar and picture).
+    private func paintBars(_ image: YUVImage, around rect: PixelRect) {
+        let bar = colorSpace.yuv(red: barColor.red, green: barColor.green, blue: barColor.blue)
+        let columns = rect.x..<(rect.x + rect.width), rows = rect.y..<(rect.y + rect.height)
+        for y in 0..<image.height {
+            let row = image.luma.row(y)
+            guard rows.contains(y) else { row.update(repeating: bar.y); continue }
+            row[..<columns.lowerBound].update(repeating: bar.y)
+            row[columns.upperBound...].update(repeating: bar.y)
+        }
+        /// Of the luma samples `2c, 2c + 1` (those inside `0..<limit`), how many are in `inside`, and how many in all.
+        func share(_ c: Int, _ inside: Range<Int>, limit: Int) -> (inside: Int, all: Int) {
+            let footprint = (2 * c)..<min(2 * c + 2, limit)
+            return (footprint.clamped(to: inside).count, footprint.count)
+        }
+        // The chroma columns wholly over the picture's: in rows wholly over it, only the others change.
+        let firstOver = (columns.lowerBound + 1) / 2
+        let endOver = max(firstOver, columns.upperBound >= image.width ? image.cb.width : columns.upperBound / 2)
+        for chromaY in 0..<image.cb.height {
+            let vertical = share(chromaY, rows, limit: image.height)
+            let cbRow = image.cb.row(chromaY), crRow = image.cr.row(chromaY)
+            func paint(_ chromaX: Int) {
+                let horizontal = share(chromaX, columns, limit: image.width)
+                let inside = vertical.inside * horizontal.inside, all = vertical.all * horizontal.all
+                guard inside < all else { return }
+                func mixed(_ picture: UInt8, _ bar: UInt8) -> UInt8 {
+                    UInt8((Int(picture) * inside + Int(bar) * (all - inside) + all / 2) / all)
+                }
+                cbRow[chromaX] = mixed(cbRow[chromaX], bar.cb)
+                crRow[chromaX] = mixed(crRow[chromaX], bar.cr)
+            }
+            if vertical.inside == vertical.all {
+                for chromaX in 0..<firstOver { paint(chromaX) }
+                for chromaX in endOver..<image.cb.width { paint(chromaX) }
+            } else {
+                for chromaX in 0..<image.cb.width { paint(chromaX) }
+            }
+        }
     }
 }
 
@@ -143,8 +180,14 @@ private extension Frame {
 }
 
 private extension Plane {
-    /// The samples of `rect` (inside the plane), as a view.
-    func region(_ rect: PixelRect) -> Plane {
-        Plane(base: base + rect.y * stride + rect.x, stride: stride, width: rect.width, height: rect.height)
+    /// Copies `picture` to `rect` (inside the plane) and fills the rest with its nearest edge
+    /// sample: rows above and below repeat its first and last row, columns its first and last column.
+    func extend(_ picture: Plane, placedAt rect: PixelRect) {
+        for y in 0..<height {
+            let source = picture.row(min(max(y - rect.y, 0), picture.height - 1)), target = row(y)
+            target[rect.x..<(rect.x + rect.width)].update(fromContentsOf: source)
+            target[..<rect.x].update(repeating: source[0])
+            target[(rect.x + rect.width)...].update(repeating: source[source.count - 1])
+        }
     }
 }
