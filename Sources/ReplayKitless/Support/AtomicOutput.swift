@@ -197,12 +197,14 @@ package final class InterruptCleanup: @unchecked Sendable {
 /// The writer's process and host let a later run, on this machine or another sharing the
 /// directory, tell a file a killed run left from one a live render is still writing.
 enum TemporaryName {
-    /// This machine's name (a container's own, in a pod), without the characters the name uses.
+    /// This machine, as 8 hex digits of a hash of its name (a container's own, in a pod): short,
+    /// so that a long output name still fits the file system's 255 bytes.
     static let host: String = {
         var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            .filter { $0 != "/" && $0 != "@" }
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "unknown" }
+        // FNV-1a, 32 bits.
+        let hash = buffer.prefix { $0 != 0 }.reduce(UInt32(2_166_136_261)) { ($0 ^ UInt32(UInt8(bitPattern: $1))) &* 16_777_619 }
+        return String(hash, radix: 16).leftPadded(to: 8)
     }()
 
     static func make(for fileName: String) -> String {
