@@ -177,6 +177,23 @@ func modificationDate(_ url: URL) throws -> Date? {
         #expect(recordingEvents(second.stderr) == ["b": ["started", "recording"]], "\(second.stderr)")
     }
 
+    /// A re-run that spells the same recordings and output directory another way (relative from
+    /// their directory, then absolute from elsewhere) finds the outputs up to date.
+    @Test func aRerunSkipsWhateverTheSpellingOfThePaths() throws {
+        let dir = try makeRecordings(["a", "b"], frames: 4)
+        let manifest = dir.appendingPathComponent("list.csv")
+        try Data("input\na.mp4\n./b.mp4\n".utf8).write(to: manifest)
+        // (arguments after `batch`, working directory: nil is the package's)
+        let runs: [([String], URL?)] = [(["*.mp4", "--out", "out"], dir), ([dir.path + "/*.mp4", "--out", dir.path + "/./out"], nil),
+                                        (["--manifest", "list.csv", "--out", "out/"], dir), (["--manifest", manifest.path, "--out", dir.path + "/out"], nil)]
+        for (index, (arguments, directory)) in runs.enumerated() {
+            let run = try runFxreplay(["batch"] + arguments + ["--progress", "none"], environment: batchEnvironment(), currentDirectory: directory)
+            #expect(run.status == 0, "\(arguments): \(run.stderr)")
+            let report = try JSONDecoder().decode(BatchReport.self, from: Data(contentsOf: dir.appendingPathComponent("out/batch-report.json")))
+            #expect(report.recordings.map(\.status) == (index == 0 ? [.done, .done] : [.skipped, .skipped]), "\(arguments)")
+        }
+    }
+
     @Test func manifestRowsOverrideTheJobAndNameOutputs() throws {
         let dir = try makeRecordings(["a", "b"])
         let manifest = dir.appendingPathComponent("list.csv")

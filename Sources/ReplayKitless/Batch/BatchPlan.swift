@@ -26,8 +26,10 @@ public struct BatchPlanner: Sendable {
     public var outputDirectory: String
     public var job: JobSpec?
 
+    /// Inputs and outputs are planned as absolute paths, so render's arguments, and with them
+    /// the fingerprints, do not depend on how the paths were spelled or where batch ran from.
     public init(outputDirectory: String, job: JobSpec?) {
-        self.outputDirectory = BatchPaths.normalize(outputDirectory)
+        self.outputDirectory = BatchPaths.absolute(outputDirectory)
         self.job = job
     }
 
@@ -52,7 +54,7 @@ public struct BatchPlanner: Sendable {
             sidecars.formUnion(discovery.candidates(for: path).filter { $0 != path })
         }
         let recordings = listed.filter { !sidecars.contains($0) }.map { path in
-            recording(listed: path, input: path, output: nil, rowOptions: [], readFiles: &readFiles)
+            recording(listed: path, input: BatchPaths.absolute(path), output: nil, rowOptions: [], readFiles: &readFiles)
         }
         if recordings.isEmpty { throw .badInput("no recordings to render: \(patterns.joined(separator: " ")) matched nothing") }
         return try unique(recordings)
@@ -62,7 +64,7 @@ public struct BatchPlanner: Sendable {
     /// masks, scenes, fonts and pictures options name) are resolved against the manifest's
     /// directory, relative outputs (`output`, `preview`) against the output directory.
     public func recordings(rows: [ManifestRow], manifest: String) throws(ReplayError) -> [BatchRecording] {
-        let base = BatchPaths.directory(of: manifest)
+        let base = BatchPaths.directory(of: BatchPaths.absolute(manifest))
         var readFiles: [String: [String]] = [:]
         var recordings: [BatchRecording] = []
         for row in rows {

@@ -104,6 +104,11 @@ public enum BatchPaths {
         return normalize(directory + "/" + relative)
     }
 
+    /// `path` resolved against the working directory, normalized (URLs unchanged).
+    public static func absolute(_ path: String) -> String {
+        resolve(path, against: FileManager.default.currentDirectoryPath)
+    }
+
     public static func isRegularFile(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
