@@ -185,7 +185,7 @@ private extension Plane {
     func extend(_ picture: Plane, placedAt rect: PixelRect) {
         for y in 0..<height {
             let source = picture.row(min(max(y - rect.y, 0), picture.height - 1)), target = row(y)
-            target[rect.x..<(rect.x + rect.width)].update(fromContentsOf: source)
+            _ = target[rect.x..<(rect.x + rect.width)].update(fromContentsOf: source)
             target[..<rect.x].update(repeating: source[0])
             target[(rect.x + rect.width)...].update(repeating: source[source.count - 1])
         }
