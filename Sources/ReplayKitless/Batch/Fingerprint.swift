@@ -128,9 +128,8 @@ package func removeStaleTemporaryFiles(for finalPath: String) -> Int {
 package let staleTemporaryFileAge: TimeInterval = 600
 
 private func changedRecently(_ path: String) -> Bool {
-    var info = stat()
-    guard stat(path, &info) == 0 else { return false }
-    return Double(time(nil) - info.st_mtim.tv_sec) < staleTemporaryFileAge
+    guard let modified = FileStatus(path)?.modified else { return false }
+    return Date().timeIntervalSince1970 - Double(modified) / 1e9 < staleTemporaryFileAge
 }
 
 /// Whether process `pid` exists and has not ended (a zombie, ended but not yet waited for, has).

@@ -202,9 +202,8 @@ enum TemporaryName {
     static let host: String = {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "unknown" }
-        // FNV-1a, 32 bits.
-        let hash = buffer.prefix { $0 != 0 }.reduce(UInt32(2_166_136_261)) { ($0 ^ UInt32(UInt8(bitPattern: $1))) &* 16_777_619 }
-        return String(hash, radix: 16).leftPadded(to: 8)
+        let hash = fnv1a64(buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })
+        return String(UInt32(truncatingIfNeeded: hash), radix: 16).leftPadded(to: 8)
     }()
 
     static func make(for fileName: String) -> String {
