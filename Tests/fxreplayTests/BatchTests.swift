@@ -19,6 +19,11 @@ func runBatch(_ arguments: [String], out: URL, environment: [String: String] = [
     return (run, try data.map { try JSONDecoder().decode(BatchReport.self, from: $0) })
 }
 
+/// The `batch-report.json` a batch wrote to `out`.
+func batchReport(in out: URL) throws -> BatchReport {
+    try JSONDecoder().decode(BatchReport.self, from: Data(contentsOf: out.appendingPathComponent("batch-report.json")))
+}
+
 /// Small recordings (160×96, `frames` frames at 30 fps) named `NAME.mp4` in a fresh directory.
 func makeRecordings(_ names: [String], frames: Int = 10) throws -> URL {
     let dir = try makeScratchDirectory()
@@ -189,7 +194,7 @@ func modificationDate(_ url: URL) throws -> Date? {
         for (index, (arguments, directory)) in runs.enumerated() {
             let run = try runFxreplay(["batch"] + arguments + ["--progress", "none"], environment: batchEnvironment(), currentDirectory: directory)
             #expect(run.status == 0, "\(arguments): \(run.stderr)")
-            let report = try JSONDecoder().decode(BatchReport.self, from: Data(contentsOf: dir.appendingPathComponent("out/batch-report.json")))
+            let report = try batchReport(in: dir.appendingPathComponent("out"))
             #expect(report.recordings.map(\.status) == (index == 0 ? [.done, .done] : [.skipped, .skipped]), "\(arguments)")
         }
     }
@@ -336,7 +341,7 @@ func modificationDate(_ url: URL) throws -> Date? {
         let stderr = String(decoding: progress.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         batch.waitUntilExit()
         #expect(batch.terminationStatus == 0)
-        let report = try JSONDecoder().decode(BatchReport.self, from: Data(contentsOf: out.appendingPathComponent("batch-report.json")))
+        let report = try batchReport(in: out)
         #expect(report.recordings.map(\.status) == [.skipped])
         // Skipped after the wait: it never started.
         #expect(recordingEvents(stderr) == ["a": ["recording"]], "\(stderr)")
@@ -353,7 +358,7 @@ func modificationDate(_ url: URL) throws -> Date? {
         #expect(!children.contains(where: isAlive))
         let files = try FileManager.default.contentsOfDirectory(atPath: out.path)
         #expect(!files.contains { $0.hasSuffix(".part") || $0 == "a-long.mp4" }, "\(files)")
-        let report = try JSONDecoder().decode(BatchReport.self, from: Data(contentsOf: out.appendingPathComponent("batch-report.json")))
+        let report = try batchReport(in: out)
         #expect(report.interruptedBy == SIGTERM)
         #expect(report.recordings.map(\.status) == [.interrupted, .pending, .pending])
     }
@@ -369,7 +374,7 @@ func modificationDate(_ url: URL) throws -> Date? {
         kill(batch.processIdentifier, SIGINT)
         batch.waitUntilExit()
         #expect(batch.terminationReason == .exit && batch.terminationStatus == 130)
-        let report = try JSONDecoder().decode(BatchReport.self, from: Data(contentsOf: out.appendingPathComponent("batch-report.json")))
+        let report = try batchReport(in: out)
         #expect(report.interruptedBy == SIGINT)
         #expect(report.recordings.map(\.status) == [.interrupted, .pending, .pending])
         #expect(report.recordings.first?.exitCode == 130)
@@ -381,7 +386,7 @@ func modificationDate(_ url: URL) throws -> Date? {
         childProcesses(of: batch.processIdentifier).forEach { kill($0, SIGTERM) }
         batch.waitUntilExit()
         #expect(batch.terminationReason == .exit && batch.terminationStatus == 1)
-        let report = try JSONDecoder().decode(BatchReport.self, from: Data(contentsOf: out.appendingPathComponent("batch-report.json")))
+        let report = try batchReport(in: out)
         #expect(report.interruptedBy == nil)
         #expect(report.recordings.map(\.status) == [.failed, .done, .done])
         #expect(report.recordings.first?.exitCode == 143)
