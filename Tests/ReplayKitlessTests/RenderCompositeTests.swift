@@ -46,6 +46,41 @@ import Testing
         #expect(frame.image.cr[1, 0] == 142)     // 128 + 0.2·72 = 142.4
     }
 
+    /// On a 4:2:0 opaque frame with nothing in front, whole 2×2 blocks take a vector path; a mask
+    /// of zeros (which hides nothing) sends every sample through the per-sample path that the
+    /// tests above check by hand. The two must agree byte for byte, over random frames and layers
+    /// with coverage 0, 1 and between, colours to the edge of their range, and an odd size; large
+    /// enough that arithmetic differing by an ulp would likely round one sample differently.
+    @Test(arguments: [Float(1), 0.37, 0.8])
+    func wholeBlocksBlendExactlyAsSampleBySample(opacity: Float) {
+        let width = 513, height = 257
+        var random = SplitMix(seed: 5)
+        func unit() -> Float { Float(random.next() >> 40) / Float(1 << 24) }
+        let source = RenderLayer(width: width, height: height)
+        for i in 0..<(width * height) {
+            let coverage: Float = switch random.next() % 4 { case 0: 0; case 1: 1; default: unit() }
+            source.texels[i] = [255.5 * unit(), 255.5 * unit(), 255.5 * unit(), coverage]
+        }
+        source.touch(PixelBounds(minX: 3, minY: 1, maxX: width, maxY: height))
+        let frames = (0..<2).map { _ in TestFrame(width: width, height: height, subsampling: .yuv420) }
+        for plane in [\YUVImage.luma, \YUVImage.cb, \YUVImage.cr] {
+            let bytes = random.bytes(frames[0].image[keyPath: plane].height * frames[0].image[keyPath: plane].width)
+            for frame in frames {
+                let target = frame.image[keyPath: plane]
+                for y in 0..<target.height { for x in 0..<target.width { target[x, y] = bytes[y * target.width + x] } }
+            }
+        }
+        let before = frames[0].bytes
+        let nothingInFront = PlanarBuffer(width: width, height: height, subsampling: .yuv444)
+        nothingInFront.image.luma.fill(0)
+        LayerCompositor.composite(source, opacity: opacity, into: frames[0].image, occlusion: nil)
+        LayerCompositor.composite(source, opacity: opacity, into: frames[1].image, occlusion: nothingInFront.image.luma)
+        let changed = zip(before, frames[0].bytes).filter { $0 != $1 }.count
+        #expect(changed > before.count / 2, "the layer changes most samples: \(changed) of \(before.count)")
+        let differing = zip(frames[0].bytes, frames[1].bytes).filter { $0 != $1 }.count
+        #expect(differing == 0, "\(differing) samples differ between the two paths")
+    }
+
     @Test func onATransparentFrameAlphaBecomesCoverageAndColourStaysStraight() {
         let frame = TestFrame(width: 2, height: 2, subsampling: .yuv420, background: YUVColor(y: 50, cb: 128, cr: 128), alpha: true)
         let alpha = frame.image.alpha!
