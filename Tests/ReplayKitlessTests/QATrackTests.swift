@@ -176,6 +176,25 @@ final class XMLCollector: NSObject, XMLParserDelegate {
         #expect(wide.matching == "time" && wide.timeTolerance == 0.05)
     }
 
+    @Test func timeMatchingCountsAFrameMissingFromEitherTrack() throws {
+        // Both at 30 fps: A lacks frame 3, B lacks frame 7. Each gap leaves a row of the other track
+        // whose nearest neighbours are 1/30 s (> 20 ms) away: one unmatched row each way.
+        func track(without missing: Int, file: String) throws -> PlacementTrack {
+            try PlacementTrack.parse(trackCSV((0..<10).filter { $0 != missing }.map { ($0, "v", true, Double($0), 0.0) }), file: file)
+        }
+        let a = try track(without: 3, file: "a.csv"), b = try track(without: 7, file: "b.csv")
+        let options = TrackComparisonOptions(matching: .time(tolerance: 0.02))
+        let both = try #require(TrackComparisonReport(comparing: a, with: b, options: options).annotations.first)
+        #expect(both.matched == 8 && both.unmatched == 2 && !both.passed)
+        // A frame missing from the track under test alone fails too, and is allowed by --max-unmatched 1.
+        let full = try PlacementTrack.parse(trackCSV((0..<10).map { ($0, "v", true, Double($0), 0.0) }), file: "b.csv")
+        let gap = try #require(TrackComparisonReport(comparing: a, with: full, options: options).annotations.first)
+        #expect(gap.matched == 9 && gap.unmatched == 1 && !gap.passed)
+        var lenient = options
+        lenient.maxUnmatched = 1
+        #expect(TrackComparisonReport(comparing: a, with: full, options: lenient).passed)
+    }
+
     @Test func nearestIndexPrefersEarlierOnTies() {
         #expect(nearestIndex(in: [0, 1, 2], to: 1.5) == 1)
         #expect(nearestIndex(in: [0, 1, 2], to: 1.6) == 2)

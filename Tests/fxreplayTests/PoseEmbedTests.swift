@@ -164,6 +164,29 @@ import Testing
         }
     }
 
+    /// pose32 has no intrinsics: poses given by them are embedded with the vertical field of view
+    /// their fy spans over the display height, fy = (H/2)/tan(fovY/2) (formats.md §2), here the 160 px
+    /// of a 160×96 picture turned 90°: 2·atan(160 / 400) = 43.6028°. The file then reads back.
+    @Test(arguments: [["--copy"], ["--preset", "ultrafast"]])
+    func intrinsicsAreEmbeddedAsTheirFieldOfView(_ mode: [String]) throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in.mp4").path
+        try writeRecording(to: input, pts: (0..<4).map { Int64($0) * 3000 }, rotation: 90)
+        let sidecar = dir.appendingPathComponent("lens.jsonl").path
+        let lens = "\"intrinsics\": {\"fx\": 200, \"fy\": 200, \"cx\": 48, \"cy\": 80}"
+        try (0..<4).map { "{\"frame\": \($0), \"position\": [0, 1.5, 0], \"euler\": [0, 0, 0], \"zNear\": 0.01, \(lens)}" }
+            .joined(separator: "\n").write(toFile: sidecar, atomically: true, encoding: .utf8)
+        let output = dir.appendingPathComponent("out.mp4").path
+        let run = try runFxreplay(["poses", "embed", input, "--poses", sidecar, "-o", output, "--progress", "none"] + mode)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("warning: pose32 cannot carry intrinsics"), "\(run.stderr)")
+        let fields = try extracted(output, dir: dir).map(\.fovY)
+        #expect(fields.count == 4 && fields.allSatisfy { abs($0 - 43.6028) < 1e-3 }, "\(fields)")
+        let again = try runFxreplay(["poses", "embed", output, "--poses-from-sei", "--copy", "-o", dir.appendingPathComponent("again.mp4").path])
+        #expect(again.status == 0, "\(again.stderr)")
+    }
+
     @Test func embedErrors() throws {
         let dir = try makeScratchDirectory()
         let input = dir.appendingPathComponent("in.webm").path

@@ -33,15 +33,29 @@ public final class FramePoses: Sendable {
     public func pose(pts: Int64) -> Pose? {
         frameIndex(pts: pts).flatMap { timeline.poses[$0] }
     }
+
+    /// The pose32 record (formats.md §1) of the frame with timestamp `pts`; `nil` when it has no pose.
+    public func pose32(pts: Int64) -> Pose32? {
+        pose(pts: pts).map { Pose32($0, frameHeight: scan.height) }
+    }
+
+    /// What the pose32 records leave out, when they do: they carry a vertical field of view only.
+    public var pose32Warning: String? {
+        guard timeline.poses.contains(where: { $0?.intrinsics != nil }) else { return nil }
+        return "pose32 cannot carry intrinsics: the pose SEI holds the vertical field of view that fy spans over the "
+            + "\(scan.height)-pixel frame height, 2·atan(H / 2fy); fx, cx and cy are not kept"
+    }
 }
 
 extension Pose32 {
-    /// The record for a pose (its rotation as Euler angles). A pose read from float32 values
-    /// gives those same values back.
-    public init(_ pose: Pose) {
+    /// The record for a pose (its rotation as Euler angles) on a frame `frameHeight` pixels high
+    /// (display orientation). A pose read from float32 values gives those same values back; one
+    /// with intrinsics gets the vertical field of view its fy spans over that height, 2·atan(H / 2fy).
+    public init(_ pose: Pose, frameHeight: Int) {
         let p = pose.position, e = pose.euler
+        let fovY = pose.intrinsics.map { 2 * atan(Double(frameHeight) / (2 * $0.fy)) * 180 / .pi } ?? pose.fovY
         self.init(position: [Float(p.x), Float(p.y), Float(p.z)], euler: [Float(e.x), Float(e.y), Float(e.z)],
-                  zNear: Float(pose.zNear), fovY: Float(pose.fovY))
+                  zNear: Float(pose.zNear), fovY: Float(fovY))
     }
 }
 

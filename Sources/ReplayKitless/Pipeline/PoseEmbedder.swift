@@ -11,6 +11,8 @@ public enum PoseEmbedder {
         /// Frames that got a pose SEI.
         public var embedded = 0
         public var match = PoseMatchReport()
+        /// What the output leaves out (see ``FramePoses/pose32Warning``).
+        public var warnings: [String] = []
     }
 
     public static func embedByCopy(input: String, output path: String, poses settings: PoseSettings,
@@ -40,6 +42,7 @@ public enum PoseEmbedder {
                                                declaredEnd: demuxer.declaredEnd(ofStream: video.index))
         var result = Result()
         result.match = poses.timeline.report
+        result.warnings = poses.pose32Warning.map { [$0] } ?? []
         let packet = Packet()
         let rewritten = Packet()
         while try demuxer.read(into: packet) {
@@ -53,7 +56,7 @@ public enum PoseEmbedder {
             // MP4/MOV end a track at its latest pts + duration: packets without a duration (MP4's
             // B-frame streams) would cut the last frame off the edit list.
             if packet.duration <= 0, let frame = poses.frameIndex(pts: timestamp) { packet.duration = shownTicks[frame] }
-            let pose = poses.pose(pts: timestamp).map(Pose32.init)
+            let pose = poses.pose32(pts: timestamp)
             let accessUnit = [UInt8](packet.data)
             let replaced: [UInt8]?
             do {

@@ -232,6 +232,7 @@ private final class RenderSession: @unchecked Sendable {
         report.droppedStreams = dropped
         report.warnings += ignoredSettings
         if muxer.isFragmented { report.warnings.append("\(options.output) cannot seek (a pipe): written as fragmented MP4") }
+        if options.embedPoses, encoder.carriesSEI, let warning = framePoses?.pose32Warning { report.warnings.append(warning) }
         if workingSize != requested {
             report.warnings.append("\(requested) is rounded to \(workingSize): 4:2:0 needs an even width and height")
         }
@@ -409,8 +410,8 @@ private final class RenderSession: @unchecked Sendable {
             output.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
             if encoder.carriesSEI && options.embedPoses {
                 // A frame without a pose (hidden) carries none, not the input's old one.
-                let pose = framePoses?.pose(pts: time.pts)
-                PoseSideData.replace(in: output, with: pose.map { poseSEI.userDataPayload(for: Pose32($0)) })
+                let pose = framePoses?.pose32(pts: time.pts)
+                PoseSideData.replace(in: output, with: pose.map { poseSEI.userDataPayload(for: $0) })
                 if pose != nil { counters.withLock { $0.framesWithPoseSEI += 1 } }
             } else if encoder.carriesSEI {
                 PoseSideData.keepOnlyPose(in: output, reader: poseSEI)

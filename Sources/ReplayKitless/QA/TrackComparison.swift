@@ -7,7 +7,9 @@ public struct TrackComparisonOptions: Sendable, Equatable {
         /// Same frame number. Rows of either track without a partner are unmatched.
         case frame
         /// The B row nearest in time (the earlier one on ties), if within `tolerance` seconds.
-        /// Rows of A without such a partner are unmatched; B rows may pair with several A rows or none.
+        /// A B row may pair with several A rows or none (the tracks may run at different rates), but
+        /// rows of either track with no row of the other within `tolerance` are unmatched: a frame
+        /// missing from one track shows whichever track it is missing from.
         case time(tolerance: Double)
     }
 
@@ -147,7 +149,10 @@ public struct TrackComparisonReport: Sendable, Equatable, Codable {
             }
         }
         var unmatched = rowsA.count - matched
-        if options.matching == .frame { unmatched += rowsB.count - matched }
+        switch options.matching {
+        case .frame: unmatched += rowsB.count - matched
+        case .time: unmatched += Self.partners(rowsB, rowsA, matching: options.matching).filter { $0 == nil }.count
+        }
 
         var failures: [String] = []
         if rowsA.isEmpty { failures.append("missing from \(a)") }
