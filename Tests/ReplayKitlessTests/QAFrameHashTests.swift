@@ -144,6 +144,10 @@ import Testing
         ] + [90, 180, 270].map { degrees in
             ("rotate-\(degrees).mp4", [source(15, 4, "34x20") + ["-pix_fmt", "yuv420p"] + x264,
                                        ["-i", "STEP0", "-c", "copy", "-metadata:s:v:0", "rotate=\(degrees)"]])
+        } + [("yuv420p10le", "ffv1", 90), ("bgra", "ffv1", 270), ("rgb24", "png", 90), ("yuv422p10le", "ffv1", 180)].map { format, codec, degrees in
+            // Phone footage that is not 8-bit 4:2:0 (10-bit HDR, RGB screen captures), turned upright.
+            ("rotate-\(degrees)-\(format).mov", [source(10, 3, "34x20") + ["-pix_fmt", format, "-c:v", codec],
+                                                  ["-i", "STEP0", "-c", "copy", "-metadata:s:v:0", "rotate=\(degrees)"]])
         }
     }()
 

@@ -69,18 +69,21 @@ final class Frame: @unchecked Sendable {
     /// An 8-bit planar Y'CbCr view of this frame's pixels, or `nil` for other pixel formats.
     var yuvImage: YUVImage? {
         guard let layout = PixelLayout(pixelFormat) else { return nil }
-        let frame = pointer.pointee
         let chroma = layout.subsampling.chromaSize(width: width, height: height)
-        func plane(_ index: Int, _ w: Int, _ h: Int) -> Plane? {
-            let data = withUnsafeBytes(of: frame.data) { $0.load(fromByteOffset: index * MemoryLayout<UnsafeMutablePointer<UInt8>?>.stride, as: UnsafeMutablePointer<UInt8>?.self) }
-            let stride = withUnsafeBytes(of: frame.linesize) { $0.load(fromByteOffset: index * MemoryLayout<Int32>.stride, as: Int32.self) }
-            guard let data else { return nil }
-            return Plane(base: data, stride: Int(stride), width: w, height: h)
-        }
-        guard let y = plane(0, width, height), let u = plane(1, chroma.width, chroma.height),
-              let v = plane(2, chroma.width, chroma.height) else { return nil }
-        return YUVImage(luma: y, cb: u, cr: v, alpha: layout.hasAlpha ? plane(3, width, height) : nil,
+        guard let y = plane(0, width: width, height: height), let u = plane(1, width: chroma.width, height: chroma.height),
+              let v = plane(2, width: chroma.width, height: chroma.height) else { return nil }
+        return YUVImage(luma: y, cb: u, cr: v, alpha: layout.hasAlpha ? plane(3, width: width, height: height) : nil,
                         subsampling: layout.subsampling, colorSpace: colorSpace)
+    }
+
+    /// Data plane `index` as `width` × `height` pixels (the caller knows the pixel format's layout);
+    /// `nil` when the frame has no such plane.
+    func plane(_ index: Int, width: Int, height: Int) -> Plane? {
+        let frame = pointer.pointee
+        let data = withUnsafeBytes(of: frame.data) { $0.load(fromByteOffset: index * MemoryLayout<UnsafeMutablePointer<UInt8>?>.stride, as: UnsafeMutablePointer<UInt8>?.self) }
+        let stride = withUnsafeBytes(of: frame.linesize) { $0.load(fromByteOffset: index * MemoryLayout<Int32>.stride, as: Int32.self) }
+        guard let data else { return nil }
+        return Plane(base: data, stride: Int(stride), width: width, height: height)
     }
 
     /// The frame's colour matrix and range (BT.709 limited when untagged and HD, BT.601 when SD).

@@ -5,7 +5,8 @@ import Foundation
 /// (clockwise quarter turns, then un-mirrored). Reuses its buffers: no allocation per frame.
 final class UprightPictures {
     private let quarterTurns: Int
-    private let mirror: Bool
+    /// Whether turning upright mirrors too.
+    let mirror: Bool
     private let convertOtherFormats: Bool
     private let scaler = Scaler()
     private let converted = Frame()

@@ -43,7 +43,7 @@ public final class VideoFrameHasher {
     private var firstGeometry: (width: Int32, height: Int32, format: Int32)?
     private let rescaler = Scaler(flags: SWS_BICUBIC)
     private let rescaled = Frame()
-    /// A picture of another size turned upright, before it is scaled.
+    /// A picture turned upright: of another size, before it is scaled; or of another pixel format.
     private let turnedUpright = Frame()
     /// Frames listed so far.
     public private(set) var frames = 0
@@ -156,7 +156,7 @@ public final class VideoFrameHasher {
     /// Feeds the frame's rawvideo bytes to the MD5 context; returns how many there were. 8-bit planar
     /// pictures are hashed row by row in place (the same bytes rawvideo packs), others packed first.
     private func hash(_ frame: Frame) throws(ReplayError) -> Int {
-        guard upright.isTurning || frame.yuvImage != nil else { return try hashPacked(frame) }
+        guard frame.yuvImage != nil else { return try hashPacked(upright.isTurning ? turnUpright(frame) : frame) }
         let image = try upright.picture(frame, index: frames)
         var size = 0
         func add(_ plane: Plane) {
@@ -168,6 +168,36 @@ public final class VideoFrameHasher {
         add(image.cr)
         if let alpha = image.alpha { add(alpha) }
         return size
+    }
+
+    /// `frame` (a pixel format other than 8-bit planar Y'CbCr) turned upright into `turnedUpright`,
+    /// as ffmpeg's transpose and flip filters turn it: each plane pixel by pixel (a pixel of a packed
+    /// format whole). Like the transpose filter, a quarter turn takes only chroma subsampled alike
+    /// both ways (ffmpeg converts 4:2:2 first, which is not repeated here), and no palettes.
+    private func turnUpright(_ frame: Frame) throws(ReplayError) -> Frame {
+        let format = frame.pixelFormat
+        let quarterTurned = quarterTurns % 2 != 0
+        guard let descriptor = av_pix_fmt_desc_get(format),
+              descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_BITSTREAM | AV_PIX_FMT_FLAG_HWACCEL) == 0,
+              !quarterTurned || descriptor.pointee.log2_chroma_w == descriptor.pointee.log2_chroma_h else {
+            throw .processing("frame \(frames): cannot turn a \(Scaler.name(format.rawValue)) picture upright")
+        }
+        try allocate(turnedUpright, width: quarterTurned ? frame.height : frame.width,
+                     height: quarterTurned ? frame.width : frame.height, format: format.rawValue)
+        var pixelSteps: (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &pixelSteps) { av_image_fill_max_pixsteps($0.baseAddress!.assumingMemoryBound(to: Int32.self), nil, descriptor) }
+        let steps = [pixelSteps.0, pixelSteps.1, pixelSteps.2, pixelSteps.3]
+        for index in 0..<Int(av_pix_fmt_count_planes(format)) {
+            // Planes 1 and 2 are subsampled (chroma, or nothing for RGB); sizes round up.
+            let chroma = index == 1 || index == 2
+            let shiftX = chroma ? Int(descriptor.pointee.log2_chroma_w) : 0, shiftY = chroma ? Int(descriptor.pointee.log2_chroma_h) : 0
+            let width = -((-frame.width) >> shiftX), height = -((-frame.height) >> shiftY)
+            guard let source = frame.plane(index, width: width, height: height),
+                  let destination = turnedUpright.plane(index, width: quarterTurned ? height : width, height: quarterTurned ? width : height)
+            else { throw .processing("frame \(frames): a \(Scaler.name(format.rawValue)) picture without plane \(index)") }
+            reorient(source, into: destination, quarterTurns: quarterTurns, mirror: upright.mirror, bytesPerPixel: Int(steps[index]))
+        }
+        return turnedUpright
     }
 
     /// Any pixel format, as the rawvideo encoder packs it.
