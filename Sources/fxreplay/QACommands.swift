@@ -65,6 +65,7 @@ struct Compare: ParsableCommand {
         options.perFrame = perFrame
         options.diffPicture = diff != nil
         let comparison = try VideoComparison(comparing: a, with: b, options: options)
+        for warning in comparison.warnings { printError("fxreplay: warning: \(warning)") }
         if let diff, let picture = comparison.diff {
             try ImageWriter.writePNG(picture, to: diff, inputs: [a, b])
         }

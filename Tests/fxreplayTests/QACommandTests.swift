@@ -133,6 +133,25 @@ enum QAFixtures {
                 == (try QAFixtures.ffmpegQualityLines(rotated, upright)))
     }
 
+    /// Videos of different pixel formats: FFmpeg converts its filters' second input to the first's
+    /// format (full-range MJPEG against limited-range H.264; 4:4:4 against 4:2:0), either way round.
+    @Test(arguments: [("full.mov", ["-pix_fmt", "yuvj420p", "-c:v", "mjpeg", "-q:v", "5"]),
+                      ("chroma444.mkv", ["-pix_fmt", "yuv444p", "-c:v", "libx264", "-crf", "30"])])
+    func compareConvertsBToAsPixelFormatAsFFmpegDoes(name: String, encoding: [String]) throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let reference = dir.appendingPathComponent("ref.mkv").path, other = dir.appendingPathComponent(name).path
+        #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-frames:v", "6", "-pix_fmt", "yuv420p",
+                                              "-c:v", "ffv1", reference]).status == 0)
+        #expect(try QAFixtures.run("ffmpeg", ["-i", reference] + encoding + [other]).status == 0)
+        for (a, b) in [(other, reference), (reference, other)] {
+            let run = try runFxreplay(["compare", a, b])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(Array(run.stdout.split(separator: "\n").map(String.init).dropFirst().prefix(2))
+                    == (try QAFixtures.ffmpegQualityLines(a, b)))
+        }
+    }
+
     /// A luma offset of 10 and a Cb offset of 3 everywhere: MSE 100, 9 and 0 per plane, by hand.
     @Test func psnrOfAKnownDifference() throws {
         let dir = try makeScratchDirectory()

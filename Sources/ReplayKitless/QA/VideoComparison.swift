@@ -11,6 +11,8 @@ final class UprightPictures {
     private let scaler = Scaler()
     private let converted = Frame()
     private var upright: PlanarBuffer?
+    /// The pixel format of the first picture that had to be converted to 4:2:0, if one had.
+    private(set) var convertedFormat: String?
 
     /// `convertOtherFormats`: pictures in other pixel formats are converted to 4:2:0 (else they are refused).
     init(stream: StreamInfo, convertOtherFormats: Bool) {
@@ -32,6 +34,7 @@ final class UprightPictures {
             }
             try scaler.convert(frame, into: converted)
             image = converted.yuvImage
+            if convertedFormat == nil { convertedFormat = Scaler.name(frame.pointer.pointee.format) }
         }
         guard let image else {
             throw .processing("frame \(index): \(Scaler.name(frame.pointer.pointee.format)) pictures are not supported here")
@@ -84,12 +87,15 @@ public struct VideoComparisonOptions: Sendable, Equatable {
 }
 
 /// `fxreplay compare A B`: both videos decoded side by side on two threads, turned upright as `ffmpeg`
-/// autorotates, other pixel formats converted to 4:2:0, frames paired (``FrameAlignment``) and each pair
-/// measured; pictures must have the same size.
+/// autorotates, other pixel formats converted to 4:2:0, B's pictures converted to A's 8-bit Y'CbCr
+/// format when it differs (range and subsampling, as ffmpeg converts its filter's second input),
+/// frames paired (``FrameAlignment``) and each pair measured; pictures must have the same size.
 public struct VideoComparison {
     public let result: VideoComparisonResult
     /// The worst pair side by side, A | B | heat map of |A − B| in luma (with ``VideoComparisonOptions/diffPicture``).
     public let diff: RGBPicture?
+    /// Where the figures part from FFmpeg's: a video measured after conversion to 8-bit 4:2:0.
+    public let warnings: [String]
 
     public init(comparing a: String, with b: String, options: VideoComparisonOptions = VideoComparisonOptions()) throws(ReplayError) {
         let streamA = try PictureStream(url: a), streamB = try PictureStream(url: b)
@@ -130,6 +136,10 @@ public struct VideoComparison {
         result = VideoComparisonResult(a: run.factsA, b: run.factsB, frames: run.pairs, summary: run.comparison.summary,
                                        lowestPSNR: run.lowestPSNR, lowestSSIM: run.lowestSSIM, timestamps: timestamps,
                                        options: options, perFrame: options.perFrame ? run.perFrame : nil)
+        warnings = [(a, run.uprightA), (b, run.uprightB)].compactMap { path, upright in
+            upright.convertedFormat.map { "\(path) is \($0): measured after conversion to 8-bit 4:2:0, where FFmpeg's psnr and ssim "
+                + "filters measure its own samples (other figures)" }
+        }
         if let kept = run.worstPictures {
             diff = try DiffPicture.sideBySide(kept.a.image, kept.b.image)
         } else {
@@ -157,6 +167,10 @@ private struct ComparisonRun {
     var lowestSSIM: PairQuality?
     var perFrame: [PairQuality] = []
     var worstPictures: (a: PlanarBuffer, b: PlanarBuffer)?
+    /// B's picture in A's pixel format, when the two differ and A's is measured as it is: ffmpeg's
+    /// filter graph converts its second input to the first's format (bicubic libswscale).
+    let convertedB = Frame()
+    let converterB = Scaler(flags: SWS_BICUBIC)
 
     init(a: PictureStream, b: PictureStream, keepPictures: Bool, perFrame: Bool) {
         streamA = a
@@ -180,7 +194,7 @@ private struct ComparisonRun {
         let pictureA: YUVImage, pictureB: YUVImage, measured: FrameQuality
         do throws(ReplayError) {
             pictureA = try uprightA.picture(x.frame, index: x.index)
-            pictureB = try uprightB.picture(y.frame, index: y.index)
+            pictureB = try uprightB.picture(inFormat(of: x.frame, y.frame), index: y.index)
             // Videos of different sizes fail the comparison (exit 1), as different frame counts do.
             guard pictureA.width == pictureB.width, pictureA.height == pictureB.height else {
                 throw .checkFailed("the pictures differ in size: \(pictureA.width)×\(pictureA.height) and \(pictureB.width)×\(pictureB.height)")
@@ -199,6 +213,19 @@ private struct ComparisonRun {
             lowestPSNR = quality
             if keepPictures { keep(pictureA, pictureB) }
         }
+    }
+
+    /// `frame` of B converted to the pixel format of `reference` (A's) when they differ and A's is
+    /// 8-bit planar Y'CbCr; else `frame` itself.
+    private func inFormat(of reference: Frame, _ frame: Frame) throws(ReplayError) -> Frame {
+        guard frame.pixelFormat != reference.pixelFormat, reference.yuvImage != nil else { return frame }
+        do {
+            try convertedB.allocate(width: frame.width, height: frame.height, format: reference.pixelFormat)
+        } catch {
+            throw .processing("cannot allocate a \(frame.width)x\(frame.height) picture: \(error)")
+        }
+        try converterB.convert(frame, into: convertedB)
+        return convertedB
     }
 
     /// A frame without a partner: counted, then given back.
