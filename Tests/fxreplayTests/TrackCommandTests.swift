@@ -62,6 +62,34 @@ import Testing
         #expect(run.stderr.contains("5 frames matched, 1 interpolated"), "\(run.stderr)")
     }
 
+    /// A recording cut with `ffmpeg -ss 0.05 -c copy`: MP4 keeps frames 0 and 1 (for decoding) but its
+    /// edit list starts at frame 2, and players, ffprobe and the decoder show 4 frames from t = 0. The
+    /// track lists those: original frame 2 (u = 92) is frame 0 at t = 0, so "a" shows from row 3.
+    @Test func framesBeforeTheEditListAreNotListed() throws {
+        let (dir, video, scene) = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cut = dir.appendingPathComponent("cut.mp4").path
+        #expect(try QAFixtures.run("ffmpeg", ["-ss", "0.05", "-i", video, "-c", "copy", cut]).status == 0)
+        let shown = String(decoding: try QAFixtures.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-count_frames",
+                                                                    "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", cut]).stdout,
+                           as: UTF8.self)
+        #expect(shown.trimmingCharacters(in: .whitespacesAndNewlines) == "4")
+        let track = dir.appendingPathComponent("track.csv").path
+        let run = try runFxreplay(["track", cut, "--poses-from-sei", "--annotations", scene, "-o", track])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try String(contentsOfFile: track, encoding: .utf8) == """
+            frame,t,id,visible,x,y,depth
+            0,0.000000,a,0,92.0000,36.0000,2.000000
+            1,0.033333,a,0,86.0000,36.0000,2.000000
+            2,0.066667,a,0,80.0000,36.0000,2.000000
+            3,0.100000,a,1,74.0000,36.0000,2.000000
+
+            """)
+        let probe = try QAFixtures.object(try runFxreplay(["probe", cut, "--json"]).stdout)
+        #expect(probe["frames"] as? Int == 4 && probe["poseSEIFrames"] as? Int == 3)
+        #expect(probe["resolutions"] as? [String] == ["160x96"])
+    }
+
     @Test func extractedSidecarGivesTheSameTrack() throws {
         let (dir, video, scene) = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }

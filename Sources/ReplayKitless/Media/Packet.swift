@@ -23,6 +23,11 @@ final class Packet: @unchecked Sendable {
     }
     var size: Int { Int(pointer.pointee.size) }
     var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+    /// Decoded only to prime the decoder: the container's edit list starts later, so the frame is never shown.
+    var isDiscarded: Bool {
+        get { pointer.pointee.flags & AV_PKT_FLAG_DISCARD != 0 }
+        set { pointer.pointee.flags = newValue ? pointer.pointee.flags | AV_PKT_FLAG_DISCARD : pointer.pointee.flags & ~AV_PKT_FLAG_DISCARD }
+    }
 
     /// The packet's payload bytes, valid until the packet is reused.
     var data: UnsafeRawBufferPointer {

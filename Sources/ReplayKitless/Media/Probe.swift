@@ -46,7 +46,7 @@ public struct ProbeResult: Sendable, Codable, Equatable {
     public var streams: [Stream]
     /// Index of the video stream described below (FFmpeg's best), `nil` without video.
     public var videoStream: Int?
-    /// Video frames (packets) read.
+    /// Video frames shown: packets read, less those before the start of the container's edit list.
     public var frames: Int
     /// Timing of the video frames; `nil` with fewer than two.
     public var frameIntervals: FrameIntervals?
@@ -86,15 +86,20 @@ public enum MediaProbe {
                 if resolutions.last != size { resolutions.append(size) }
             }
         }
+        var videoFrames = 0
         while try demuxer.read(into: packet) {
             packetCounts[packet.streamIndex] += 1
             if packet.streamIndex == video?.index {
-                if packet.pts != noPTS { videoPTS.append(packet.pts) }
-                if let seiCarrier,
+                // Frames before the edit list's start are never shown: not counted, but their size counts.
+                let shown = !packet.isDiscarded
+                if shown { videoFrames += 1 }
+                if shown, packet.pts != noPTS { videoPTS.append(packet.pts) }
+                if shown, let seiCarrier,
                    (try? poseSEI.pose(inAccessUnit: [UInt8](packet.data), codec: seiCarrier.codec, framing: seiCarrier.framing)) != nil {
                     seiFrames += 1
                 }
                 if packet.isKeyframe {
+                    packet.isDiscarded = false
                     try? keyframeDecoder?.send(packet)
                     try noteFrames()
                 }
@@ -121,7 +126,7 @@ public enum MediaProbe {
                                    width: s.kind == .video ? s.width : nil, height: s.kind == .video ? s.height : nil,
                                    sampleRate: s.kind == .audio ? s.sampleRate : nil, channels: s.kind == .audio ? s.channels : nil)
             },
-            videoStream: video?.index, frames: video.map { packetCounts[$0.index] } ?? 0, frameIntervals: intervals,
+            videoStream: video?.index, frames: videoFrames, frameIntervals: intervals,
             rotation: video?.rotation ?? 0, mirrored: video?.mirrored ?? false,
             resolutions: resolutions, poseSEIFrames: seiFrames)
     }

@@ -44,7 +44,8 @@ public struct VideoPacketScan: Sendable {
         let packet = Packet()
         while try demuxer.read(into: packet) {
             defer { packet.unref() }
-            guard packet.streamIndex == video.index else { continue }
+            // Frames before the start of the container's edit list are decoded but never shown.
+            guard packet.streamIndex == video.index, !packet.isDiscarded else { continue }
             let timestamp = packet.pts != noPTS ? packet.pts : packet.dts
             guard timestamp != noPTS else {
                 guard packets.isEmpty else { throw ReplayError.badInput("\(path): video packet \(packets.count) has no timestamp") }
