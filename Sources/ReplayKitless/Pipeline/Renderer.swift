@@ -218,7 +218,10 @@ private final class RenderSession: @unchecked Sendable {
         }
         try muxer.writeHeader(movieTimeScale: videoTimeBase.den > 1000 ? videoTimeBase.den : nil)
 
-        if video.declaredFrames > 0 {
+        if let framePoses {
+            // The packet scan counts the frames shown (a declared count includes those an edit list cuts).
+            expectedFrames = framePoses.scan.frames.count
+        } else if video.declaredFrames > 0 {
             expectedFrames = Int(video.declaredFrames)
         } else if let seconds = demuxer.durationSeconds, frameRate.num > 0 {
             expectedFrames = Int(seconds * Double(frameRate.num) / Double(frameRate.den))
