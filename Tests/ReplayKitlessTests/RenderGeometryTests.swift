@@ -102,8 +102,9 @@ import Testing
 
     @Test func billboardsFaceTheCamera() {
         let camera = HandCamera(position: [0.4, 1.5, 2], pitch: -0.4, yaw: 0.8, roll: 0.2, width: 160, height: 120).camera()
-        for annotation in [Annotation(id: "b", anchor: .world(.zero), shape: .box, billboard: true, spin: 2),
-                           Annotation(id: "r", anchor: .world(.zero), shape: .ring)] {
+        // `orientation` does not tilt them: billboards take the camera's rotation instead of it.
+        for annotation in [Annotation(id: "b", anchor: .world(.zero), shape: .box, orientation: [0.3, -1, 0.5], billboard: true, spin: 2),
+                           Annotation(id: "r", anchor: .world(.zero), shape: .ring, orientation: [1.2, 0, 0])] {
             let view = AnnotationPlacement.shape(annotation, anchor: [0, 1, 0], camera: camera, time: 0.3).viewed(by: camera)
             // Model +Z is camera +Z (towards the viewer), model +Y camera up.
             let z = view.rotation * [0, 0, 1], y = view.rotation * [0, 1, 0]

@@ -22,15 +22,10 @@ struct ModelTransform: Equatable {
 enum AnnotationPlacement {
     /// The shape: scaled by `size`, turned by `orientation` and then by `spin` about world +Y
     /// (angle 2π·spin·time), moved to the anchor. Billboards (and rings, always) take the
-    /// camera's rotation instead, so their +Z faces the viewer; spin does not apply to them.
+    /// camera's rotation instead, so their +Z faces the viewer; orientation and spin do not apply to them.
     static func shape(_ annotation: Annotation, anchor: SIMD3<Double>, camera: Camera, time: Double) -> ModelTransform {
-        let orientation = Pose.rotation(euler: annotation.orientation)
-        let rotation: Matrix3
-        if annotation.billboard || annotation.shape == .ring {
-            rotation = camera.pose.rotation * orientation
-        } else {
-            rotation = Matrix3.rotationY(2 * Double.pi * annotation.spin * time) * orientation
-        }
+        let rotation = annotation.billboard || annotation.shape == .ring ? camera.pose.rotation
+            : Matrix3.rotationY(2 * Double.pi * annotation.spin * time) * Pose.rotation(euler: annotation.orientation)
         return ModelTransform(linear: rotation.scaled(by: SIMD3(repeating: annotation.size)),
                               translation: anchor, rotation: rotation)
     }
