@@ -64,7 +64,7 @@ struct Batch: ParsableCommand {
             let rows = try Manifest.load(manifest)
             var checker = RenderJob.OptionChecker()
             for row in rows {
-                try checker.check((spec?.options ?? []) + row.options, origin: manifest, line: row.line)
+                try checker.check(BatchPlanner.jobOptions(spec?.options ?? [], under: row.options) + row.options, origin: manifest, line: row.line)
             }
             recordings = try planner.recordings(rows: rows, manifest: manifest)
         } else {

@@ -189,8 +189,11 @@ func modificationDate(_ url: URL) throws -> Date? {
         let manifest = dir.appendingPathComponent("list.csv")
         try Data("input\na.mp4\n./b.mp4\n".utf8).write(to: manifest)
         // (arguments after `batch`, working directory: nil is the package's)
+        let sub = dir.appendingPathComponent("sub")
+        try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
         let runs: [([String], URL?)] = [(["*.mp4", "--out", "out"], dir), ([dir.path + "/*.mp4", "--out", dir.path + "/./out"], nil),
-                                        (["--manifest", "list.csv", "--out", "out/"], dir), (["--manifest", manifest.path, "--out", dir.path + "/out"], nil)]
+                                        (["--manifest", "list.csv", "--out", "out/"], dir), (["--manifest", manifest.path, "--out", dir.path + "/out"], nil),
+                                        (["../*.mp4", "--out", "../out"], sub), (["*.mp4", "--out", "sub/../out"], dir)]
         for (index, (arguments, directory)) in runs.enumerated() {
             let run = try runFxreplay(["batch"] + arguments + ["--progress", "none"], environment: batchEnvironment(), currentDirectory: directory)
             #expect(run.status == 0, "\(arguments): \(run.stderr)")
@@ -214,6 +217,20 @@ func modificationDate(_ url: URL) throws -> Date? {
         let bee = try decodeFrames(out.appendingPathComponent("bee.mkv").path, measure: false)
         #expect(frames > 0 && a.count == frames && a.allSatisfy { $0.width == 80 && $0.height == 48 })
         #expect(bee.count == frames && bee.allSatisfy { $0.width == 96 && $0.height == 64 })
+    }
+
+    @Test func aRowsPoseSourceReplacesTheJobs() throws {
+        // The recordings carry no pose SEI: the job's choice would fail; the row's sidecar replaces it.
+        let dir = try makeRecordings(["a"], frames: 4)
+        let sidecar = (0..<4).map { #"{"frame": \#($0), "position": [0, 1.5, 0], "euler": [0, 0, 0], "zNear": 0.01, "fovY": 60}"# }
+        try Data(sidecar.joined(separator: "\n").utf8).write(to: dir.appendingPathComponent("lens.jsonl"))
+        let manifest = dir.appendingPathComponent("list.csv")
+        try Data("input,poses\na.mp4,lens.jsonl\n".utf8).write(to: manifest)
+        let job = dir.appendingPathComponent("job.json")
+        try Data(#"{"poses-from-sei": true, "preset": "ultrafast"}"#.utf8).write(to: job)
+        let (run, report) = try runBatch(["--manifest", manifest.path, "--job", job.path], out: dir.appendingPathComponent("out"))
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(report?.done == 1)
     }
 
     @Test func aManifestsRelativePathsWorkFromAnyWorkingDirectory() throws {

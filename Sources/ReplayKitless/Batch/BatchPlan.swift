@@ -86,16 +86,22 @@ public struct BatchPlanner: Sendable {
     /// Options that choose one thing in different ways; render refuses both at once.
     static let alternatives: [String: String] = ["poses": "poses-from-sei", "poses-from-sei": "poses"]
 
+    /// The job's options that hold for a manifest row with `row`'s options: of two alternatives
+    /// (``alternatives``), the row's choice replaces the job's.
+    public static func jobOptions(_ job: [JobOption], under row: [JobOption]) -> [JobOption] {
+        let rowChoices = Set(row.filter(\.isSet).map(\.key))
+        return job.filter { alternatives[$0.key].map { !rowChoices.contains($0) } ?? true }
+    }
+
     /// - Parameter readFiles: per option value already looked at, the files it makes render read
     ///   (each scene is read, each mask folder listed, once per batch).
     private func recording(listed: String, input: String, output: String?, rowOptions: [JobOption],
                            readFiles: inout [String: [String]]) -> BatchRecording {
         let output = output ?? BatchPaths.normalize("\(outputDirectory)/\(BatchPaths.name(of: input)).\(job?.container ?? "mp4")")
         let rowOptions = rowOptions.filter { !Self.batchControlledOptions.contains($0.key) }
-        // Of two alternatives the row's choice replaces the job's, and a choice in either
-        // replaces an input found by name (`poses-from-sei: true` with NAME.poses.jsonl present).
-        let rowChoices = Set(rowOptions.filter(\.isSet).map(\.key))
-        let jobOptions = jobOptions.filter { Self.alternatives[$0.key].map { !rowChoices.contains($0) } ?? true }
+        // A choice in the job or the row replaces an input found by name (`poses-from-sei: true`
+        // with NAME.poses.jsonl present).
+        let jobOptions = Self.jobOptions(jobOptions, under: rowOptions)
         let choices = Set((jobOptions + rowOptions).filter(\.isSet).map(\.key))
         let found = discovery.inputs(for: input).filter { Self.alternatives[$0.option].map { !choices.contains($0) } ?? true }
         var files: [String] = []

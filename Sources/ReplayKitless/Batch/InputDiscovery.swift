@@ -104,9 +104,19 @@ public enum BatchPaths {
         return normalize(directory + "/" + relative)
     }
 
-    /// `path` resolved against the working directory, normalized (URLs unchanged).
+    /// `path` resolved against the working directory, normalized (URLs unchanged), with `..` resolved
+    /// as the file system resolves it (through symbolic links): up to the last `..`, the path must
+    /// exist; when it does not, the `..` stay.
     public static func absolute(_ path: String) -> String {
-        resolve(path, against: FileManager.default.currentDirectoryPath)
+        let resolved = resolve(path, against: FileManager.default.currentDirectoryPath)
+        guard !isURL(resolved), let last = resolved.split(separator: "/", omittingEmptySubsequences: false).lastIndex(of: "..") else {
+            return resolved
+        }
+        let parts = resolved.split(separator: "/", omittingEmptySubsequences: false)
+        let head = parts[...last].joined(separator: "/"), tail = parts[(last + 1)...].joined(separator: "/")
+        guard let real = realpath(head, nil) else { return resolved }
+        defer { free(real) }
+        return normalize(String(cString: real) + "/" + tail)
     }
 
     public static func isRegularFile(_ path: String) -> Bool {
