@@ -59,7 +59,7 @@ import Testing
         #expect(message("crf: [20\n").hasPrefix("jobs/x.yaml:2: not valid YAML"))
         #expect(message("batch:\n  poses: poses.csv\n").hasPrefix("jobs/x.yaml:2 (batch.poses): 'poses.csv' has no {name}"))
         #expect(message("batch:\n  container: mp 4\n").hasPrefix("jobs/x.yaml:2 (batch.container)"))
-        #expect(message(#"{"crf": 20"#, json: true).hasPrefix("jobs/x.yaml: not valid JSON"))
+        #expect(message(#"{"crf": 20"#, json: true).hasPrefix("jobs/x.yaml:1: not valid JSON"))
     }
 
     @Test func missingJobFileIsBadInput() {

@@ -496,6 +496,14 @@ func isAlive(_ pid: Int32) -> Bool {
         #expect(run.status == 3)
         #expect(run.stderr.contains("\(job.path):2 (keep_rotation): Unknown option '--keep_rotation'"), "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: output))
+        // A JSON job names the line too, and a key given twice is an error, not the last one winning.
+        let json = dir.appendingPathComponent("job.json")
+        try Data("{\n  \"crf\": 20,\n  \"presett\": \"fast\"\n}\n".utf8).write(to: json)
+        let misspelt = try runFxreplay(["render", "--job", json.path, dir.appendingPathComponent("in.mp4").path, "-o", output])
+        #expect(misspelt.status == 3 && misspelt.stderr.contains("\(json.path):3 (presett): Unknown option '--presett'"), "\(misspelt.stderr)")
+        try Data("{\"crf\": 20,\n \"crf\": 30}\n".utf8).write(to: json)
+        let twice = try runFxreplay(["render", "--job", json.path, dir.appendingPathComponent("in.mp4").path, "-o", output])
+        #expect(twice.status == 3 && twice.stderr.contains("\(json.path):2: not valid JSON: duplicate key \"crf\""), "\(twice.stderr)")
         let missing = try runFxreplay(["render", "--job", dir.appendingPathComponent("nope.yaml").path, "x.mp4", "-o", output])
         #expect(missing.status == 3 && missing.stderr.contains("nope.yaml: cannot read the job spec (no such file)"))
     }

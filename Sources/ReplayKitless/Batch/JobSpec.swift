@@ -244,47 +244,25 @@ indirect enum RawValue: Sendable, Equatable {
         }
     }
 
+    /// Parses JSON (`line`: the line the text starts on, for JSON Lines), keeping `true`, `1` and
+    /// `"1"` apart and each member's line for error messages; members sorted by key.
     static func json(_ text: String, file: String, line: Int? = nil) throws(ReplayError) -> RawValue {
         do {
-            return try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)).raw
+            return RawValue(try JSONReader.parse(Array(text.utf8), firstLine: line ?? 1))
         } catch {
-            let reason = (error as? DecodingError).map(describe) ?? "\(error)"
-            throw .badInput(file: file, line: line, "not valid JSON: \(reason)")
+            throw .badInput(file: file, line: error.line, "not valid JSON: \(error.message)")
         }
     }
 
-    private static func describe(_ error: DecodingError) -> String {
-        switch error {
-        case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context):
-            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-            return underlying ?? context.debugDescription
-        @unknown default:
-            return "\(error)"
-        }
-    }
-}
-
-/// JSON decoded without losing the difference between `true`, `1` and `"1"`.
-private struct JSONValue: Decodable {
-    let raw: RawValue
-
-    init(from decoder: any Swift.Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            raw = .null
-        } else if let bool = try? container.decode(Bool.self) {
-            raw = .bool(bool)
-        } else if let integer = try? container.decode(Int64.self) {
-            raw = .scalar(String(integer))
-        } else if let number = try? container.decode(Double.self) {
-            raw = .scalar(number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number))
-        } else if let text = try? container.decode(String.self) {
-            raw = .scalar(text)
-        } else if let items = try? container.decode([JSONValue].self) {
-            raw = .list(items.map(\.raw))
-        } else {
-            let object = try container.decode([String: JSONValue].self)
-            raw = .map(object.sorted { $0.key < $1.key }.map { RawValue.Entry(key: $0.key, value: $0.value.raw) })
+    private init(_ node: JSONNode) {
+        switch node.value {
+        case .null: self = .null
+        case .bool(let value): self = .bool(value)
+        case .number(let n): self = .scalar(n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : String(n))
+        case .string(let text): self = .scalar(text)
+        case .array(let items): self = .list(items.map(RawValue.init))
+        case .object(let members):
+            self = .map(members.sorted { $0.key < $1.key }.map { Entry(key: $0.key, value: RawValue($0.value), line: $0.value.line) })
         }
     }
 }
