@@ -86,6 +86,11 @@ func printError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
+/// Prints each warning on stderr as a `fxreplay: warning:` line.
+func printWarnings(_ warnings: [String]) {
+    for warning in warnings { printError("fxreplay: warning: \(warning)") }
+}
+
 /// Encodes a value as pretty, key-sorted JSON.
 func prettyJSON<T: Encodable>(_ value: T) throws -> Data {
     let encoder = JSONEncoder()

@@ -157,7 +157,7 @@ struct PosesEmbed: ParsableCommand {
             let result = try PoseEmbedder.embedByCopy(input: input, output: output, poses: settings, overwrite: overwrite)
             printError("fxreplay: wrote \(output): pose SEI in \(result.embedded) of \(result.frames) frames (no re-encode); "
                        + result.match.summary)
-            for warning in result.warnings { printError("fxreplay: warning: \(warning)") }
+            printWarnings(result.warnings)
             return
         }
         var options = RenderOptions(input: input, output: output)
@@ -171,6 +171,6 @@ struct PosesEmbed: ParsableCommand {
         let poses = report.effects["poses", default: [:]]
         printError("fxreplay: wrote \(output): pose SEI in \(poses["framesWithPoseSEI", default: 0]) of \(report.framesEncoded) frames; "
                    + PoseMatchReport(counts: poses).summary)
-        for warning in report.warnings { printError("fxreplay: warning: \(warning)") }
+        printWarnings(report.warnings)
     }
 }

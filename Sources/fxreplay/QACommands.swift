@@ -65,7 +65,7 @@ struct Compare: ParsableCommand {
         options.perFrame = perFrame
         options.diffPicture = diff != nil
         let comparison = try VideoComparison(comparing: a, with: b, options: options)
-        for warning in comparison.warnings { printError("fxreplay: warning: \(warning)") }
+        printWarnings(comparison.warnings)
         if let diff, let picture = comparison.diff {
             try ImageWriter.writePNG(picture, to: diff, inputs: [a, b])
         }
@@ -355,5 +355,6 @@ struct QAOverlay: ParsableCommand {
         let result = try Renderer(options: options, extraEffects: [PlacementOverlay(tracks: tracks)]).run(progress: progress.progress, label: "overlay")
         let legend = track.enumerated().map { "\($0.element) \(MarkerStyle.trackColorName($0.offset))" }
         printError("fxreplay: wrote \(output): \(result.framesEncoded) frames; markers: " + legend.joined(separator: ", "))
+        printWarnings(result.warnings)
     }
 }

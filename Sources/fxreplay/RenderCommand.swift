@@ -117,7 +117,7 @@ struct Render: ParsableCommand {
         try outputs.commit()
         printError("fxreplay: wrote \(output): \(result.framesEncoded) frames, \(result.output.width)x\(result.output.height) \(result.output.codec), "
                    + String(format: "%.1f fps", result.speedFPS))
-        for warning in result.warnings { printError("fxreplay: warning: \(warning)") }
+        printWarnings(result.warnings)
         if let masks = result.effects["background"], masks["masksHeld", default: 0] + masks["framesKeptOriginal", default: 0] > 0 {
             printError("fxreplay: warning: frames without a mask: \(masks["masksHeld", default: 0]) held the last mask, "
                        + "\(masks["framesKeptOriginal", default: 0]) kept their original background")

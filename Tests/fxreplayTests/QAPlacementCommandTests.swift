@@ -236,5 +236,10 @@ import Testing
         let times = try decodeFrames(review, measure: false).map(\.seconds)
         #expect(zip(times, (0..<8).map { Double($0) / 30 }).allSatisfy { abs($0 - times[0] - $1) < 0.001 }, "\(times)")
         #expect(try runFxreplay(["qa", "overlay", video, "-o", review]).status == 2)
+        // A container that cannot hold the audio drops it with render's warning.
+        let webm = dir.appendingPathComponent("review.webm").path
+        let dropped = try runFxreplay(["qa", "overlay", video, "--track", a, "-o", webm, "--progress", "none"])
+        #expect(dropped.status == 0 && dropped.stderr.contains("warning: stream 1 (audio, aac) dropped: a .webm file cannot hold it"),
+                "\(dropped.stderr)")
     }
 }
