@@ -246,19 +246,20 @@ import Testing
         #expect(try listing() == before)
     }
 
-    /// Starts a slow render of a fresh recording (under `launcher`, when given) and waits until its
-    /// temporary file exists.
-    private func startSlowRender(launcher: String? = nil) throws -> (Process, URL) {
+    /// Starts a slow render of a fresh recording (under `launcher`, when given; its stderr to
+    /// `stderr`, with `--progress progress`) and waits until its temporary file exists.
+    private func startSlowRender(launcher: String? = nil, progress: String = "none",
+                                 stderr: FileHandle = .nullDevice) throws -> (Process, URL) {
         let dir = try makeScratchDirectory()
         let input = dir.appendingPathComponent("long.mp4").path
         try writeRecording(to: input, size: PictureSize(width: 640, height: 360), pts: (0..<600).map { Int64($0) * 3000 })
         let output = dir.appendingPathComponent("out.mp4").path
-        let arguments = ["render", input, "-o", output, "--preset", "veryslow", "--progress", "none"]
+        let arguments = ["render", input, "-o", output, "--preset", "veryslow", "--progress", progress]
         let process = Process()
         process.executableURL = launcher.map { URL(fileURLWithPath: $0) } ?? fxreplayExecutable
         process.arguments = launcher == nil ? arguments : [fxreplayExecutable.path] + arguments
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        process.standardError = stderr
         try process.run()
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline, (try FileManager.default.contentsOfDirectory(atPath: dir.path)).count < 2 {
@@ -270,10 +271,17 @@ import Testing
 
     @Test(arguments: [SIGINT, SIGTERM, SIGHUP])
     func aSignalRemovesTheTemporaryOutput(signalNumber: Int32) throws {
-        let (process, dir) = try startSlowRender()
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("interrupt-\(UUID().uuidString).log")
+        try #require(FileManager.default.createFile(atPath: log.path, contents: nil))
+        defer { try? FileManager.default.removeItem(at: log) }
+        let (process, dir) = try startSlowRender(progress: "json", stderr: try FileHandle(forWritingTo: log))
         let interrupted = Date()
         kill(process.processIdentifier, signalNumber)
         process.waitUntilExit()
+        // With --progress json, stderr stays JSON lines and `fxreplay:` lines: no blank line before the message.
+        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(lines.last == "fxreplay: interrupted, no output written" && lines.allSatisfy { $0.hasPrefix("{") || $0.hasPrefix("fxreplay: ") },
+                "\(lines)")
         // Within a second, as promised; sanitizer builds run several times slower.
         let bound = ProcessInfo.processInfo.environment["FXREPLAY_SANITIZED"] == nil ? 1.0 : 3.0
         #expect(Date().timeIntervalSince(interrupted) < bound)

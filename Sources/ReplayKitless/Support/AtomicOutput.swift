@@ -188,7 +188,8 @@ package final class InterruptCleanup: @unchecked Sendable {
     private func interrupted(by signalNumber: Int32) {
         let pending = lock.withLock { paths }
         for path in pending { unlink(path) }
-        FileHandle.standardError.write(Data("\nfxreplay: interrupted, no output written\n".utf8))
+        let newLine = ProgressReporter.barIsOpen.withLock { $0 } ? "\n" : ""
+        FileHandle.standardError.write(Data((newLine + "fxreplay: interrupted, no output written\n").utf8))
         _exit(128 + signalNumber)
     }
 }

@@ -14,6 +14,8 @@ package final class ProgressReporter: @unchecked Sendable {
     private let interval: TimeInterval
     private let isTerminal: Bool
     private let unit: String
+    /// Whether a terminal bar is on screen without its line ended, so a message must start a new line.
+    static let barIsOpen = Locked(false)
 
     public init(style: ProgressStyle, label: String, total: Int?, unit: String = "frames") {
         let terminal = isatty(STDERR_FILENO) != 0
@@ -59,6 +61,7 @@ package final class ProgressReporter: @unchecked Sendable {
         case .auto:
             let text = bar(done: done) + " " + line(done: done, rate: rate, eta: eta, final: final)
             FileHandle.standardError.write(Data("\r\u{1B}[K\(text)\(final ? "\n" : "")".utf8))
+            Self.barIsOpen.withLock { $0 = !final }
         }
     }
 
