@@ -41,13 +41,13 @@ func patternPSNR(_ image: YUVImage, index: Int) -> Double {
 /// timestamps (1/90000 time base), optionally a 440 Hz tone starting at `audioStart` seconds.
 /// The default preset writes no B-frames; `medium` does.
 func writeRecording(to path: String, size: PictureSize = PictureSize(width: 160, height: 96), pts: [Int64],
-                    sizes: [Int: PictureSize] = [:], rotation: Int = 0, audioStart: Double? = nil,
+                    sizes: [Int: PictureSize] = [:], rotation: Int = 0, mirrored: Bool = false, audioStart: Double? = nil,
                     codec: VideoCodec? = nil, preset: String = "ultrafast", audioSeconds: Double = 1.0) throws {
     var settings = EncoderSettings()
     settings.codec = codec
     settings.preset = preset
     settings.crf = 18
-    let writer = try MediaWriter(path: path, video: .init(size: size, timeBase: Rational(1, 90000), encoder: settings, rotation: rotation),
+    let writer = try MediaWriter(path: path, video: .init(size: size, timeBase: Rational(1, 90000), encoder: settings, rotation: rotation, mirrored: mirrored),
                                  audio: audioStart.map { .init(sampleRate: 48000, channels: 1, startSample: Int64($0 * 48000)) })
     for (index, timestamp) in pts.enumerated() {
         let next = index + 1 < pts.count ? pts[index + 1] : timestamp + 3000

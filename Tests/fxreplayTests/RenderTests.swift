@@ -105,6 +105,34 @@ import Testing
         #expect(try brightCorner(mirrored).name == "top-left")
     }
 
+    /// A mirrored display matrix (a front camera's recording): --keep-rotation writes the stored
+    /// picture with the whole matrix, mirroring included, so it is shown as the input is.
+    @Test(arguments: [0, 90])
+    func keepRotationKeepsAMirroredMatrix(rotation: Int) throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("mirrored.mp4").path, kept = dir.appendingPathComponent("kept.mp4").path
+        try writeBlockRecording(to: input, rotation: rotation, mirrored: true)
+        let run = try runFxreplay(["render", input, "-o", kept, "--keep-rotation", "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let stream = try #require(try Demuxer(url: kept).bestVideoStream)
+        #expect(stream.rotation == rotation && stream.mirrored)
+        #expect(try brightCorner(kept).name == "top-left")
+        // Shown the same way: turned upright (fxreplay's default, as ffmpeg's autorotate), both put the block in one corner.
+        let shownInput = dir.appendingPathComponent("shown-input.mp4").path, shownKept = dir.appendingPathComponent("shown-kept.mp4").path
+        #expect(try runFxreplay(["render", input, "-o", shownInput, "--progress", "none"]).status == 0)
+        #expect(try runFxreplay(["render", kept, "-o", shownKept, "--progress", "none"]).status == 0)
+        // (Turned clockwise, then mirrored: the stored top-left block ends top-right, or for 90° top-left.)
+        #expect(try brightCorner(shownInput).name == (rotation == 0 ? "top-right" : "top-left"))
+        #expect(try brightCorner(shownKept).name == brightCorner(shownInput).name)
+        // The ffmpeg CLI's autorotation shows the input so too.
+        let reference = dir.appendingPathComponent("reference.mp4").path
+        #expect(try QAFixtures.run("ffmpeg", ["-i", input, "-c:v", "libx264", "-preset", "ultrafast", reference]).status == 0)
+        #expect(try brightCorner(reference).name == brightCorner(shownInput).name)
+        let mkv = try runFxreplay(["render", input, "-o", dir.appendingPathComponent("kept.mkv").path, "--keep-rotation"])
+        #expect(mkv.status == 2 && mkv.stderr.contains("mirroring"), "\(mkv.stderr)")
+    }
+
     @Test func deterministicRunsProduceIdenticalBytes() throws {
         let dir = try makeScratchDirectory()
         let input = dir.appendingPathComponent("in.mp4").path
@@ -266,11 +294,11 @@ import Testing
 }
 
 /// Writes a short recording whose stored picture is black with a white 16×16 block top-left.
-func writeBlockRecording(to path: String, rotation: Int) throws {
+func writeBlockRecording(to path: String, rotation: Int, mirrored: Bool = false) throws {
     var settings = EncoderSettings()
     settings.preset = "ultrafast"
     let writer = try MediaWriter(path: path, video: .init(size: PictureSize(width: 64, height: 48), timeBase: Rational(1, 30),
-                                                          encoder: settings, rotation: rotation))
+                                                          encoder: settings, rotation: rotation, mirrored: mirrored))
     for index in 0..<3 {
         try writer.addVideoFrame(pts: Int64(index), duration: 1) { image in
             image.fill(YUVColor(y: 16, cb: 128, cr: 128))

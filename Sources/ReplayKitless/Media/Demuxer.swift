@@ -227,10 +227,14 @@ enum DisplayMatrix {
         return (((clockwise % 360) + 360) % 360, mirrored)
     }
 
-    /// A display matrix for a clockwise rotation (`av_display_rotation_set` takes clockwise degrees).
-    static func matrix(rotation: Int) -> [Int32] {
+    /// A display matrix for a clockwise rotation (`av_display_rotation_set` takes clockwise degrees),
+    /// mirrored as ``orientation(_:)`` reads it back: the rotation's matrix with its first column negated.
+    static func matrix(rotation: Int, mirrored: Bool = false) -> [Int32] {
         var matrix = [Int32](repeating: 0, count: 9)
-        matrix.withUnsafeMutableBufferPointer { av_display_rotation_set($0.baseAddress, Double(rotation)) }
+        matrix.withUnsafeMutableBufferPointer {
+            av_display_rotation_set($0.baseAddress, Double(rotation))
+            if mirrored { av_display_matrix_flip($0.baseAddress, 1, 0) }
+        }
         return matrix
     }
 }

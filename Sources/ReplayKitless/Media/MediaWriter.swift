@@ -14,15 +14,19 @@ public final class MediaWriter {
         public var encoder: EncoderSettings
         /// Display rotation written to the container, degrees clockwise.
         public var rotation: Int
+        /// Whether the container says to show the picture mirrored (before the rotation, as FFmpeg reads it).
+        public var mirrored: Bool
         public var colorSpace: ColorSpace
 
         public init(size: PictureSize, timeBase: Rational, frameRate: Rational = Rational(30, 1),
-                    encoder: EncoderSettings = EncoderSettings(), rotation: Int = 0, colorSpace: ColorSpace = .bt709Limited) {
+                    encoder: EncoderSettings = EncoderSettings(), rotation: Int = 0, mirrored: Bool = false,
+                    colorSpace: ColorSpace = .bt709Limited) {
             self.size = size
             self.timeBase = timeBase
             self.frameRate = frameRate
             self.encoder = encoder
             self.rotation = rotation
+            self.mirrored = mirrored
             self.colorSpace = colorSpace
         }
     }
@@ -62,7 +66,7 @@ public final class MediaWriter {
         commitsOnFinish = group == nil
         muxer = try Muxer(output: output, bitexact: true)
         encoder = try MediaWriter.openEncoder(video, codec: codec, size: video.size, globalHeader: muxer.needsGlobalHeader)
-        videoStream = try muxer.addStream(encoder: encoder, rotation: video.rotation)
+        videoStream = try muxer.addStream(encoder: encoder, rotation: video.rotation, mirrored: video.mirrored)
         if let audioSpec {
             audio = try AudioTrack(spec: audioSpec, muxer: muxer, opus: path.lowercased().hasSuffix(".webm"))
         } else {

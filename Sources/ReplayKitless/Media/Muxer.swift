@@ -94,7 +94,7 @@ final class Muxer: @unchecked Sendable {
     }
 
     /// Adds the encoder's stream; returns its index.
-    func addStream(encoder: Encoder, rotation: Int?) throws(ReplayError) -> Int {
+    func addStream(encoder: Encoder, rotation: Int = 0, mirrored: Bool = false) throws(ReplayError) -> Int {
         guard let stream = avformat_new_stream(context, nil) else { throw .processing("avformat_new_stream: out of memory") }
         do {
             try ffmpeg("avcodec_parameters_from_context", avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context))
@@ -108,8 +108,8 @@ final class Muxer: @unchecked Sendable {
         // Non-square pixels also need the container's word (Matroska's display size); square ones are the default.
         let sar = encoder.context.pointee.sample_aspect_ratio
         if sar.num != sar.den { stream.pointee.sample_aspect_ratio = sar }
-        if let rotation, rotation != 0, let data = fx_stream_new_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, 36) {
-            let matrix = DisplayMatrix.matrix(rotation: rotation)
+        if rotation != 0 || mirrored, let data = fx_stream_new_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, 36) {
+            let matrix = DisplayMatrix.matrix(rotation: rotation, mirrored: mirrored)
             matrix.withUnsafeBytes { data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: 36) }
         }
         sourceTimeBases.append(encoder.timeBase)

@@ -147,9 +147,10 @@ private final class RenderSession: @unchecked Sendable {
         let codec = try options.background?.alphaCodec(encoder: options.encoder, output: options.output)
             ?? options.encoder.codec ?? VideoCodec.defaultCodec(forOutput: options.output)
         workingFormat = options.background?.needsAlphaPlane == true ? AV_PIX_FMT_YUVA420P : AV_PIX_FMT_YUV420P
-        if options.keepRotation && video.rotation % 360 != 0 && !muxer.isMP4Family {
+        if options.keepRotation && (video.rotation % 360 != 0 || video.mirrored) && !muxer.isMP4Family {
+            let orientation = (video.rotation % 360 != 0 ? ["\(video.rotation)° rotation"] : []) + (video.mirrored ? ["mirroring"] : [])
             throw .usage("\(options.output): a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot store the input's "
-                         + "\(video.rotation)° rotation, which --keep-rotation (and poses embed) keeps: write .mp4 or .mov")
+                         + "\(orientation.joined(separator: " and ")), which --keep-rotation (and poses embed) keeps: write .mp4 or .mov")
         }
         let ignoredSettings = try options.encoder.check(for: codec)
         if !muxer.accepts(video: Self.codecID(codec), width: outputSize.width, height: outputSize.height) {
@@ -163,7 +164,8 @@ private final class RenderSession: @unchecked Sendable {
                               sampleAspectRatio: Self.sampleAspectRatio(of: stream, turned: turnBack == nil && quarterTurns % 2 == 1,
                                                                         from: turnBack == nil ? display : stored, to: outputSize),
                               colorOf: stream.pointee.codecpar, alpha: options.background?.outputsAlpha ?? false, globalHeader: muxer.needsGlobalHeader)
-        videoOut = try muxer.addStream(encoder: encoder, rotation: options.keepRotation ? video.rotation : nil)
+        videoOut = try options.keepRotation ? muxer.addStream(encoder: encoder, rotation: video.rotation, mirrored: video.mirrored)
+            : muxer.addStream(encoder: encoder)
         muxer.copyTags(from: stream, to: videoOut)
         // A QuickTime timecode track has no codec to copy, but the video's timecode tag (from it, if
         // need be) carries its start, and from that MP4/MOV write a new one (as ffmpeg does).
