@@ -133,6 +133,32 @@ import Testing
         #expect(mkv.status == 2 && mkv.stderr.contains("mirroring"), "\(mkv.stderr)")
     }
 
+    /// A cut made with `ffmpeg -ss 0.5 -c copy`: MP4 keeps half a second of packets before the cut,
+    /// hidden by its edit list. Matroska has no edit list: the audio there must be left out, as the
+    /// video frames are, or it plays half a second before the first picture.
+    @Test func audioBeforeAnEditListsCutIsLeftOutOfMatroska() throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = dir.appendingPathComponent("source.mp4").path, cut = dir.appendingPathComponent("cut.mp4").path
+        #expect(try QAFixtures.run("ffmpeg", ["-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-f", "lavfi", "-i",
+                                              "sine=frequency=440:sample_rate=48000", "-t", "2", "-g", "100", "-c:v", "libx264",
+                                              "-c:a", "aac", source]).status == 0)
+        #expect(try QAFixtures.run("ffmpeg", ["-ss", "0.5", "-i", source, "-c", "copy", cut]).status == 0)
+        for name in ["out.mkv", "out.mp4"] {
+            let output = dir.appendingPathComponent(name).path
+            let run = try runFxreplay(["render", cut, "-o", output, "--progress", "none"])
+            #expect(run.status == 0, "\(run.stderr)")
+            // Each stream's first presented time, as ffprobe (any player) sees it.
+            let starts = try ["v:0", "a:0"].map { selector in
+                let probe = try QAFixtures.run("ffprobe", ["-v", "error", "-select_streams", selector, "-show_entries", "stream=start_time",
+                                                           "-of", "csv=p=0", output])
+                return try #require(Double(String(decoding: probe.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+            }
+            // Within an AAC frame's priming (21 ms), not the 0.5 s cut.
+            #expect(abs(starts[0] - starts[1]) < 0.03, "\(name): video starts at \(starts[0]) s, audio at \(starts[1]) s")
+        }
+    }
+
     @Test func deterministicRunsProduceIdenticalBytes() throws {
         let dir = try makeScratchDirectory()
         let input = dir.appendingPathComponent("in.mp4").path

@@ -349,6 +349,12 @@ private final class RenderSession: @unchecked Sendable {
                 packet.unref()
                 guard try receiveAll() else { return }
             } else if let out = copied[packet.streamIndex] {
+                // Packets an edit list cuts (before a cut made with `-ss … -c copy`) are never played,
+                // like the video frames there; a container without edit lists would play them.
+                if packet.isDiscarded && !muxer.isMP4Family {
+                    packet.unref()
+                    continue
+                }
                 if packet.dts != noPTS, let last = lastCopiedDTS[out], packet.dts < last || (packet.dts == last && muxer.needsIncreasingTimestamps) {
                     counters.withLock { $0.badPackets += 1 }
                     packet.unref()
