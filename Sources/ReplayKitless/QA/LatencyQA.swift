@@ -215,12 +215,16 @@ public struct LatencyReport: Sendable, Equatable, Codable, QAReportFiles {
 
     /// The error `fxreplay qa latency` ends with when a tolerance is exceeded (exit status 1); `nil` otherwise.
     public var failure: ReplayError? {
-        passed ? nil : .checkFailed("tap latency exceeds the tolerance: " + failing.joined(separator: ", "))
+        passed ? nil : .checkFailed("tap latency check failed: " + failing.joined(separator: ", "))
     }
 
-    /// "id at D ms" for each failing result.
+    /// For each failing result, "id at D ms" and why: its p95 error, or that no frame was compared.
     private var failing: [String] {
-        results.filter { !$0.passed }.map { "\($0.id) at \(String(format: "%.0f", $0.delay * 1000)) ms" }
+        results.filter { !$0.passed }.map { result in
+            let why = result.error.map { "p95 \(fixed($0.p95)) px > \(fixed(tolerance ?? 0)) px" }
+                ?? "no frame compared" + (result.note.map { " (\($0))" } ?? "")
+            return "\(result.id) at \(String(format: "%.0f", result.delay * 1000)) ms: \(why)"
+        }
     }
 
     /// An HTML page with the table and one plot per delay.
