@@ -53,9 +53,7 @@ struct Batch: ParsableCommand {
             let spec = try JobSpec(contentsOf: path)
             try RenderJob.check(spec.options, origin: path)
             // The batch section's naming patterns become render options too.
-            for option in spec.discovery.patterns.keys.sorted() {
-                try RenderJob.check([JobOption(key: option, value: .text("{name}"), file: path)], origin: path)
-            }
+            for option in spec.patternOptions { try RenderJob.check([option], origin: path) }
             return spec
         }
         let planner = BatchPlanner(outputDirectory: out, job: spec)

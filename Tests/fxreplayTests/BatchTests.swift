@@ -296,7 +296,7 @@ func modificationDate(_ url: URL) throws -> Date? {
         try Data("batch:\n  contaner: \"{name}.x\"\n".utf8).write(to: job)
         let (pattern, _) = try runBatch([dir.path + "/a.mp4", "--job", job.path], out: out)
         #expect(pattern.status == 3)
-        #expect(pattern.stderr.contains("Unknown option '--contaner'"), "\(pattern.stderr)")
+        #expect(pattern.stderr.contains("\(job.path):2 (contaner): Unknown option '--contaner'"), "\(pattern.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 

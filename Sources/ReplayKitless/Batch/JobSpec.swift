@@ -68,6 +68,9 @@ public struct JobSpec: Sendable {
     public let discovery: InputDiscovery
     /// Output file extension for `fxreplay batch` (`mp4` unless the `batch:` section says otherwise).
     public let container: String
+    /// The options the `batch:` section names patterns for, each as the render option it becomes
+    /// (valued `{name}`), with its line: render must know them.
+    public let patternOptions: [JobOption]
 
     /// Keys that are not render options of a job: the output is per run, and jobs do not nest.
     static let forbiddenKeys = [
@@ -88,13 +91,15 @@ public struct JobSpec: Sendable {
         var options: [JobOption] = []
         var discovery = InputDiscovery()
         var container = "mp4"
+        var patternOptions: [JobOption] = []
         switch root {
         case .null:
             break
         case .map(let entries):
             for entry in entries {
                 if entry.key == "batch" {
-                    try Self.parseBatchSection(entry.value, line: entry.line, file: path, discovery: &discovery, container: &container)
+                    try Self.parseBatchSection(entry.value, line: entry.line, file: path, discovery: &discovery, container: &container,
+                                               patternOptions: &patternOptions)
                 } else if let option = try JobOption(key: entry.key, raw: entry.value, file: path, line: entry.line, nullAllowed: false) {
                     options.append(option)
                 }
@@ -105,13 +110,15 @@ public struct JobSpec: Sendable {
         self.options = options.sorted { $0.key < $1.key }
         self.discovery = discovery
         self.container = container
+        self.patternOptions = patternOptions
     }
 
     /// The job as render arguments, in key order.
     public var arguments: [String] { options.flatMap(\.arguments) }
 
     private static func parseBatchSection(_ raw: RawValue, line: Int?, file: String,
-                                          discovery: inout InputDiscovery, container: inout String) throws(ReplayError) {
+                                          discovery: inout InputDiscovery, container: inout String,
+                                          patternOptions: inout [JobOption]) throws(ReplayError) {
         guard case .map(let entries) = raw else {
             throw .badInput(file: file, line: line, field: "batch", "must be a mapping (container, and naming patterns per option)")
         }
@@ -147,6 +154,7 @@ public struct JobSpec: Sendable {
                 throw .badInput(file: file, line: entry.line, field: field, message)
             }
             discovery.patterns[entry.key] = patterns
+            patternOptions.append(JobOption(key: entry.key, value: .text("{name}"), file: file, line: entry.line))
         }
     }
 }
