@@ -190,7 +190,7 @@ public struct LatencyReport: Sendable, Equatable, Codable, QAReportFiles {
             if let note = result.note { text += "\(result.id) at \(String(format: "%.0f", result.delay * 1000)) ms: \(note)\n" }
         }
         if tolerance != nil {
-            text += "\n" + (passed ? "PASS" : "FAIL: " + failing.joined(separator: ", ")) + "\n"
+            text += "\n" + (passed ? "PASS" : "FAIL: " + failing(explained: false).joined(separator: ", ")) + "\n"
         }
         return text
     }
@@ -215,15 +215,17 @@ public struct LatencyReport: Sendable, Equatable, Codable, QAReportFiles {
 
     /// The error `fxreplay qa latency` ends with when a tolerance is exceeded (exit status 1); `nil` otherwise.
     public var failure: ReplayError? {
-        passed ? nil : .checkFailed("tap latency check failed: " + failing.joined(separator: ", "))
+        passed ? nil : .checkFailed("tap latency check failed: " + failing(explained: true).joined(separator: ", "))
     }
 
-    /// For each failing result, "id at D ms" and why: its p95 error, or that no frame was compared.
-    private var failing: [String] {
+    /// For each failing result, "id at D ms" (the table beside it has the figures); `explained`, with
+    /// why: its p95 error against the tolerance, or that no frame was compared.
+    private func failing(explained: Bool) -> [String] {
         results.filter { !$0.passed }.map { result in
-            let why = result.error.map { "p95 \(fixed($0.p95)) px > \(fixed(tolerance ?? 0)) px" }
-                ?? "no frame compared" + (result.note.map { " (\($0))" } ?? "")
-            return "\(result.id) at \(String(format: "%.0f", result.delay * 1000)) ms: \(why)"
+            let name = "\(result.id) at \(String(format: "%.0f", result.delay * 1000)) ms"
+            guard explained else { return name }
+            return name + ": " + (result.error.map { "p95 \(fixed($0.p95)) px > \(fixed(tolerance ?? 0)) px" }
+                ?? "no frame compared" + (result.note.map { " (\($0))" } ?? ""))
         }
     }
 
