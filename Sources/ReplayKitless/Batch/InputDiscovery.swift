@@ -109,10 +109,8 @@ public enum BatchPaths {
     /// exist; when it does not, the `..` stay.
     public static func absolute(_ path: String) -> String {
         let resolved = resolve(path, against: FileManager.default.currentDirectoryPath)
-        guard !isURL(resolved), let last = resolved.split(separator: "/", omittingEmptySubsequences: false).lastIndex(of: "..") else {
-            return resolved
-        }
         let parts = resolved.split(separator: "/", omittingEmptySubsequences: false)
+        guard !isURL(resolved), let last = parts.lastIndex(of: "..") else { return resolved }
         let head = parts[...last].joined(separator: "/"), tail = parts[(last + 1)...].joined(separator: "/")
         guard let real = realpath(head, nil) else { return resolved }
         defer { free(real) }
