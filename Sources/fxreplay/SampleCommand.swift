@@ -26,6 +26,10 @@ struct Sample: ParsableCommand {
 
     func validate() throws {
         try requireFileNames(["-o": [output]])
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw ValidationError("-o \(output): is a file; the sample is a directory of files (give a new or existing directory)")
+        }
         do {
             try SampleSettings(size: size, seconds: seconds, seed: seed).validate()
         } catch {

@@ -47,6 +47,12 @@ func float32Values(_ path: String) throws -> [Float] {
             #expect(run.status == 2, "\(arguments): \(run.stderr)")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
+        // A file where the directory should be is bad usage, and stays as it was.
+        let file = (dir as NSString).appendingPathComponent("notes.txt")
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: file))
+        let onFile = try runFxreplay(["sample", "-o", file])
+        #expect(onFile.status == 2 && onFile.stderr.contains("is a file"), "\(onFile.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == Data("keep".utf8))
     }
 
     /// The sample's files appear together: when the last one cannot be written (here a directory
