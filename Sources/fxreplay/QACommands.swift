@@ -355,6 +355,11 @@ struct QAOverlay: ParsableCommand {
         let result = try Renderer(options: options, extraEffects: [PlacementOverlay(tracks: tracks)]).run(progress: progress.progress, label: "overlay")
         let legend = track.enumerated().map { "\($0.element) \(MarkerStyle.trackColorName($0.offset))" }
         printError("fxreplay: wrote \(output): \(result.framesEncoded) frames; markers: " + legend.joined(separator: ", "))
-        printWarnings(result.warnings)
+        // Rows past the video's last frame are drawn nowhere: most likely a track of another recording.
+        let beyond = zip(track, tracks).compactMap { path, placements in
+            let count = placements.rows.filter { $0.frame >= result.framesEncoded }.count
+            return count > 0 ? "\(path): \(count) rows name frames past the video's \(result.framesEncoded) (not drawn): is it this recording's track?" : nil
+        }
+        printWarnings(result.warnings + beyond)
     }
 }

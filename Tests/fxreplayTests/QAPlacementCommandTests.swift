@@ -243,5 +243,9 @@ import Testing
         let dropped = try runFxreplay(["qa", "overlay", video, "--track", a, "-o", webm, "--progress", "none"])
         #expect(dropped.status == 0 && dropped.stderr.contains("warning: stream 1 (audio, aac) dropped: a .webm file cannot hold it"),
                 "\(dropped.stderr)")
+        // Rows past the video's last frame (a track of a longer recording) are said, not silently skipped.
+        let longer = try Self.write(Self.track((6..<12).map { ($0, "c", 40, 30) }), dir, "longer.csv")
+        let past = try runFxreplay(["qa", "overlay", video, "--track", longer, "-o", review, "--overwrite", "--progress", "none"])
+        #expect(past.status == 0 && past.stderr.contains("warning: \(longer): 4 rows name frames past the video's 8"), "\(past.stderr)")
     }
 }
