@@ -258,10 +258,11 @@ struct QALatency: ParsableCommand {
     @Option(help: "Annotation scene (annotations.json); its tap annotations are checked.")
     var annotations: String
 
-    @Option(help: "Tap latency, e.g. 200ms, or a comma list (0,100ms,200ms).")
+    // (Unconditional: a value such as -100ms is then refused for what it is, not taken for an option.)
+    @Option(parsing: .unconditional, help: "Tap latency, e.g. 200ms, or a comma list (0,100ms,200ms).")
     var delay: String?
 
-    @Option(name: .customLong("delay-list"), help: "More delays, comma separated.")
+    @Option(name: .customLong("delay-list"), parsing: .unconditional, help: "More delays, comma separated.")
     var delayList: String?
 
     @Option(parsing: .unconditional, help: "Fail (exit 1) when an annotation's p95 error exceeds this many pixels at any delay.")

@@ -200,6 +200,8 @@ import Testing
         #expect(try runFxreplay(["qa", "latency", video, "--poses", sidecar, "--annotations", noTaps, "--delay", "1"]).status == 3)
         #expect(try runFxreplay(["qa", "latency", video, "--poses", sidecar, "--annotations", scene]).status == 2)
         #expect(try runFxreplay(["qa", "latency", video, "--poses", sidecar, "--annotations", scene, "--delay", "soon"]).status == 2)
+        let negative = try runFxreplay(["qa", "latency", video, "--poses", sidecar, "--annotations", scene, "--delay", "-100ms"])
+        #expect(negative.status == 2 && negative.stderr.contains("invalid delay \"-100ms\""), "\(negative.stderr)")
     }
 
     /// Track A (red) marks (80, 48) on frames 0–4, track B (cyan) marks (40, 30) on every frame.
