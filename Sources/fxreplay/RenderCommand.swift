@@ -119,8 +119,8 @@ struct Render: ParsableCommand {
                    + String(format: "%.1f fps", result.speedFPS))
         printWarnings(result.warnings)
         if let masks = result.effects["background"], masks["masksHeld", default: 0] + masks["framesKeptOriginal", default: 0] > 0 {
-            printError("fxreplay: warning: frames without a mask: \(masks["masksHeld", default: 0]) held the last mask, "
-                       + "\(masks["framesKeptOriginal", default: 0]) kept their original background")
+            printWarnings(["frames without a mask: \(masks["masksHeld", default: 0]) held the last mask, "
+                           + "\(masks["framesKeptOriginal", default: 0]) kept their original background"])
         }
     }
 }

@@ -69,6 +69,17 @@ final class Scaler: @unchecked Sendable {
         guard lines > 0 else { throw .processing("sws_scale failed: \(ffmpegErrorText(lines))") }
     }
 
+    /// `source` at its own size converted to `format` in `destination`, which keeps its buffers
+    /// between calls of one geometry.
+    func convert(_ source: Frame, into destination: Frame, format: AVPixelFormat) throws(ReplayError) {
+        do {
+            try destination.allocate(width: source.width, height: source.height, format: format)
+        } catch {
+            throw .processing("cannot allocate a \(source.width)x\(source.height) picture: \(error)")
+        }
+        try convert(source, into: destination)
+    }
+
     static func name(_ format: Int32) -> String {
         av_get_pix_fmt_name(AVPixelFormat(rawValue: format)).map { String(cString: $0) } ?? "unknown"
     }

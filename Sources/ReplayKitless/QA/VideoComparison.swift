@@ -27,12 +27,7 @@ final class UprightPictures {
     func picture(_ frame: Frame, index: Int) throws(ReplayError) -> YUVImage {
         var image = frame.yuvImage
         if image == nil, convertOtherFormats {
-            do {
-                try converted.allocate(width: frame.width, height: frame.height, format: AV_PIX_FMT_YUV420P)
-            } catch {
-                throw .processing("cannot allocate a \(frame.width)x\(frame.height) picture: \(error)")
-            }
-            try scaler.convert(frame, into: converted)
+            try scaler.convert(frame, into: converted, format: AV_PIX_FMT_YUV420P)
             image = converted.yuvImage
             if convertedFormat == nil { convertedFormat = Scaler.name(frame.pointer.pointee.format) }
         }
@@ -219,12 +214,7 @@ private struct ComparisonRun {
     /// 8-bit planar Y'CbCr; else `frame` itself.
     private func inFormat(of reference: Frame, _ frame: Frame) throws(ReplayError) -> Frame {
         guard frame.pixelFormat != reference.pixelFormat, reference.yuvImage != nil else { return frame }
-        do {
-            try convertedB.allocate(width: frame.width, height: frame.height, format: reference.pixelFormat)
-        } catch {
-            throw .processing("cannot allocate a \(frame.width)x\(frame.height) picture: \(error)")
-        }
-        try converterB.convert(frame, into: convertedB)
+        try converterB.convert(frame, into: convertedB, format: reference.pixelFormat)
         return convertedB
     }
 

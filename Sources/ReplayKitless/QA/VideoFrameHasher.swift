@@ -187,11 +187,11 @@ public final class VideoFrameHasher {
         var pixelSteps: (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
         withUnsafeMutableBytes(of: &pixelSteps) { av_image_fill_max_pixsteps($0.baseAddress!.assumingMemoryBound(to: Int32.self), nil, descriptor) }
         let steps = [pixelSteps.0, pixelSteps.1, pixelSteps.2, pixelSteps.3]
+        let subsampling = ChromaSubsampling(shiftX: Int(descriptor.pointee.log2_chroma_w), shiftY: Int(descriptor.pointee.log2_chroma_h))
         for index in 0..<Int(av_pix_fmt_count_planes(format)) {
-            // Planes 1 and 2 are subsampled (chroma, or nothing for RGB); sizes round up.
-            let chroma = index == 1 || index == 2
-            let shiftX = chroma ? Int(descriptor.pointee.log2_chroma_w) : 0, shiftY = chroma ? Int(descriptor.pointee.log2_chroma_h) : 0
-            let width = -((-frame.width) >> shiftX), height = -((-frame.height) >> shiftY)
+            // Planes 1 and 2 are subsampled (chroma, or nothing for RGB).
+            let (width, height) = index == 1 || index == 2 ? subsampling.chromaSize(width: frame.width, height: frame.height)
+                : (frame.width, frame.height)
             guard let source = frame.plane(index, width: width, height: height),
                   let destination = turnedUpright.plane(index, width: quarterTurned ? height : width, height: quarterTurned ? width : height)
             else { throw .processing("frame \(frames): a \(Scaler.name(format.rawValue)) picture without plane \(index)") }
