@@ -10,12 +10,13 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         .systemLibrary(
             name: "CFFmpeg",
             pkgConfig: "libavformat",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libswresample-dev", "libavutil-dev"])]
         ),
         .systemLibrary(
             name: "CFreeType",
@@ -24,7 +25,8 @@ let package = Package(
         ),
         .target(
             name: "ReplayKitless",
-            dependencies: ["CFFmpeg", "CFreeType", .product(name: "Yams", package: "Yams")]
+            dependencies: ["CFFmpeg", "CFreeType", .product(name: "Yams", package: "Yams"),
+                           .product(name: "ZIPFoundation", package: "ZIPFoundation")]
         ),
         .executableTarget(
             name: "fxreplay",

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages fxreplay builds and runs with, when any is missing.
 set -euo pipefail
-packages=(pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libfreetype-dev fonts-dejavu-core ffmpeg time)
+packages=(pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libfreetype-dev fonts-dejavu-core ffmpeg time)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

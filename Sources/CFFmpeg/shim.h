@@ -20,6 +20,7 @@
 #include <libavutil/pixdesc.h>
 #include <libavutil/mathematics.h>
 #include <libswscale/swscale.h>
+#include <libswresample/swresample.h>
 
 static inline int fx_averror(int posix_error) { return AVERROR(posix_error); }
 static inline int fx_averror_eof(void) { return AVERROR_EOF; }
