@@ -236,8 +236,8 @@ enum CallCommandFixtures {
 
     /// Samples stamped with Unix times for frames 0…4 and 14 of v.mkv: frame k plays at call time
     /// 2.0 + 0.1 k (its media time 0.5 + 0.1 k, less mediaStart 0.5, plus start 2.0), Unix time
-    /// 1700000002 + 0.1 k. Off by the file's own start (0.5 s = 5 frames), frame 14's sample would
-    /// fall past the end; off by the call start, none would match.
+    /// 1700000002 + 0.1 k. Off by the file's own start (0.5 s = 5 frames), only one sample would
+    /// land on a frame; off by the call start, none would.
     @Test func epochPoseTimesMeetTheirFrames() throws {
         let (dir, tmp) = try CallCommandFixtures.scratch(manifest: Self.callManifest)
         let frames = [0, 1, 2, 3, 4, 14]
@@ -310,7 +310,7 @@ enum CallCommandFixtures {
         let (dir, tmp) = try CallCommandFixtures.scratch(manifest: """
             {"createdAt": 1700000000000, "files": [{"streamId": "long", "filename": "long.mkv", "startTimeOffset": 0}]}
             """)
-        try runFFmpegCLI(["-f", "lavfi", "-i", "testsrc=size=640x360:rate=30:duration=20", "-c:v", "ffv1", "-level", "1", dir + "/call/long.mkv"])
+        try runFFmpegCLI(["-f", "lavfi", "-i", "testsrc=size=640x360:rate=30:duration=10", "-c:v", "ffv1", "-level", "1", dir + "/call/long.mkv"])
         let zip = dir + "/call.zip"
         try CallCommandFixtures.makeZip(zip, members: [("manifest.json", dir + "/call/manifest.json"), ("long.mkv", dir + "/call/long.mkv")])
         let outDir = dir + "/out"

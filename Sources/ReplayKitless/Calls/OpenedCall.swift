@@ -19,12 +19,16 @@ public final class OpenedCall: @unchecked Sendable {
 
     deinit { if let privateFolder { Self.remove(privateFolder) } }
 
-    /// Whether `path` names a call rather than a media file: a folder, a `.zip` or `.json` file, or a
-    /// file that starts as a ZIP does. (Nothing fxreplay renders is any of these.)
+    /// Whether `path` names a call rather than a media file: a folder holding a `.json` file, a
+    /// `.zip` or `.json` file, or a file that starts as a ZIP does. (Nothing fxreplay renders is any
+    /// of these; a folder without a manifest stays "a folder, not a media file".)
     public static func isCall(_ path: String) -> Bool {
         guard !path.contains("://") else { return false }
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { return true }
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+            return names.contains { $0.lowercased().hasSuffix(".json") && !$0.hasPrefix(".") }
+        }
         let suffix = URL(fileURLWithPath: path).pathExtension.lowercased()
         if suffix == "zip" || suffix == "json" { return true }
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
