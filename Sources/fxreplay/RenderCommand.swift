@@ -118,6 +118,8 @@ struct Render: ParsableCommand {
         let result = try renderer.run(progress: progress.progress, beforeCommit: { report throws(ReplayError) in
             try sheet?.write()
             guard let reportOutput else { return }
+            var report = report
+            if let call { report.input = call.reportedInput }  // (not the private folder a ZIP was extracted to)
             let json: Data
             do { json = try prettyJSON(report) } catch { throw .processing("\(reportOutput.finalPath): \(error)") }
             try reportOutput.write(json)
