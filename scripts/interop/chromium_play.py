@@ -22,7 +22,7 @@ import tempfile
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib import ffprobe, ffprobe_frame_times, finish, result, stream  # noqa: E402
+from lib import ffprobe, ffprobe_frame_times, ffprobe_times, finish, result, stream  # noqa: E402
 
 PAGE = """<!doctype html><html><body style="margin:0;background:#222;color:#eee;font:14px monospace">
 <video id="v" src="{src}" autoplay playsinline style="display:block"></video><pre id="out">playing {src}</pre>
@@ -117,10 +117,7 @@ class Browser:
 
 def last_audio_packet(path):
     """The presentation time of the last audio packet, per ffprobe (None without audio)."""
-    process = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "a:0", "-show_entries", "packet=pts_time",
-                              "-of", "csv=p=0", path], capture_output=True, text=True)
-    times = [float(line) for line in process.stdout.split() if line.strip() and line != "N/A"]
-    return max(times, default=None)
+    return max(ffprobe_times(path, "a:0", "packet"), default=None)
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):

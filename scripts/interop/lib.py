@@ -38,11 +38,17 @@ def ffprobe(path):
 
 def ffprobe_frame_times(path):
     """Presentation time of every decoded frame of the first video stream, in seconds."""
-    status, out, err = run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time",
+    return ffprobe_times(path, "v:0", "frame")
+
+
+def ffprobe_times(path, selection, entry):
+    """Presentation times of a stream's frames or packets (`entry`), in seconds, in file order."""
+    status, out, err = run(["ffprobe", "-v", "error", "-select_streams", selection, "-show_entries", f"{entry}=pts_time",
                             "-of", "csv=p=0", path])
     if status != 0:
         raise RuntimeError(f"ffprobe {path}: {err.strip()}")
-    return [float(line.split(",")[0]) for line in out.split() if line.strip() and line != "N/A"]
+    times = (line.split(",")[0] for line in out.split())
+    return [float(time) for time in times if time and time != "N/A"]
 
 
 def stream(probe, kind):
