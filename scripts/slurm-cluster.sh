@@ -70,6 +70,7 @@ SchedulerType=sched/backfill
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU_Memory
 MpiDefault=none
+MailProg=/bin/true
 SwitchType=switch/none
 ReturnToService=2
 KillWait=10

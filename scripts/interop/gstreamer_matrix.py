@@ -9,7 +9,8 @@ copy, then reads each output with GStreamer alone (gst_read.py: qtdemux/matroska
 parsers, decodebin) and checks, per output:
 - no ERROR or WARNING message on the bus, and the demuxer is GStreamer's own;
 - every decoded frame's time equals ffprobe's for the output and the input's (formats.md: render
-  keeps each frame's presentation time; Matroska stores milliseconds), so the frame rate stays variable;
+  keeps each frame's presentation time; Matroska stores milliseconds), so the frame rate stays variable,
+  and each frame is played (running time) against the first audio sample where ffprobe places it;
 - the first audio sample's time equals ffprobe's start of the output's audio;
 - the duration gst-discoverer reports equals ffprobe's;
 - the rotation: none on upright outputs (their size is the display size), and with --keep-rotation
@@ -254,7 +255,9 @@ def main():
 
 def check_compose(fxreplay, work, sample):
     """compose's outputs (formats.md §9: frame k at k / fps, 30 by default), once the command exists."""
-    if run([fxreplay, "compose", "--help"])[0] != 0:
+    # Without the subcommand, `fxreplay compose --help` prints the main help and exits 0.
+    status, out, _ = run([fxreplay, "compose", "--help"])
+    if status != 0 or "USAGE: fxreplay compose" not in out:
         result("compose outputs", None, "'fxreplay compose' does not exist in this build yet")
         return
     calls = sorted(name for name in os.listdir(sample) if name.endswith(".zip"))
