@@ -4,7 +4,7 @@
 # the Kubernetes manifest is validated against the API schemas and its command run as its pods
 # run it, and headless Chromium plays MP4 and WebM outputs. CI runs it after the test suite.
 #
-#   scripts/interop.sh                         # everything (about 5 minutes on 2 cores)
+#   scripts/interop.sh                         # everything (7 minutes on a busy 2-core machine)
 #   scripts/interop.sh gstreamer chromium      # some parts: gstreamer, slurm, kubernetes, chromium
 #
 # Installs what it needs first (scripts/install-deps.sh interop: Debian packages; the schema
