@@ -2,7 +2,8 @@ import Foundation
 import Testing
 import Yams
 
-/// The cluster files cannot be run here; these checks keep them consistent with the CLI.
+/// Quick consistency checks of the cluster files with the CLI; scripts/interop.sh runs them for real
+/// (a one-node Slurm cluster, the Kubernetes API schemas and the Indexed Job's command as its pods run it).
 @Suite struct BatchDeployTests {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
