@@ -172,10 +172,12 @@ public struct PlacementTrack: Sendable {
         frames.enumerated().flatMap { index, frame in
             annotations.map { placed in
                 let (projection, visible) = placed.placement(on: frame, sceneTimeOrigin: sceneTimeOrigin)
-                let inFront = (projection?.depth ?? 0) > 0
+                // x and y stay empty behind the camera, and where an anchor almost in the camera's plane
+                // projects to infinity: a track never holds "inf" or "nan".
+                let inFront = (projection?.depth ?? 0) > 0 && projection?.x.isFinite == true && projection?.y.isFinite == true
                 return PlacementRow(frame: index, t: frame.time, id: placed.annotation.id, visible: visible,
                                     x: inFront ? projection?.x : nil, y: inFront ? projection?.y : nil,
-                                    depth: projection?.depth)
+                                    depth: projection?.depth.isFinite == true ? projection?.depth : nil)
             }
         }
     }
