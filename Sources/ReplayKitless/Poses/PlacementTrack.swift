@@ -182,9 +182,16 @@ public struct PlacementTrack: Sendable {
         }
     }
 
-    /// Resolves the scene's anchors against `frames`, then computes the rows.
+    /// Resolves the scene's anchors against `frames`, then computes the rows. A track of more than
+    /// ``InputLimits/trackRows`` rows (frames × annotations), more than `qa compare` reads back, is
+    /// refused before any is made: a small scene over a long video must not exhaust memory.
     public static func rows(frames: [TrackFrame], scene: AnnotationScene, sceneFile: String,
                             sceneTimeOrigin: Double = 0) throws -> [PlacementRow] {
+        let (count, overflow) = frames.count.multipliedReportingOverflow(by: scene.annotations.count)
+        guard !overflow, count <= InputLimits.trackRows else {
+            throw ReplayError.badInput(file: sceneFile, "\(scene.annotations.count) annotations on \(frames.count) frames make a track "
+                                       + "of more than \(InputLimits.trackRows) rows, the most fxreplay writes (see README, Limits)")
+        }
         let placed = try scene.placed(frames: frames, sceneTimeOrigin: sceneTimeOrigin, file: sceneFile)
         return rows(frames: frames, annotations: placed, sceneTimeOrigin: sceneTimeOrigin)
     }

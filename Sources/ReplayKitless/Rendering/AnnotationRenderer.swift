@@ -69,12 +69,13 @@ public final class AnnotationRenderer: @unchecked Sendable {
     /// are reported before the first frame rather than on it. Refuses a scene whose meshes add up to
     /// more than ``InputLimits/sceneTriangles`` triangles (each annotation counts its mesh, built-in
     /// shapes at their finest, and its stem), checked as the meshes load, so memory stays bounded.
-    public func prepare(_ annotations: [Annotation]) throws {
+    /// `scene` names the scene file in errors.
+    public func prepare(_ annotations: [Annotation], scene: String = "annotation scene") throws {
         var triangles = 0
         for annotation in annotations {
             triangles += try mesh(for: annotation.shape).triangles.count + (annotation.stem ? stemMesh.triangles.count : 0)
             guard triangles <= InputLimits.sceneTriangles else {
-                throw ReplayError.badInput("annotation \"\(annotation.id)\": the scene's meshes add up to more than "
+                throw ReplayError.badInput(file: scene, field: "annotation \"\(annotation.id)\"", "the scene's meshes add up to more than "
                                            + "\(InputLimits.sceneTriangles) triangles, the most fxreplay draws (see README, Limits)")
             }
             if let label = annotation.label, !label.isEmpty { _ = try glyphCache() }
