@@ -124,10 +124,11 @@ struct FuzzFinding: Error {
 
 /// The annotation renderer's cost: one frame's drawing time is bounded whatever the scene.
 enum AnnotationCost {
-    /// The most one 160×90 frame may take. The renderer's own budget (4 million pixel tests, 2 000
-    /// triangles of each of at most 10 000 annotations, labels cut at the frame's edge) takes well
-    /// under 0.2 s in a release build; AddressSanitizer and coverage slow it about 5×, a loaded machine
-    /// 2× more. A debug build (the regression tests) is another 10× slower.
+    /// The most one 160×90 frame may take. The renderer's own budget (4 million pixel tests on a frame
+    /// this small, 4 million triangles a scene, labels cut at the frame's edge) bounds it: scenes at that
+    /// budget (270 frame-filling shapes, or 300 labels of 30 letters up to 320 pixels high; larger than
+    /// the fuzzer's 4 KB inputs) took 1.3 s with AddressSanitizer and coverage on a loaded 2-core
+    /// machine, the fuzzer's own inputs at most 0.2 s. A debug build (the regression tests) is slower.
     #if DEBUG
     static let frameSeconds = 20.0
     #else
