@@ -42,7 +42,7 @@ fi
 
 dictionary() {
   case "$1" in
-    FuzzPoseJSONL | FuzzAnnotationScene | FuzzJobSpecJSON) echo Fuzz/dict/json.dict ;;
+    FuzzPoseJSONL | FuzzAnnotationScene | FuzzAnnotationCost | FuzzJobSpecJSON) echo Fuzz/dict/json.dict ;;
     FuzzPoseCSV | FuzzPlacementTrack | FuzzManifest) echo Fuzz/dict/csv.dict ;;
     FuzzJobSpecYAML) echo Fuzz/dict/yaml.dict ;;
     FuzzOBJ) echo Fuzz/dict/obj.dict ;;

@@ -46,8 +46,8 @@ public struct FuzzTarget: Sendable {
 
     /// Every target, by name.
     public static let all: [String: FuzzTarget] = Dictionary(
-        uniqueKeysWithValues: [poseJSONL, poseCSV, pose32, poseSEI, annotationScene, objMesh, placementTrack, jobSpecYAML, jobSpecJSON,
-                                 manifest, frameHashGolden].map { ($0.name, $0) })
+        uniqueKeysWithValues: [poseJSONL, poseCSV, pose32, poseSEI, annotationScene, annotationCost, objMesh, placementTrack, jobSpecYAML,
+                                 jobSpecJSON, manifest, frameHashGolden].map { ($0.name, $0) })
 
     /// JSON Lines pose sidecars, then writing them back and matching them to frames.
     public static let poseJSONL = FuzzTarget("FuzzPoseJSONL") { try PoseFuzzing.sidecar($0, format: .jsonl) }
@@ -65,6 +65,9 @@ public struct FuzzTarget: Sendable {
             for frame in frames { _ = placed.placement(on: frame) }
         }
     }
+    /// `annotations.json` scenes drawn: a scene the parser accepts is drawn (every annotation, whatever
+    /// its times) into a 160×90 frame, or refused with a ``ReplayError``, within ``AnnotationCost/frameSeconds``.
+    public static let annotationCost = FuzzTarget("FuzzAnnotationCost") { try AnnotationCost.drawOneFrame($0) }
     /// Wavefront OBJ meshes: every triangle must index existing vertices.
     public static let objMesh = FuzzTarget("FuzzOBJ") { input in
         let mesh = try OBJLoader.parse(input, file: "fuzz.obj")
@@ -117,6 +120,40 @@ extension UInt32 {
 struct FuzzFinding: Error {
     var message: String
     init(_ message: String) { self.message = message }
+}
+
+/// The annotation renderer's cost: one frame's drawing time is bounded whatever the scene.
+enum AnnotationCost {
+    /// The most one 160×90 frame may take. The renderer's own budget (4 million pixel tests on a frame
+    /// this small, 4 million triangles a scene, labels cut at the frame's edge) bounds it: scenes at that
+    /// budget (270 frame-filling shapes, or 300 labels of 30 letters up to 320 pixels high; larger than
+    /// the fuzzer's 4 KB inputs) took 1.3 s with AddressSanitizer and coverage on a loaded 2-core
+    /// machine, the fuzzer's own inputs at most 0.2 s. A debug build (the regression tests) is slower.
+    #if DEBUG
+    static let frameSeconds = 20.0
+    #else
+    static let frameSeconds = 2.0
+    #endif
+
+    static func drawOneFrame(_ input: [UInt8]) throws {
+        let scene = try AnnotationScene(json: input, file: "fuzz.json", baseDirectory: "/nonexistent-fuzz-folder")
+        let frame = TrackFrame(time: 0, width: 160, height: 90, pose: PoseFuzzing.pose)
+        let placed = try scene.placed(frames: [frame], file: "fuzz.json")
+        let renderer = AnnotationRenderer()
+        try renderer.prepare(scene.annotations)
+        let buffer = PlanarBuffer(width: 160, height: 90)
+        let camera = Camera(pose: PoseFuzzing.pose, width: 160, height: 90)
+        let clock = ContinuousClock()
+        let start = clock.now
+        var refusal: (any Error)?
+        do { try renderer.render(placed, camera: camera, time: 0.5, into: buffer.image) } catch { refusal = error }
+        let elapsed = clock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        guard seconds <= frameSeconds else {
+            throw FuzzFinding("one frame of \(placed.count) annotations took \(seconds) s (at most \(frameSeconds))")
+        }
+        if let refusal { throw refusal }
+    }
 }
 
 /// The pose targets' bodies.

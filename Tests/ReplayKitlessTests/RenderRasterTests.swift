@@ -426,7 +426,7 @@ func placed(_ shape: AnnotationShape, size: Double, at anchor: SIMD3<Double>, co
                 #expect(frame.changed.count > 320 * 240 * 9 / 10)
             } catch let error as ReplayError {
                 #expect(refused, "\(error)")
-                #expect(error.kind == .badInput && error.message.contains("annotation \"a\"") && error.message.contains("100 times"), "\(error)")
+                #expect(error.kind == .badInput && error.message.contains("annotation \"a\"") && error.message.contains("64 times"), "\(error)")
                 #expect(frame.changed.isEmpty)
             }
         }

@@ -123,7 +123,7 @@ final class PictureFitter {
             frame.pointee.crop_right = picture.width - rect.x - rect.width
             frame.pointee.crop_bottom = picture.height - rect.y - rect.height
             try ffmpeg("av_frame_apply_cropping", av_frame_apply_cropping(frame, Int32(AV_FRAME_CROP_UNALIGNED)))
-        } catch { throw .badInput("\(source): cannot crop the picture: \(error)") }
+        } catch { throw error.inputError("\(source): cannot crop the picture") }
     }
 
     /// Paints the bar colour on the 4:2:0 `image` outside `rect`: every luma sample, and every

@@ -49,7 +49,7 @@ final class Decoder: @unchecked Sendable {
             if keyframesOnly { context.pointee.skip_frame = AVDISCARD_NONKEY }
             try ffmpeg("avcodec_open2", avcodec_open2(context, codec, nil))
         } catch {
-            throw .badInput("\(demuxer.url): stream \(index): cannot open decoder: \(error)")
+            throw error.inputError("\(demuxer.url): stream \(index): cannot open decoder")
         }
     }
 
@@ -80,7 +80,19 @@ final class Decoder: @unchecked Sendable {
             // The caller must receive first; the contract of receive-until-needsInput prevents this.
             throw .processing("\(source): decoder refused input before its output was read")
         }
-        throw .badInput("\(source): decode error: \(ffmpegErrorText(status))")
+        throw decodeError(status)
+    }
+
+    /// Refuses a decoded picture larger than fxreplay reads (``checkPictureSize(width:height:source:)``).
+    /// The readers call it on every picture they receive (videos, masks, backgrounds), before anything is
+    /// allocated by its size; unlike a decode error it is never skipped.
+    func checkSize(of frame: Frame) throws(ReplayError) {
+        try checkPictureSize(width: frame.width, height: frame.height, source: source)
+    }
+
+    /// A failed decode: damaged input (exit 3), unless FFmpeg ran out of memory (exit 4).
+    private func decodeError(_ status: Int32) -> ReplayError {
+        FFmpegFailure(call: "decoding", code: status).inputError(source)
     }
 
     /// Receives the next decoded frame into `frame`.
@@ -92,7 +104,7 @@ final class Decoder: @unchecked Sendable {
         }
         if status == fx_averror_eagain() { return .needsInput }
         if status == fx_averror_eof() { return .endOfStream }
-        throw .badInput("\(source): decode error: \(ffmpegErrorText(status))")
+        throw decodeError(status)
     }
 
     /// Forgets buffered state (after a seek).

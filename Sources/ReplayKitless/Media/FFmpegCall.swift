@@ -12,10 +12,21 @@ func ffmpegErrorText(_ code: Int32) -> String {
 struct FFmpegFailure: Error, Sendable, CustomStringConvertible {
     let call: String
     let code: Int32
-    var description: String { "\(call) failed: \(ffmpegErrorText(code))" }
+    /// "out of memory (CALL)" when FFmpeg could not allocate (exit 4 wherever it is reported), else the call and FFmpeg's text.
+    var description: String { isOutOfMemory ? "out of memory (\(call))" : "\(call) failed: \(ffmpegErrorText(code))" }
+    /// FFmpeg's allocation failed (`AVERROR(ENOMEM)`): a resource ran out, never a fault of the input.
+    var isOutOfMemory: Bool { code == fx_averror(ENOMEM) }
     /// End of stream, which is not an error for the caller that asked.
     var isEndOfFile: Bool { code == fx_averror_eof() }
     var isTryAgain: Bool { code == fx_averror_eagain() }
+}
+
+extension FFmpegFailure {
+    /// The failure as an error reading an input: bad input (exit 3) after `context`, unless FFmpeg ran
+    /// out of memory, which is a processing failure (exit 4) whatever the input.
+    func inputError(_ context: String) -> ReplayError {
+        isOutOfMemory ? .processing("\(context): \(self)") : .badInput("\(context): \(self)")
+    }
 }
 
 /// The one choke point every FFmpeg call that returns a status passes through.

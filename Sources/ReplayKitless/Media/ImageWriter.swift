@@ -52,7 +52,7 @@ public enum ImageWriter {
     /// `width` pixels wide with the height keeping the aspect ratio when `width` is given.
     public static func rgb(_ image: YUVImage, width: Int? = nil) throws(ReplayError) -> RGBPicture {
         let outWidth = max(1, width ?? image.width)
-        let outHeight = max(1, width.map { Int((Double(image.height) * Double($0) / Double(image.width)).rounded()) } ?? image.height)
+        let outHeight = max(1, width.map { Int(clamping: Double(image.height) * Double($0) / Double(image.width), rounding: .toNearestOrAwayFromZero, to: 1...InputLimits.pictureSide) } ?? image.height)
         let format: AVPixelFormat
         switch image.subsampling {
         case .yuv420: format = AV_PIX_FMT_YUV420P

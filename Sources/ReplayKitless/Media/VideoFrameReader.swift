@@ -37,26 +37,34 @@ final class VideoFrameReader {
         while !finished {
             let result: CodecOutput
             do { result = try decoder.receive(into: frame) } catch {
-                decodeErrors += 1
+                try skip(error)
                 continue
             }
             switch result {
-            case .produced: return frame
+            case .produced:
+                try decoder.checkSize(of: frame)
+                return frame
             case .endOfStream: finished = true
             case .needsInput:
                 if draining { finished = true; break }
                 if try demuxer.read(into: packet) {
                     if packet.streamIndex == stream.index {
-                        do { try decoder.send(packet) } catch { decodeErrors += 1 }
+                        do { try decoder.send(packet) } catch { try skip(error) }
                     }
                     packet.unref()
                 } else {
                     draining = true
-                    do { try decoder.send(nil) } catch { decodeErrors += 1 }
+                    do { try decoder.send(nil) } catch { try skip(error) }
                 }
             }
         }
         return nil
+    }
+
+    /// Counts a damaged packet or picture and goes on; a failure that is not the input's (out of memory) stops.
+    private func skip(_ error: ReplayError) throws(ReplayError) {
+        guard error.kind == .badInput else { throw error }
+        decodeErrors += 1
     }
 
     /// An 8-bit planar view of `frame` (a frame from ``next()``): the frame itself when it is

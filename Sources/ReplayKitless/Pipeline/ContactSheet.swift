@@ -106,7 +106,7 @@ public final class ContactSheet: FrameEffect {
     /// A downscaled copy of `image` (bicubic), labelled with the frame's index and time.
     private func thumbnail(of image: YUVImage, at time: FrameTime) throws(ReplayError) -> Frame {
         let width = min(cellWidth, image.width) & ~1
-        let height = max(2, Int((Double(image.height) * Double(width) / Double(image.width)).rounded()) & ~1)
+        let height = max(2, Int(clamping: Double(image.height) * Double(width) / Double(image.width), rounding: .toNearestOrAwayFromZero, to: 0...InputLimits.pictureSide) & ~1)
         let picture: Frame
         do {
             try copy.allocate(width: image.width, height: image.height, format: AV_PIX_FMT_YUV420P)

@@ -226,7 +226,8 @@ private final class RenderSession: @unchecked Sendable {
         } else if video.declaredFrames > 0 {
             expectedFrames = Int(video.declaredFrames)
         } else if let seconds = demuxer.durationSeconds, frameRate.num > 0 {
-            expectedFrames = Int(seconds * Double(frameRate.num) / Double(frameRate.den))
+            // (A damaged container may declare any duration and rate.)
+            expectedFrames = Int(clamping: seconds * Double(frameRate.num) / Double(frameRate.den), to: 0...Int.max)
         } else {
             expectedFrames = nil
         }
@@ -311,6 +312,10 @@ private final class RenderSession: @unchecked Sendable {
                     frame.recycle()
                     return true
                 }
+                do { try decoder.checkSize(of: frame) } catch {
+                    frame.recycle()
+                    throw error
+                }
                 noteSize(frame)
                 let reported = decoder.reportedErrors
                 if frame.isDamaged || reported > reportedErrorsSeen {
@@ -378,6 +383,7 @@ private final class RenderSession: @unchecked Sendable {
 
     /// Counts a decode or read error; past `--max-decode-errors` (0 with `--strict`) the render fails.
     private func noteDecodeError(_ error: ReplayError) throws(ReplayError) {
+        guard error.kind == .badInput else { throw error }  // out of memory is no damage to skip
         let (count, frames) = counters.withLock { counters in
             counters.decodeErrors += 1
             return (counters.decodeErrors, counters.decoded)

@@ -42,9 +42,10 @@ private struct SceneReader {
     let file: String
     let baseDirectory: String
 
-    /// The largest distance or size in metres (a million kilometres): beyond it positions and
-    /// projections lose all precision, or overflow to infinity.
-    static let farthest = 1e9
+    /// The largest distance or size in metres (``InputLimits/worldExtent``).
+    static let farthest = InputLimits.worldExtent
+    /// The largest angle in radians and spin in turns per second: beyond, turning loses all precision.
+    static let largestTurn = 1e6
 
     private static let annotationKeys: Set = ["id", "anchor", "shape", "mesh", "size", "color", "label", "labelSize",
                                               "from", "until", "orientation", "billboard", "spin", "stem"]
@@ -75,6 +76,9 @@ private struct SceneReader {
         guard version.number == 1 else { throw fail(version, nil, "version", "must be 1") }
         guard let list = root["annotations"] else { throw fail(root, nil, "annotations", "missing") }
         guard let items = list.array else { throw fail(list, nil, "annotations", "expected an array of annotations") }
+        guard items.count <= InputLimits.annotations else {
+            throw fail(list, nil, "annotations", "\(items.count) annotations; a scene holds at most \(InputLimits.annotations) (see README, Limits)")
+        }
 
         var annotations: [Annotation] = []
         var seen: Set<String> = []
@@ -165,22 +169,27 @@ private struct SceneReader {
             annotation.color = color
         }
         annotation.label = try string("label")
-        if let labelSize = try number("labelSize", { $0 > 0 }, expected: "a text height in pixels greater than 0") {
+        if let label = annotation.label, label.unicodeScalars.count > InputLimits.labelCharacters {
+            throw fail(node["label"] ?? node, context, "label", "\(label.unicodeScalars.count) characters; a label has at most "
+                       + "\(InputLimits.labelCharacters) (see README, Limits)")
+        }
+        if let labelSize = try number("labelSize", { $0 > 0 && $0 <= InputLimits.labelSize },
+                                      expected: "a text height in pixels greater than 0, at most \(Int(InputLimits.labelSize))") {
             annotation.labelSize = labelSize
         }
-        annotation.from = try number("from", expected: "a time in seconds")
-        annotation.until = try number("until", expected: "a time in seconds")
+        annotation.from = try number("from", { abs($0) <= Self.farthest }, expected: "a time in seconds within ±1e9")
+        annotation.until = try number("until", { abs($0) <= Self.farthest }, expected: "a time in seconds within ±1e9")
         if let from = annotation.from, let until = annotation.until, until < from {
             throw fail(value("until") ?? node, context, "until", "must not be before \"from\" (\(from))")
         }
         if let orientation = value("orientation") {
-            guard let v = orientation.numbers(count: 3) else {
-                throw fail(orientation, context, "orientation", "expected [pitch, yaw, roll] in radians")
+            guard let v = orientation.numbers(count: 3), v.allSatisfy({ abs($0) <= Self.largestTurn }) else {
+                throw fail(orientation, context, "orientation", "expected [pitch, yaw, roll] in radians, each within ±1e6")
             }
             annotation.orientation = SIMD3(v[0], v[1], v[2])
         }
         if let billboard = try bool("billboard") { annotation.billboard = billboard }
-        if let spin = try number("spin", expected: "turns per second") { annotation.spin = spin }
+        if let spin = try number("spin", { abs($0) <= Self.largestTurn }, expected: "turns per second within ±1e6") { annotation.spin = spin }
         if let stem = try bool("stem") { annotation.stem = stem }
         return annotation
     }
@@ -202,9 +211,10 @@ private struct SceneReader {
             guard let n = found.number, check(n) else { throw fail(found, context, "anchor.tap.\(key)", "expected \(expected)") }
             return n
         }
-        let t = try number("t", expected: "the tap time in seconds")
-        let x = try number("x", expected: "a pixel x coordinate")
-        let y = try number("y", expected: "a pixel y coordinate")
+        let within = { (n: Double) in abs(n) <= Self.farthest }
+        let t = try number("t", expected: "the tap time in seconds within ±1e9", within)
+        let x = try number("x", expected: "a pixel x coordinate within ±1e9", within)
+        let y = try number("y", expected: "a pixel y coordinate within ±1e9", within)
         let depth = try number("depth", expected: "a depth in metres greater than 0, at most 1e9") { $0 > 0 && $0 <= Self.farthest }
         var mode = TapAnchor.Mode.cameraDepth
         if let modeNode = tap["mode"] {

@@ -172,17 +172,26 @@ public struct PlacementTrack: Sendable {
         frames.enumerated().flatMap { index, frame in
             annotations.map { placed in
                 let (projection, visible) = placed.placement(on: frame, sceneTimeOrigin: sceneTimeOrigin)
-                let inFront = (projection?.depth ?? 0) > 0
+                // x and y stay empty behind the camera, and where an anchor almost in the camera's plane
+                // projects to infinity: a track never holds "inf" or "nan".
+                let inFront = (projection?.depth ?? 0) > 0 && projection?.x.isFinite == true && projection?.y.isFinite == true
                 return PlacementRow(frame: index, t: frame.time, id: placed.annotation.id, visible: visible,
                                     x: inFront ? projection?.x : nil, y: inFront ? projection?.y : nil,
-                                    depth: projection?.depth)
+                                    depth: projection?.depth.isFinite == true ? projection?.depth : nil)
             }
         }
     }
 
-    /// Resolves the scene's anchors against `frames`, then computes the rows.
+    /// Resolves the scene's anchors against `frames`, then computes the rows. A track of more than
+    /// ``InputLimits/trackRows`` rows (frames × annotations), more than `qa compare` reads back, is
+    /// refused before any is made: a small scene over a long video must not exhaust memory.
     public static func rows(frames: [TrackFrame], scene: AnnotationScene, sceneFile: String,
                             sceneTimeOrigin: Double = 0) throws -> [PlacementRow] {
+        let (count, overflow) = frames.count.multipliedReportingOverflow(by: scene.annotations.count)
+        guard !overflow, count <= InputLimits.trackRows else {
+            throw ReplayError.badInput(file: sceneFile, "\(scene.annotations.count) annotations on \(frames.count) frames make a track "
+                                       + "of more than \(InputLimits.trackRows) rows, the most fxreplay writes (see README, Limits)")
+        }
         let placed = try scene.placed(frames: frames, sceneTimeOrigin: sceneTimeOrigin, file: sceneFile)
         return rows(frames: frames, annotations: placed, sceneTimeOrigin: sceneTimeOrigin)
     }

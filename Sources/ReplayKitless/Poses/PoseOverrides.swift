@@ -13,11 +13,11 @@ public struct PoseOverrides: Sendable, Equatable {
 
     /// Checks the values as command-line options: throws ``ReplayError`` (usage) naming the option.
     public init(fovY: Double? = nil, zNear: Double? = nil, intrinsics: Intrinsics? = nil) throws {
-        if let fovY, !(fovY > 0 && fovY < 180) {
+        if let fovY, !InputLimits.fieldOfView.contains(fovY) {
             throw ReplayError.usage("--fov must be between 0 and 180 degrees (got \(fovY))")
         }
-        if let zNear, !(zNear >= 0 && zNear.isFinite) {
-            throw ReplayError.usage("--znear must be a distance ≥ 0 in metres (got \(zNear))")
+        if let zNear, !(0...InputLimits.worldExtent).contains(zNear) {
+            throw ReplayError.usage("--znear must be a distance ≥ 0 in metres, at most 1e9 (got \(zNear))")
         }
         if let intrinsics, let problem = intrinsics.problem {
             throw ReplayError.usage("--intrinsics: \(problem)")
@@ -63,20 +63,28 @@ extension Intrinsics {
     var problem: String? {
         guard [fx, fy, cx, cy].allSatisfy(\.isFinite) else { return "fx, fy, cx, cy must be finite numbers" }
         guard fx > 0, fy > 0 else { return "focal lengths fx and fy must be greater than 0" }
+        guard InputLimits.focalLengths.contains(fx), InputLimits.focalLengths.contains(fy),
+              abs(cx) <= InputLimits.principalPoint, abs(cy) <= InputLimits.principalPoint else {
+            return "fx and fy must be 0.001 to 1e9 pixels, cx and cy within ±1e9 (got \(fx), \(fy), \(cx), \(cy))"
+        }
         return nil
     }
 }
 
 extension Pose {
-    /// Why this pose's lens cannot project anything, with the field at fault, or `nil` when it can.
+    /// Why this pose cannot project anything (a lens that cannot, or a position so far out that
+    /// projecting overflows), with the field at fault, or `nil` when it can.
     var lensProblem: (field: String, message: String)? {
-        if !(zNear >= 0 && zNear.isFinite) {
-            return ("zNear", "zNear must be a distance ≥ 0 in metres (got \(zNear)); override it with --znear")
+        if ![position.x, position.y, position.z].allSatisfy({ abs($0) <= InputLimits.worldExtent }) {
+            return ("position", "the camera position must be within ±1e9 m of the origin (got \(position.x), \(position.y), \(position.z))")
+        }
+        if !(0...InputLimits.worldExtent).contains(zNear) {
+            return ("zNear", "zNear must be a distance ≥ 0 in metres, at most 1e9 (got \(zNear)); override it with --znear")
         }
         if let intrinsics {
             return intrinsics.problem.map { ("intrinsics", $0 + "; override them with --intrinsics") }
         }
-        if !(fovY > 0 && fovY < 180) {
+        if !InputLimits.fieldOfView.contains(fovY) {
             return ("fovY", "fovY must be between 0 and 180 degrees (got \(fovY)); override it with --fov or --intrinsics")
         }
         return nil

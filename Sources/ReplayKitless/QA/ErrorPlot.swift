@@ -123,12 +123,12 @@ public struct ErrorPlot: Sendable {
         }
 
         var ticks: [Double] {
-            let count = Int(((high - low) / step).rounded())
+            let count = Int(clamping: (high - low) / step, rounding: .toNearestOrAwayFromZero, to: 0...100)
             return (0...count).map { low + Double($0) * step }
         }
 
         func label(_ value: Double) -> String {
-            let decimals = max(0, Int(-floor(log10(step))))
+            let decimals = Int(clamping: -floor(log10(step)), to: 0...17)
             // Ticks are sums of steps: snap values a rounding error away from 0 to 0 (no "-0.0").
             return String(format: "%.\(decimals)f", abs(value) < step * 1e-6 ? 0 : value)
         }

@@ -60,10 +60,11 @@ public struct MarkerStyle: Sendable, Equatable {
     private func paint(_ plane: Plane, _ value: UInt8, scaleX: Double, scaleY: Double, _ x: Double, _ y: Double,
                        halfWidth: Double, reach: Double) {
         let half = halfWidth + (max(scaleX, scaleY) - 1) / 2, outer = max(radius, reach) + half
-        let left = max(0, Int(((x - outer) / scaleX).rounded(.down)))
-        let right = min(plane.width - 1, Int(((x + outer) / scaleX).rounded(.up)))
-        let top = max(0, Int(((y - outer) / scaleY).rounded(.down)))
-        let bottom = min(plane.height - 1, Int(((y + outer) / scaleY).rounded(.up)))
+        // Clamped before converting: a mark far off the picture (or at NaN) paints nothing.
+        let left = Int(clamping: (x - outer) / scaleX, rounding: .down, to: 0...plane.width)
+        let right = Int(clamping: (x + outer) / scaleX, rounding: .up, to: -1...plane.width - 1)
+        let top = Int(clamping: (y - outer) / scaleY, rounding: .down, to: 0...plane.height)
+        let bottom = Int(clamping: (y + outer) / scaleY, rounding: .up, to: -1...plane.height - 1)
         guard left <= right, top <= bottom else { return }
         for row in top...bottom {
             let dy = (Double(row) + 0.5) * scaleY - y

@@ -105,6 +105,10 @@ extension PlacementTrack {
             guard let value = Double(decimalText: fields[index]), value.isFinite else {
                 throw .badInput(file: file, line: line, field: header[index], "expected a number, found \"\(fields[index])\"")
             }
+            // Differences of two tracks' values must stay finite: 1e308 − (−1e308) is infinite.
+            guard abs(value) <= InputLimits.worldExtent else {
+                throw .badInput(file: file, line: line, field: header[index], "\(fields[index]) is out of range (at most ±1e9)")
+            }
             return value
         }
         func optionalNumber(_ index: Int) throws(ReplayError) -> Double? {

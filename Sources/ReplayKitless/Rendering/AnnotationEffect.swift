@@ -62,7 +62,7 @@ final class AnnotationEffect: FrameEffect {
         do {
             let scene = try AnnotationScene.load(path: settings.scene)
             placed = try scene.placed(frames: frames, sceneTimeOrigin: poses.sceneTimeOrigin, file: settings.scene)
-            try renderer.prepare(scene.annotations)
+            try renderer.prepare(scene.annotations, scene: settings.scene)
         } catch let error as ReplayError {
             throw error
         } catch {

@@ -58,9 +58,6 @@ public final class AnnotationRenderer: @unchecked Sendable {
     private var glyphs: GlyphCache?
     /// Annotation indices far to near, rebuilt each frame in place.
     private var order: [(depth: Double, index: Int)] = []
-    /// How many times over one annotation's triangles may cover the frame (a closed shape filling
-    /// the view covers it about once; a detailed model a few times): beyond, drawing time has no bound.
-    static let maximumOverdraw = 32.0
 
     /// A renderer for frames of any size (buffers follow the frames they are given).
     public init(options: Options = Options()) {
@@ -69,12 +66,26 @@ public final class AnnotationRenderer: @unchecked Sendable {
     }
 
     /// Loads what `annotations` need (meshes, and the font when any has a label) so that bad files
-    /// are reported before the first frame rather than on it.
-    public func prepare(_ annotations: [Annotation]) throws {
+    /// are reported before the first frame rather than on it. Refuses a scene whose meshes add up to
+    /// more than ``InputLimits/sceneTriangles`` triangles (each annotation counts its mesh, built-in
+    /// shapes at their finest, and its stem), checked as the meshes load, so memory stays bounded.
+    /// `scene` names the scene file in errors.
+    public func prepare(_ annotations: [Annotation], scene: String = "annotation scene") throws {
+        var triangles = 0
         for annotation in annotations {
-            _ = try mesh(for: annotation.shape)
+            triangles += try mesh(for: annotation.shape).triangles.count + (annotation.stem ? stemMesh.triangles.count : 0)
+            guard triangles <= InputLimits.sceneTriangles else {
+                throw ReplayError.badInput(file: scene, field: "annotation \"\(annotation.id)\"", "the scene's meshes add up to more than "
+                                           + "\(InputLimits.sceneTriangles) triangles, the most fxreplay draws (see README, Limits)")
+            }
             if let label = annotation.label, !label.isEmpty { _ = try glyphCache() }
         }
+    }
+
+    /// The drawing cost one frame may have, in pixel tests: ``InputLimits/frameOverdraw`` frames' worth,
+    /// and at least ``InputLimits/frameWorkFloor``.
+    static func frameBudget(width: Int, height: Int) -> Double {
+        max(InputLimits.frameWorkFloor, InputLimits.frameOverdraw * Double(width) * Double(height))
     }
 
     /// Draws `annotations` into `image` as `camera` sees them at `time` seconds (which turns
@@ -92,6 +103,14 @@ public final class AnnotationRenderer: @unchecked Sendable {
         }
         sortFarToNear(annotations, camera: camera)
         let frame = PixelBounds(minX: 0, minY: 0, maxX: image.width, maxY: image.height)
+        // Shapes, then labels, spend one budget: whatever the scene, a frame's drawing time is bounded.
+        let budget = Self.frameBudget(width: image.width, height: image.height)
+        var spent = 0.0
+        func overBudget(_ id: String) -> ReplayError {
+            ReplayError.badInput("annotation \"\(id)\": the annotations drawn so far cover the frame more than "
+                                 + "\(Int(InputLimits.frameOverdraw)) times over, the most fxreplay draws on one frame "
+                                 + "(see README, Limits): too many, too large or too detailed on screen at once")
+        }
         for (_, index) in order {
             let placed = annotations[index]
             let annotation = placed.annotation
@@ -105,11 +124,10 @@ public final class AnnotationRenderer: @unchecked Sendable {
                 let grey = SurfaceMaterial(Self.stemColor, colorSpace: image.colorSpace, shaded: false)
                 rasterizer.add(stemMesh, transform: stem, camera: camera, material: grey)
             }
-            let overdraw = rasterizer.coveredPixels / Double(image.width * image.height)
-            if overdraw > Self.maximumOverdraw {
+            spent += rasterizer.drawingCost
+            guard spent <= budget else {
                 rasterizer.discard()
-                throw ReplayError.badInput("annotation \"\(annotation.id)\": its triangles cover the frame \(Int(overdraw)) times over "
-                                           + "(at most \(Int(Self.maximumOverdraw))): a mesh that piles up so many layers cannot be drawn in bounded time")
+                throw overBudget(annotation.id)
             }
             let opacity = Float(annotation.color.alpha) / 255
             rasterizer.resolve(within: frame) { LayerCompositor.composite($0, opacity: opacity, into: image, occlusion: occlusion) }
@@ -122,9 +140,13 @@ public final class AnnotationRenderer: @unchecked Sendable {
             // Clear of the shape: most of its projected radius, plus a little air.
             let radius = camera.focal.fy * placed.annotation.size / 2 / anchor.depth
             let layer = labelLayer(for: image)
-            LabelRenderer(glyphs: try glyphCache(), colorSpace: image.colorSpace)
+            spent += Double(LabelRenderer(glyphs: try glyphCache(), colorSpace: image.colorSpace)
                 .draw(label, size: placed.annotation.labelSize, anchorX: anchor.x, anchorY: anchor.y,
-                      clearance: 0.7 * radius + 3, into: layer)
+                      clearance: 0.7 * radius + 3, into: layer))
+            guard spent <= budget else {
+                layer.clear()
+                throw overBudget(placed.annotation.id)
+            }
             LayerCompositor.composite(layer, opacity: Float(placed.annotation.color.alpha) / 255, into: image, occlusion: occlusion)
             layer.clear()
         }
@@ -138,8 +160,8 @@ public final class AnnotationRenderer: @unchecked Sendable {
         return layer
     }
 
-    /// Fills `order` with the drawable annotations, farthest anchor first (insertion sort: few
-    /// annotations, no allocation once the array has grown).
+    /// Fills `order` with the drawable annotations, farthest anchor first, in scene order where
+    /// depths tie (n log n: a scene may hold ``InputLimits/annotations`` of them).
     private func sortFarToNear(_ annotations: [PlacedAnnotation], camera: Camera) {
         order.removeAll(keepingCapacity: true)
         for (index, placed) in annotations.enumerated() {
@@ -147,13 +169,10 @@ public final class AnnotationRenderer: @unchecked Sendable {
             guard size.isFinite, size > 0, placed.annotation.color.alpha > 0,
                   placed.world.x.isFinite, placed.world.y.isFinite, placed.world.z.isFinite else { continue }
             let depth = -camera.cameraSpace(placed.world).z
+            guard depth.isFinite else { continue }
             order.append((depth, index))
-            var i = order.count - 1
-            while i > 0, order[i - 1].depth < depth {
-                order.swapAt(i - 1, i)
-                i -= 1
-            }
         }
+        order.sort { $0.depth > $1.depth || ($0.depth == $1.depth && $0.index < $1.index) }
     }
 
     private func mesh(for shape: AnnotationShape, segments: Int = Mesh.maximumSegments) throws -> Mesh {

@@ -35,7 +35,9 @@ struct FontMetrics {
 }
 
 /// One font file opened with FreeType, with the glyphs it has rendered kept per (size, code point)
-/// so a label drawn on every frame is rasterized once.
+/// so a label drawn on every frame is rasterized once. The bitmaps kept add up to at most
+/// ``InputLimits/glyphCacheBytes``: a scene of many distinct characters at large sizes makes the
+/// cache start over rather than grow without bound.
 final class GlyphCache {
     let path: String
     private let library: FreeTypeLibrary
@@ -45,6 +47,8 @@ final class GlyphCache {
     private var metrics: [Int: FontMetrics] = [:]
     /// How many glyphs FreeType has rendered (each (size, code point) once).
     private(set) var rasterizedCount = 0
+    /// Bytes of the bitmaps in `glyphs`.
+    private(set) var cachedBytes = 0
 
     private struct GlyphKey: Hashable {
         var size: Int
@@ -97,6 +101,11 @@ final class GlyphCache {
                 }
             }
         }
+        if cachedBytes + glyph.coverage.count > InputLimits.glyphCacheBytes {
+            glyphs.removeAll(keepingCapacity: true)
+            cachedBytes = 0
+        }
+        cachedBytes += glyph.coverage.count
         glyphs[key] = glyph
         return glyph
     }

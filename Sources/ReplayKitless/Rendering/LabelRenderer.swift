@@ -17,40 +17,47 @@ struct LabelRenderer {
         plate = SIMD3(Float(dark.y), Float(dark.cb), Float(dark.cr))
     }
 
-    /// Lays out `label` at `size` pixels per em (4…512) next to the anchor at pixel
-    /// (`anchorX`, `anchorY`) and draws it into `layer`.
-    func draw(_ label: String, size: Double, anchorX: Double, anchorY: Double, clearance: Double, into layer: RenderLayer) {
-        guard size.isFinite else { return }
-        let em = Int(max(4, min(512, size.rounded())))
+    /// Lays out `label` at `size` pixels per em (4…``InputLimits/labelSize``) next to the anchor at pixel
+    /// (`anchorX`, `anchorY`) and draws it into `layer`. Returns the pixels drawn (plate and glyphs,
+    /// within the layer), the label's share of the frame's drawing budget. Glyphs past the layer's
+    /// right edge are neither measured nor rasterized: a long label costs what shows of it.
+    @discardableResult
+    func draw(_ label: String, size: Double, anchorX: Double, anchorY: Double, clearance: Double, into layer: RenderLayer) -> Int {
+        guard size.isFinite else { return 0 }
+        let em = Int(max(4, min(InputLimits.labelSize, size.rounded())))
         let metrics = glyphs.metrics(size: em)
-        var textWidth = 0.0
-        for scalar in label.unicodeScalars where scalar.value >= 0x20 {
-            textWidth += glyphs.glyph(scalar.value, size: em).advance
-        }
         let padX = (0.4 * Double(em)).rounded(), padY = (0.25 * Double(em)).rounded()
-        let plateWidth = textWidth.rounded(.up) + 2 * padX
         let plateHeight = (metrics.ascender - metrics.descender).rounded(.up) + 2 * padY
         let left = (anchorX + clearance).rounded()
         let top = (anchorY - clearance).rounded() - plateHeight
-        guard abs(left) < 1e6, abs(top) < 1e6 else { return }   // also rejects NaN: far off any frame
-        fillPlate(left: left, top: top, width: plateWidth, height: plateHeight,
-                  radius: min(0.35 * Double(em), plateHeight / 2), into: layer)
+        guard abs(left) < 1e6, abs(top) < 1e6 else { return 0 }   // also rejects NaN: far off any frame
+        let visibleText = Double(layer.width) - left - padX
+        var textWidth = 0.0
+        for scalar in label.unicodeScalars where scalar.value >= 0x20 {
+            guard textWidth < visibleText else { break }
+            textWidth += glyphs.glyph(scalar.value, size: em).advance
+        }
+        let plateWidth = textWidth.rounded(.up) + 2 * padX
+        var drawn = fillPlate(left: left, top: top, width: plateWidth, height: plateHeight,
+                              radius: min(0.35 * Double(em), plateHeight / 2), into: layer)
 
         var pen = left + padX
         let baseline = Int(top + padY + metrics.ascender.rounded())
         for scalar in label.unicodeScalars where scalar.value >= 0x20 {
+            guard pen < Double(layer.width) else { break }
             let glyph = glyphs.glyph(scalar.value, size: em)
-            stamp(glyph, x: Int(pen.rounded()) + glyph.left, y: baseline - glyph.top, into: layer)
+            drawn += stamp(glyph, x: Int(pen.rounded()) + glyph.left, y: baseline - glyph.top, into: layer)
             pen += glyph.advance
         }
+        return drawn
     }
 
     /// Fills a rounded rectangle with the plate colour, its edge antialiased by the distance
     /// from each pixel centre to the outline.
-    private func fillPlate(left: Double, top: Double, width: Double, height: Double, radius: Double, into layer: RenderLayer) {
+    private func fillPlate(left: Double, top: Double, width: Double, height: Double, radius: Double, into layer: RenderLayer) -> Int {
         let rect = PixelBounds.covering(x0: left, y0: top, x1: left + width, y1: top + height,
                                       width: layer.width, height: layer.height).intersection(layer.bounds)
-        guard !rect.isEmpty else { return }
+        guard !rect.isEmpty else { return 0 }
         layer.touch(rect)
         let halfWidth = width / 2, halfHeight = height / 2
         let centreX = left + halfWidth, centreY = top + halfHeight
@@ -64,12 +71,13 @@ struct LabelRenderer {
                 texels[x] = SIMD4(plate, coverage * Self.plateOpacity)
             }
         }
+        return rect.area
     }
 
     /// Lays a glyph bitmap, top-left at pixel (`x`, `y`), over what the layer holds.
-    private func stamp(_ glyph: Glyph, x: Int, y: Int, into layer: RenderLayer) {
+    private func stamp(_ glyph: Glyph, x: Int, y: Int, into layer: RenderLayer) -> Int {
         let rect = PixelBounds(minX: x, minY: y, maxX: x + glyph.width, maxY: y + glyph.rows).intersection(layer.bounds)
-        guard !rect.isEmpty else { return }
+        guard !rect.isEmpty else { return 0 }
         layer.touch(rect)
         for py in rect.minY..<rect.maxY {
             let texels = layer.row(py)
@@ -82,5 +90,6 @@ struct LabelRenderer {
                 texels[px] = SIMD4(color, alpha)
             }
         }
+        return rect.area
     }
 }

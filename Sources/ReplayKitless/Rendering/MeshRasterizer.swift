@@ -115,9 +115,15 @@ final class MeshRasterizer {
     private var vertices: [ViewVertex] = []
     private var triangles: [ScreenTriangle] = []
     private var bounds = PixelBounds.empty
-    /// Pixels the triangles added since the last `resolve` cover on screen, counted once per
-    /// triangle (each costs a test per pixel): what that `resolve` will cost.
-    private(set) var coveredPixels = 0.0
+    /// What the next `resolve` will cost, in pixel tests: the pixels each triangle added since the
+    /// last `resolve` covers on screen (each costs a test per pixel), plus a tile's height per tile
+    /// its rectangle reaches (each costs a span per row): a thin triangle across the frame costs its tiles.
+    private(set) var drawingCost = 0.0
+    /// Per tile of `resolve`'s area (row by row), where its triangles start in `tileTriangles`: a
+    /// counting sort, so each tile visits only the triangles that reach it (not every triangle
+    /// added, which made `resolve` cost triangles × tiles).
+    private var tileStart: [Int] = []
+    private var tileTriangles: [Int] = []
     /// Per pixel of the current tile: `empty`, `mixed`, or `uniform + i` when triangle i alone
     /// covers all its samples (most pixels inside a mesh: those skip the per-sample buffers).
     private let pixelState: UnsafeMutablePointer<UInt32>
@@ -185,7 +191,7 @@ final class MeshRasterizer {
                 triangles.append(triangle)
                 bounds = bounds.union(triangle.rect)
                 let rect = triangle.rect
-                coveredPixels += min(triangle.area, Double((rect.maxX - rect.minX) * (rect.maxY - rect.minY)))
+                drawingCost += min(triangle.area, Double(rect.area)) + Double(Self.tiles(of: rect).count * Self.tileSize)
             }
         }
     }
@@ -199,11 +205,15 @@ final class MeshRasterizer {
         let area = bounds.intersection(frame)
         guard !area.isEmpty, area.minX >= 0, area.minY >= 0 else { return }
         let size = Self.tileSize
+        let grid = Self.tiles(of: area)
+        sortIntoTiles(grid, area: area)
         triangles.withUnsafeBufferPointer { triangles in
-            for top in stride(from: area.minY - area.minY % size, to: area.maxY, by: size) {
-                for left in stride(from: area.minX - area.minX % size, to: area.maxX, by: size) {
+            for (row, top) in stride(from: grid.minY * size, to: area.maxY, by: size).enumerated() {
+                for (column, left) in stride(from: grid.minX * size, to: area.maxX, by: size).enumerated() {
                     let tile = PixelBounds(minX: left, minY: top, maxX: left + size, maxY: top + size).intersection(area)
-                    for index in triangles.indices {
+                    let cell = row * grid.columns + column
+                    for slot in tileStart[cell]..<tileStart[cell + 1] {
+                        let index = tileTriangles[slot]
                         let part = triangles[index].rect.intersection(tile)
                         if !part.isEmpty { rasterize(index, of: triangles, part, tile: tile) }
                     }
@@ -217,11 +227,45 @@ final class MeshRasterizer {
         }
     }
 
+    /// The tiles of the 64-pixel grid a rectangle of pixels reaches: first column and row, and how many.
+    private static func tiles(of rect: PixelBounds) -> (minX: Int, minY: Int, columns: Int, rows: Int, count: Int) {
+        guard !rect.isEmpty else { return (0, 0, 0, 0, 0) }
+        let minX = rect.minX / tileSize, minY = rect.minY / tileSize
+        let columns = (rect.maxX - 1) / tileSize - minX + 1, rows = (rect.maxY - 1) / tileSize - minY + 1
+        return (minX, minY, columns, rows, columns * rows)
+    }
+
+    /// Fills `tileStart` and `tileTriangles` for the tiles of `grid` (over `area`), triangles in the
+    /// order added within each tile (the order ties in depth are settled by).
+    private func sortIntoTiles(_ grid: (minX: Int, minY: Int, columns: Int, rows: Int, count: Int), area: PixelBounds) {
+        tileStart.removeAll(keepingCapacity: true)
+        tileStart.append(contentsOf: repeatElement(0, count: grid.count + 1))
+        func forEachCell(of index: Int, _ body: (Int) -> Void) {
+            let cells = Self.tiles(of: triangles[index].rect.intersection(area))
+            for row in cells.minY..<cells.minY + cells.rows {
+                for column in cells.minX..<cells.minX + cells.columns { body((row - grid.minY) * grid.columns + column - grid.minX) }
+            }
+        }
+        for index in triangles.indices { forEachCell(of: index) { tileStart[$0 + 1] += 1 } }
+        for cell in 0..<grid.count { tileStart[cell + 1] += tileStart[cell] }
+        tileTriangles.removeAll(keepingCapacity: true)
+        tileTriangles.append(contentsOf: repeatElement(0, count: tileStart[grid.count]))
+        // Each cell's next free slot, kept in the start of the following cell until the fill is done.
+        for index in triangles.indices {
+            forEachCell(of: index) { cell in
+                tileTriangles[tileStart[cell]] = index
+                tileStart[cell] += 1
+            }
+        }
+        for cell in stride(from: grid.count, to: 0, by: -1) { tileStart[cell] = tileStart[cell - 1] }
+        tileStart[0] = 0
+    }
+
     /// Forgets everything added since the last `resolve`, drawing nothing.
     func discard() {
         triangles.removeAll(keepingCapacity: true)
         bounds = .empty
-        coveredPixels = 0
+        drawingCost = 0
         surfaceBase = 0
     }
 

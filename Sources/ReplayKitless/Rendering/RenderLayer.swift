@@ -5,6 +5,8 @@ struct PixelBounds: Equatable {
     static let empty = PixelBounds(minX: 0, minY: 0, maxX: 0, maxY: 0)
 
     var isEmpty: Bool { minX >= maxX || minY >= maxY }
+    /// How many pixels it holds.
+    var area: Int { isEmpty ? 0 : (maxX - minX) * (maxY - minY) }
 
     /// The pixels in both.
     func intersection(_ other: PixelBounds) -> PixelBounds {

@@ -31,6 +31,48 @@ enum InputLimits {
     static let meshBytes = 64 << 20
     /// Triangles of an OBJ mesh after its polygons are split into triangles.
     static let meshTriangles = 2_000_000
+    /// Triangles of a whole scene: every annotation's mesh counted (an OBJ file used by ten
+    /// annotations counts ten times, as it is drawn ten times), built-in shapes at their finest.
+    static let sceneTriangles = 4_000_000
+    /// The largest distance from the world origin in metres (a million kilometres), for pose
+    /// positions, scene anchors and sizes: beyond it projections lose all precision or overflow to infinity.
+    static let worldExtent = 1e9
+    /// Focal lengths and principal points in pixels (`intrinsics`), and the field of view in degrees
+    /// (`fovY`): a lens outside these projects to infinity or to nothing.
+    static let focalLengths = 1e-3...1e9
+    static let principalPoint = 1e9
+    static let fieldOfView = 1e-3...(180 - 1e-3)
+    /// Annotations in one scene.
+    static let annotations = 10_000
+    /// Characters (Unicode scalars) of one annotation's label.
+    static let labelCharacters = 1_000
+    /// A label's text height in pixels (`labelSize`): FreeType renders each glyph at this size.
+    static let labelSize = 512.0
+    /// Bytes of glyph bitmaps the renderer keeps between frames; beyond, the cache starts over.
+    static let glyphCacheBytes = 32 << 20
+    /// How many times over the annotations drawn on one frame may cover it (shapes' triangles and
+    /// label plates summed): a few frames' worth is plenty for any real scene; beyond, drawing time
+    /// has no bound. The floor keeps tiny frames from refusing ordinary scenes.
+    static let frameOverdraw = 64.0
+    static let frameWorkFloor = 4_000_000.0
+    /// The largest picture (video frame, mask, background) in pixels a side and in total. FFmpeg's
+    /// own limit (`av_image_check_size`: (width + 128) × (height + 128) < 2³¹ / 8) lets through
+    /// pictures of 268 million pixels, whose float planes would take gigabytes; 8K video is 33 million.
+    static let pictureSide = 16_384
+    static let picturePixels = 1 << 26
+}
+
+/// Refuses a picture larger than ``InputLimits/pictureSide`` or ``InputLimits/picturePixels``,
+/// naming `source` (the file) and the size.
+func checkPictureSize(width: Int, height: Int, source: String) throws(ReplayError) {
+    // Each side at most 16384, so the product cannot overflow.
+    guard (0...InputLimits.pictureSide).contains(width), (0...InputLimits.pictureSide).contains(height),
+          width * height <= InputLimits.picturePixels else {
+        throw .badInput(file: source, "the picture is \(width)×\(height); fxreplay reads pictures of at most "
+                        + "\(InputLimits.pictureSide) pixels a side and \(InputLimits.picturePixels) pixels in all "
+                        + "(FFmpeg's own limit, av_image_check_size, is (width + 128) × (height + 128) < 268435456; "
+                        + "see README, Limits)")
+    }
 }
 
 /// Reads a whole input file, naming it (`kind`, e.g. "mesh file") when that fails. A file larger than

@@ -82,7 +82,7 @@ package final class ProgressReporter: @unchecked Sendable {
     }
 
     static func clock(_ seconds: Double) -> String {
-        let s = Int(seconds.rounded())
+        let s = Int(clamping: seconds, rounding: .toNearestOrAwayFromZero, to: 0...Int(Int32.max))
         return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
     }
 }
