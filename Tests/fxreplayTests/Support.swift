@@ -17,15 +17,15 @@ struct RunResult {
 }
 
 /// Runs the real `fxreplay` binary and collects its exit status and output. With
-/// `fileSizeLimitKiB`, writes past that size fail (RLIMIT_FSIZE, its signal ignored) the way they
-/// do on a full disk.
+/// `fileSizeLimitKiB`, writes past that size fail (RLIMIT_FSIZE, its signal ignored unless
+/// `fileSizeSignal`, as `ulimit -f` in a shell leaves it) the way they do on a full disk.
 func runFxreplay(_ arguments: [String], environment: [String: String]? = nil, fileSizeLimitKiB: Int? = nil,
-                 currentDirectory: URL? = nil) throws -> RunResult {
+                 fileSizeSignal: Bool = false, currentDirectory: URL? = nil) throws -> RunResult {
     let process = Process()
     if let currentDirectory { process.currentDirectoryURL = currentDirectory }
     if let fileSizeLimitKiB {
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", "ulimit -f \(fileSizeLimitKiB); trap '' XFSZ; exec \"$0\" \"$@\"", fxreplayExecutable.path] + arguments
+        process.arguments = ["-c", "ulimit -f \(fileSizeLimitKiB); \(fileSizeSignal ? "" : "trap '' XFSZ; ")exec \"$0\" \"$@\"", fxreplayExecutable.path] + arguments
     } else {
         process.executableURL = fxreplayExecutable
         process.arguments = arguments
