@@ -256,8 +256,8 @@ import Testing
         let output = dir.appendingPathComponent("out.mp4").path
         let arguments = ["render", input, "-o", output, "--preset", "veryslow", "--progress", progress]
         let process = Process()
-        process.executableURL = launcher.map { URL(fileURLWithPath: $0) } ?? fxreplayExecutable
-        process.arguments = launcher == nil ? arguments : [fxreplayExecutable.path] + arguments
+        process.executableURL = URL(fileURLWithPath: unblockingSignals[0])
+        process.arguments = Array(unblockingSignals.dropFirst()) + (launcher.map { [$0] } ?? []) + [fxreplayExecutable.path] + arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = stderr
         try process.run()
