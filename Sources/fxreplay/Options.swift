@@ -96,8 +96,11 @@ struct InputAccessOptions: ParsableArguments {
 
     var policy: InputPolicy { InputPolicy(allowed: Set(names), ioTimeout: ioTimeout) }
 
-    /// The same options for a child render: always given, so that they override any a manifest row or job spec sets.
-    var arguments: [String] { ["--allow-protocols=\(names.joined(separator: ","))", "--io-timeout=\(ioTimeout)"] }
+    /// The same options for a child render, after its own (a manifest row or job spec cannot
+    /// give `--allow-protocols`, see `RenderJob`; the batch's `--io-timeout` overrides theirs).
+    var arguments: [String] {
+        (names.isEmpty ? [] : ["--allow-protocols=\(names.joined(separator: ","))"]) + ["--io-timeout=\(ioTimeout)"]
+    }
 }
 
 /// A command that opens media, under its ``InputAccessOptions``.

@@ -46,6 +46,21 @@ import Testing
         #expect(try decodeFrames(output, measure: false).count == 20, "both entries of the list")
     }
 
+    /// A recording whose name looks like an image pattern is that one picture, not the sequence
+    /// of other files the pattern would name.
+    @Test func aPatternLikeRecordingNameReadsOnlyThatFile() throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for index in 1...3 {
+            try runFFmpegCLI(["-f", "lavfi", "-i", "color=c=gray:s=32x24", "-frames:v", "1", dir.appendingPathComponent("img\(index).png").path])
+        }
+        let recording = dir.appendingPathComponent("img%d.png").path
+        try FileManager.default.copyItem(atPath: dir.appendingPathComponent("img1.png").path, toPath: recording)
+        let run = try runFxreplay(["framehash", recording])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.count == 1, "\(run.stdout)")
+    }
+
     /// A job spec or manifest row cannot grant itself what the operator did not.
     @Test func aJobSpecCannotAllowProtocols() throws {
         let dir = try scratchWithRecording()
@@ -54,6 +69,29 @@ import Testing
         try "allow-protocols: concat\n".write(toFile: job, atomically: true, encoding: .utf8)
         let run = try runFxreplay(["render", "--job", job, dir.appendingPathComponent("in.mp4").path, "-o", dir.appendingPathComponent("out.mp4").path])
         #expect(run.status == 3 && run.stderr.contains(job) && run.stderr.contains("command line only"), "\(run.stderr)")
+    }
+
+    /// A batch passes its own --allow-protocols to every render; a manifest row cannot set one.
+    @Test func aBatchAllowsWhatItsCommandLineAllows() throws {
+        let dir = try scratchWithRecording()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try "ffconcat version 1.0\nfile in.mp4\n".write(to: dir.appendingPathComponent("list.txt"), atomically: true, encoding: .utf8)
+        let granting = dir.appendingPathComponent("granting.csv")
+        try "input,output,allow-protocols\nlist.txt,list.mp4,concat\n".write(to: granting, atomically: true, encoding: .utf8)
+        let (refusedRow, _) = try runBatch(["--manifest", granting.path], out: dir.appendingPathComponent("out1"))
+        #expect(refusedRow.status == 3 && refusedRow.stderr.contains(granting.path + ":2") && refusedRow.stderr.contains("command line only"),
+                "\(refusedRow.stderr)")
+        let manifest = dir.appendingPathComponent("list.csv")
+        try "input,output\nlist.txt,list.mp4\nin.mp4,in.mp4\n".write(to: manifest, atomically: true, encoding: .utf8)
+        let (refused, refusedReport) = try runBatch(["--manifest", manifest.path], out: dir.appendingPathComponent("out2"))
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(refusedReport?.recordings.map(\.status) == [.failed, .done])
+        #expect(refusedReport?.recordings.first?.error?.contains("--allow-protocols concat") == true)
+        let out = dir.appendingPathComponent("out3")
+        let (allowed, allowedReport) = try runBatch(["--manifest", manifest.path, "--allow-protocols", "concat"], out: out)
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        #expect(allowedReport?.recordings.map(\.status) == [.done, .done])
+        #expect(try decodeFrames(out.appendingPathComponent("list.mp4").path, measure: false).count == 10)
     }
 
     @Test func aNetworkProtocolIsRefusedUnlessAllowed() throws {
