@@ -18,7 +18,7 @@ struct Fxreplay: ParsableCommand {
         do {
             var command = try parseAsRoot(RenderJob.expand(Array(CommandLine.arguments.dropFirst())))
             // Every command that may write a file removes it on a signal; batch forwards its signals instead.
-            if !(command is Batch) { InterruptCleanup.shared.install() }
+            if command is Batch { InterruptCleanup.ignoreFileSizeSignal() } else { InterruptCleanup.shared.install() }
             if let reader = command as? ReadsInputs { InputPolicy.current = reader.inputAccess.policy }
             try command.run()
             status = 0

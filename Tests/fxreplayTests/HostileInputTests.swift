@@ -46,6 +46,23 @@ import Testing
         #expect(try decodeFrames(output, measure: false).count == 20, "both entries of the list")
     }
 
+    /// The format is probed on the same open the demuxer then reads: a recording arriving
+    /// through a named pipe keeps its first bytes.
+    @Test func aRecordingThroughANamedPipeIsReadWhole() throws {
+        let dir = try scratchWithRecording()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let pipe = dir.appendingPathComponent("live.mkv").path
+        #expect(mkfifo(pipe, 0o644) == 0)
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        writer.arguments = ["-v", "error", "-y", "-i", dir.appendingPathComponent("in.mp4").path, "-c", "copy", "-f", "matroska", pipe]
+        try writer.run()
+        let run = try runFxreplay(["framehash", pipe])
+        writer.waitUntilExit()
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.count == 10)
+    }
+
     /// A recording whose name looks like an image pattern is that one picture, not the sequence
     /// of other files the pattern would name.
     @Test func aPatternLikeRecordingNameReadsOnlyThatFile() throws {

@@ -63,6 +63,9 @@ public struct Rational: Sendable, Equatable, Codable, CustomStringConvertible {
 /// An opened input file or URL; owns its `AVFormatContext`.
 final class Demuxer: @unchecked Sendable {
     let context: UnsafeMutablePointer<AVFormatContext>
+    /// The input as the probe opened it, which the demuxer reads on (libavformat leaves it to us to
+    /// close): one open, so a pipe's or a server's first bytes are not spent on the probe.
+    private let input: UnsafeMutablePointer<AVIOContext>?
     /// The path or URL the demuxer was opened with, for messages.
     let url: String
     let streams: [StreamInfo]
@@ -97,25 +100,34 @@ final class Demuxer: @unchecked Sendable {
         defer { av_dict_free(&options) }
         // The format is known before it opens anything its input names: a refused one opens nothing.
         let demuxer: UnsafePointer<AVInputFormat>?
+        var input: UnsafeMutablePointer<AVIOContext>? = nil
         if let format {
             demuxer = av_find_input_format(format)
         } else {
             let probed = try Self.probeFormat(opened, url: url, options: options)
-            try policy.checkFormat(String(cString: probed.pointee.name), of: url)
-            demuxer = probed
+            input = probed.input
+            do { try policy.checkFormat(String(cString: probed.format.pointee.name), of: url) } catch {
+                avio_closep(&input)
+                throw error
+            }
+            demuxer = probed.format
         }
         // A recording is one picture file even when its name looks like a pattern (`call%d.png`).
         if format != "image2" { av_dict_set(&options, "pattern_type", "none", 0) }
-        var context: UnsafeMutablePointer<AVFormatContext>? = nil
+        var context = avformat_alloc_context()
+        context?.pointee.pb = input
         let status = avformat_open_input(&context, opened, demuxer, &options)
         guard status >= 0, let context else {
+            avio_closep(&input)
             throw .badInput("\(url): cannot open as media: \(ffmpegErrorText(status))")
         }
         self.context = context
+        self.input = input
         let infoStatus = avformat_find_stream_info(context, nil)
         if infoStatus < 0 {
             var owned: UnsafeMutablePointer<AVFormatContext>? = context
             avformat_close_input(&owned)
+            avio_closep(&input)
             throw .badInput("\(url): cannot read stream information: \(ffmpegErrorText(infoStatus))")
         }
         streams = (0..<Int(context.pointee.nb_streams)).map { Demuxer.describe(context.pointee.streams[$0]!, index: $0) }
@@ -124,6 +136,8 @@ final class Demuxer: @unchecked Sendable {
     deinit {
         var owned: UnsafeMutablePointer<AVFormatContext>? = context
         avformat_close_input(&owned)
+        var opened = input
+        avio_closep(&opened)
     }
 
     /// The options every open takes under `policy`: its protocols and, for a network input,
@@ -139,19 +153,24 @@ final class Demuxer: @unchecked Sendable {
         return options
     }
 
-    /// The demuxer FFmpeg would choose for `opened`, from its first bytes and its name.
-    private static func probeFormat(_ opened: String, url: String, options: OpaquePointer?) throws(ReplayError) -> UnsafePointer<AVInputFormat> {
+    /// The demuxer FFmpeg would choose for `opened`, from its first bytes and its name, and the
+    /// input opened for it, rewound (`nil` for a demuxer that opens its files itself, `image2`).
+    private static func probeFormat(_ opened: String, url: String, options: OpaquePointer?)
+        throws(ReplayError) -> (format: UnsafePointer<AVInputFormat>, input: UnsafeMutablePointer<AVIOContext>?) {
         var copy: OpaquePointer? = nil
         av_dict_copy(&copy, options, 0)
         defer { av_dict_free(&copy) }
         var io: UnsafeMutablePointer<AVIOContext>? = nil
         let status = avio_open2(&io, opened, AVIO_FLAG_READ, nil, &copy)
         guard status >= 0 else { throw .badInput("\(url): cannot open as media: \(ffmpegErrorText(status))") }
-        defer { avio_closep(&io) }
         var found: UnsafePointer<AVInputFormat>? = nil
         let score = av_probe_input_buffer2(io, &found, opened, nil, 0, 0)
-        guard score >= 0, let found else { throw .badInput("\(url): cannot open as media: \(ffmpegErrorText(score))") }
-        return found
+        guard score >= 0, let found else {
+            avio_closep(&io)
+            throw .badInput("\(url): cannot open as media: \(ffmpegErrorText(score))")
+        }
+        if found.pointee.flags & AVFMT_NOFILE != 0 { avio_closep(&io) }
+        return (found, io)
     }
 
     /// The file name an image pattern (`mask_%05d.png`) gives for `number`; `nil` unless the

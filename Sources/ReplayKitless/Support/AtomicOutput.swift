@@ -180,10 +180,13 @@ package final class InterruptCleanup: @unchecked Sendable {
     public func install() {
         lock.withLock {
             guard sources.isEmpty else { return }
-            signal(SIGXFSZ, SIG_IGN)
+            Self.ignoreFileSizeSignal()
             sources = Self.handle { [unowned self] in self.interrupted(by: $0) }
         }
     }
+
+    /// Makes a write past the file-size limit fail (EFBIG) instead of killing the process.
+    public static func ignoreFileSizeSignal() { signal(SIGXFSZ, SIG_IGN) }
 
     /// Routes each of ``caught`` to `handler`, on a dispatch queue.
     static func handle(_ handler: @escaping @Sendable (Int32) -> Void) -> [any DispatchSourceSignal] {
