@@ -38,6 +38,8 @@ struct Batch: ParsableCommand {
 
     @OptionGroup var progress: ProgressOptions
 
+    @OptionGroup var inputAccess: InputAccessOptions
+
     func validate() throws {
         try requireFileNames(["INPUTS": inputs, "--manifest": [manifest], "--out": [out], "--job": [job]])
         if inputs.isEmpty && manifest == nil { throw ValidationError("give recordings (files or glob patterns) or --manifest FILE") }
@@ -82,6 +84,7 @@ struct Batch: ParsableCommand {
         settings.progress = progress.progress
         settings.verbose = progress.verbose
         settings.shard = selected?.0
+        settings.renderArguments = inputAccess.arguments
         let report = try BatchRunner(recordings: recordings, settings: settings).run()
         try AtomicOutput.write(try prettyJSON(report), to: settings.reportPath)
         print(report.table)

@@ -17,10 +17,13 @@ struct Fxreplay: ParsableCommand {
         let status: Int32
         do {
             var command = try parseAsRoot(RenderJob.expand(Array(CommandLine.arguments.dropFirst())))
+            // Every command that may write a file removes it on a signal; batch forwards its signals instead.
+            if command is Batch { InterruptCleanup.ignoreFileSizeSignal() } else { InterruptCleanup.shared.install() }
+            if let reader = command as? ReadsInputs { InputPolicy.current = reader.inputAccess.policy }
             try command.run()
             status = 0
         } catch let error as ReplayError {
-            FileHandle.standardError.write(Data("fxreplay: \(error.message)\n".utf8))
+            printError("fxreplay: \(error.message)")
             status = error.exitCode
         } catch {
             let code = exitCode(for: error)
@@ -29,7 +32,7 @@ struct Fxreplay: ParsableCommand {
                 print(message)
                 status = 0
             } else {
-                FileHandle.standardError.write(Data("\(message)\n".utf8))
+                printError(message)
                 // Argument errors are bad usage (formats.md §8), whatever ArgumentParser's own code.
                 status = error is ExitCode ? code.rawValue : 2
             }

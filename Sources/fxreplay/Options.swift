@@ -25,7 +25,7 @@ struct EncoderOptions: ParsableArguments {
     @Option(help: "Encoder speed preset (x264/x265 names: ultrafast … veryslow; ProRes: proxy, lt, standard, hq, 4444, 4444xq).")
     var preset: String?
 
-    @Option(help: "Target bitrate, e.g. 2500k or 4M (instead of --crf).")
+    @Option(parsing: .unconditional, help: "Target bitrate, e.g. 2500k or 4M (instead of --crf).")
     var bitrate: String?
 
     @Option(parsing: .unconditional, help: "Encoder threads (0: the encoder decides).")
@@ -38,6 +38,9 @@ struct EncoderOptions: ParsableArguments {
         if let crf, !(0...63).contains(crf) { throw ValidationError("--crf must be between 0 and 63") }
         if let bitrate, Self.parseBitrate(bitrate) == nil { throw ValidationError("--bitrate: '\(bitrate)' is not a bitrate like 2500k or 4M (at most 2000M)") }
         if !(0...Self.maximumThreads).contains(threads) { throw ValidationError("--threads must be 0 to \(Self.maximumThreads)") }
+        if let codec, let most = codec.maximumThreads, threads > most {
+            throw ValidationError("--threads: the \(codec.rawValue) encoder takes at most \(most) threads")
+        }
         if crf != nil && bitrate != nil { throw ValidationError("--crf and --bitrate exclude each other") }
     }
 
@@ -68,8 +71,59 @@ struct EncoderOptions: ParsableArguments {
     }
 }
 
+/// What inputs may reach besides local files: shared by every command that opens media. The
+/// process takes it once, in `Fxreplay.main`, before anything is opened (``InputPolicy/current``).
+struct InputAccessOptions: ParsableArguments {
+    @Option(name: .customLong("allow-protocols"), help: ArgumentHelp(
+        "Protocols (http,tcp / https,tls,tcp, …) and formats that open what they name (hls, dash, concat, …) that inputs may use, comma-separated.",
+        discussion: "By default an input is one local file: URLs, playlists and concat lists are refused (exit 3).",
+        valueName: "list"))
+    var allowProtocols: String = ""
+
+    @Option(name: .customLong("io-timeout"), parsing: .unconditional, help: "Seconds a network input may take to open or to answer a read.")
+    var ioTimeout: Double = InputPolicy.defaultIOTimeout
+
+    static let maximumTimeout = 86_400.0
+
+    var names: [String] { allowProtocols.split(separator: ",", omittingEmptySubsequences: true).map { $0.trimmingCharacters(in: .whitespaces).lowercased() } }
+
+    func validate() throws {
+        if let bad = names.first(where: { $0.isEmpty || !$0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") } }) {
+            throw ValidationError("--allow-protocols: '\(bad)' is not a protocol or format name (e.g. https,tls,tcp or concat)")
+        }
+        if !(ioTimeout > 0 && ioTimeout <= Self.maximumTimeout) { throw ValidationError("--io-timeout must be more than 0 and at most \(Int(Self.maximumTimeout)) seconds") }
+    }
+
+    var policy: InputPolicy { InputPolicy(allowed: Set(names), ioTimeout: ioTimeout) }
+
+    /// The same options for a child render, after its own (a manifest row or job spec cannot
+    /// give `--allow-protocols`, see `RenderJob`; the batch's `--io-timeout` overrides theirs).
+    var arguments: [String] {
+        (names.isEmpty ? [] : ["--allow-protocols=\(names.joined(separator: ","))"]) + ["--io-timeout=\(ioTimeout)"]
+    }
+}
+
+/// A command that opens media, under its ``InputAccessOptions``.
+protocol ReadsInputs { var inputAccess: InputAccessOptions { get } }
+extension Render: ReadsInputs {}
+extension Probe: ReadsInputs {}
+extension Track: ReadsInputs {}
+extension PosesExtract: ReadsInputs {}
+extension PosesEmbed: ReadsInputs {}
+extension Compare: ReadsInputs {}
+extension Framehash: ReadsInputs {}
+extension QACompare: ReadsInputs {}
+extension QALatency: ReadsInputs {}
+extension QAOverlay: ReadsInputs {}
+extension Batch: ReadsInputs {}
+
 extension PictureSize: ExpressibleByArgument {
     public init?(argument: String) { self.init(parsing: argument) }
+
+    /// A size from the command line, or a message that says what is wrong with it.
+    static func checkedArgument(_ text: String) throws -> PictureSize {
+        do { return try PictureSize(checking: text) } catch { throw ValidationError(error.message) }
+    }
 }
 
 /// Refuses options and arguments that name files (or directories) when one is given as "": it names
@@ -81,9 +135,25 @@ func requireFileNames(_ values: KeyValuePairs<String, [String?]>) throws {
     }
 }
 
-/// Writes `text` to stderr.
+/// Writes `text` to stderr, its control characters escaped.
 func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    FileHandle.standardError.write(Data((escapingControls(text) + "\n").utf8))
+}
+
+/// `text` with its control characters (ESC, CSI, CR, BEL, backspace, …) written out as `\x1b` or
+/// `\u{9b}`: a file name someone else chose cannot move the cursor, recolour or retitle the
+/// terminal, or hide the message. Line feeds and tabs, which lay messages out, stay.
+func escapingControls(_ text: String) -> String {
+    var escaped = ""
+    for scalar in text.unicodeScalars {
+        switch scalar.value {
+        case 0x0A, 0x09: escaped.unicodeScalars.append(scalar)
+        case 0..<0x20, 0x7F: escaped += String(format: "\\x%02x", scalar.value)
+        case 0x80..<0xA0: escaped += "\\u{" + String(scalar.value, radix: 16) + "}"
+        default: escaped.unicodeScalars.append(scalar)
+        }
+    }
+    return escaped
 }
 
 /// Prints each warning on stderr as a `fxreplay: warning:` line.

@@ -44,6 +44,7 @@ struct PoseOptions: ParsableArguments {
         try requireFileNames(["--poses": [poses]])
         if poses != nil && posesFromSei { throw ValidationError("give only one of --poses FILE and --poses-from-sei") }
         if !poseOffset.isFinite { throw ValidationError("--pose-offset must be a number of seconds") }
+        try validateSEIUUID(seiUUID)
     }
 
     /// Whether a pose source was given.
@@ -75,6 +76,12 @@ struct PoseOptions: ParsableArguments {
     }
 }
 
+/// Refuses a `--sei-uuid` that is not a UUID, whether or not this run reads or writes SEI.
+func validateSEIUUID(_ text: String?) throws {
+    guard let text else { return }
+    do { _ = try PoseSEI(uuid: text) } catch { throw ValidationError("--sei-uuid: \(error.message)") }
+}
+
 /// `fxreplay poses …`: moving poses between sidecars and the video stream.
 struct Poses: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -97,8 +104,11 @@ struct PosesExtract: ParsableCommand {
     @Option(name: .customLong("sei-uuid"), help: "UUID of the pose SEI (default 1618ea80-35fe-4bd9-b1cc-01954a32fb00).")
     var seiUUID: String?
 
+    @OptionGroup var inputAccess: InputAccessOptions
+
     func validate() throws {
         try requireFileNames(["INPUT": [input], "-o": [output]])
+        try validateSEIUUID(seiUUID)
     }
 
     func run() throws {
@@ -147,6 +157,8 @@ struct PosesEmbed: ParsableCommand {
     var overwrite = false
 
     @OptionGroup var progress: ProgressOptions
+
+    @OptionGroup var inputAccess: InputAccessOptions
 
     func validate() throws {
         try requireFileNames(["INPUT": [input], "-o": [output]])

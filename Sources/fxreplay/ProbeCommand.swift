@@ -12,6 +12,8 @@ struct Probe: ParsableCommand {
     @Flag(help: "Print JSON instead of text.")
     var json = false
 
+    @OptionGroup var inputAccess: InputAccessOptions
+
     func validate() throws {
         try requireFileNames(["INPUT": [input]])
     }

@@ -47,6 +47,8 @@ struct Compare: ParsableCommand {
     @Option(help: "Write the worst frame as PNG: A | B | heat map of the luma difference.")
     var diff: String?
 
+    @OptionGroup var inputAccess: InputAccessOptions
+
     func validate() throws {
         try requireFileNames(["A": [a], "B": [b], "--diff": [diff]])
         if let maxTimeDelta, !(maxTimeDelta >= 0) { throw ValidationError("--max-time-delta must be 0 or more seconds") }
@@ -91,6 +93,8 @@ struct Framehash: ParsableCommand {
 
     @Flag(help: "With --check: rewrite the golden file from INPUT when it differs (a deliberate golden update).")
     var update = false
+
+    @OptionGroup var inputAccess: InputAccessOptions
 
     func validate() throws {
         try requireFileNames(["INPUT": [input], "--check": [check]])
@@ -194,6 +198,8 @@ struct QACompare: ParsableCommand {
     @Option(parsing: .unconditional, help: "With --video: at most this many worst-frame pictures.")
     var thumbnails: Int = 6
 
+    @OptionGroup var inputAccess: InputAccessOptions
+
     func validate() throws {
         try requireFileNames(["A": [a], "B": [b], "--report": [report], "--plot": [plot], "--video": [video]])
         guard tolerance >= 0, timeTolerance >= 0 else { throw ValidationError("tolerances must not be negative") }
@@ -277,6 +283,8 @@ struct QALatency: ParsableCommand {
     @Option(help: "Write an SVG plot of error over time (every tap and delay) to this file.")
     var plot: String?
 
+    @OptionGroup var inputAccess: InputAccessOptions
+
     func validate() throws {
         try requireFileNames(["INPUT": [input], "--annotations": [annotations], "--report": [report], "--plot": [plot]])
         try poseOptions.requireSource()
@@ -337,6 +345,8 @@ struct QAOverlay: ParsableCommand {
     var overwrite = false
 
     @OptionGroup var progress: ProgressOptions
+
+    @OptionGroup var inputAccess: InputAccessOptions
 
     func validate() throws {
         try requireFileNames(["INPUT": [input], "--track": track, "-o": [output]])

@@ -18,7 +18,8 @@ struct Render: ParsableCommand {
 
     @OptionGroup var encoder: EncoderOptions
 
-    @Option(help: "Output size WxH in display orientation (default: the first frame's).")
+    @Option(parsing: .unconditional, help: "Output size WxH in display orientation (default: the first frame's).",
+            transform: PictureSize.checkedArgument)
     var size: PictureSize?
 
     @Flag(help: "Keep the container's rotation metadata instead of writing upright pixels.")
@@ -65,11 +66,16 @@ struct Render: ParsableCommand {
 
     @OptionGroup var backgroundReplacement: BackgroundOptions
 
+    @OptionGroup var inputAccess: InputAccessOptions
+
     func validate() throws {
         if stream == "" { throw ValidationError("--stream: empty stream id") }
         try requireFileNames(["INPUT": [input], "-o": [output], "--report": [report], "--annotations": [annotations],
                               "--font": [font], "--preview": [preview], "--job": [job]])
         if let maxDecodeErrors, maxDecodeErrors < 0 { throw ValidationError("--max-decode-errors must be 0 or more") }
+        if let preview, !preview.lowercased().hasSuffix(".png"), preview != "-", !preview.hasPrefix("/dev/") {
+            throw ValidationError("--preview: '\(preview)' does not end in .png (the contact sheet is a PNG picture)")
+        }
     }
 
     /// Options that only make sense together. Checked when the command runs, not in `validate()`,

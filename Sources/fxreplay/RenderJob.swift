@@ -44,6 +44,10 @@ enum RenderJob {
         private var complaints: [[String]: String?] = [:]
 
         mutating func check(_ options: [JobOption], origin: String, line: Int? = nil) throws(ReplayError) {
+            // What inputs may reach is the operator's to decide, never a file's that names them.
+            if let opening = options.first(where: { $0.key == "allow-protocols" }) {
+                throw opening.error("allow-protocols is taken from the command line only")
+            }
             guard let together = complaint(options.flatMap(\.arguments)) else { return }
             for option in options {
                 if let complaint = complaint(option.arguments) { throw option.error(complaint) }

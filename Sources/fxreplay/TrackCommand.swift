@@ -24,6 +24,8 @@ struct Track: ParsableCommand {
     @Option(help: "csv or jsonl (default: jsonl for a .jsonl output, else csv).")
     var format: PlacementTrack.Format?
 
+    @OptionGroup var inputAccess: InputAccessOptions
+
     func validate() throws {
         try requireFileNames(["INPUT": [input], "--annotations": [annotations], "-o": [output]])
         try poseOptions.requireSource()

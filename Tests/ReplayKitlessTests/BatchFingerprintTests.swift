@@ -109,4 +109,20 @@ import Testing
         #expect(TemporaryName.writer(of: name, for: "out-1.mp") == nil)
         #expect(TemporaryName.writer(of: ".out-1.mp4.fxreplay.json", for: "out-1.mp4") == nil)
     }
+
+    /// A temporary name fits the file system's 255 bytes whatever the output's legal name, and
+    /// still names its writer; names differing only past the cut get different ones.
+    @Test func aTemporaryNameOfALongestNameFits() throws {
+        for name in [String(repeating: "a", count: 251) + ".mp4", String(repeating: "é", count: 125) + "a.mp4",
+                     String(repeating: "😀", count: 62) + ".mp4", String(repeating: "b", count: 210)] {
+            let temporary = TemporaryName.make(for: name)
+            #expect(temporary.utf8.count <= 255, "\(temporary.utf8.count) bytes")
+            let writer = try #require(TemporaryName.writer(of: temporary, for: name))
+            #expect(writer.pid == getpid() && writer.host == TemporaryName.host)
+        }
+        let one = TemporaryName.prefix(for: String(repeating: "a", count: 250) + "1.mp4")
+        let other = TemporaryName.prefix(for: String(repeating: "a", count: 250) + "2.mp4")
+        #expect(one != other)
+        #expect(TemporaryName.prefix(for: "short.mp4") == ".short.mp4.fxreplay-")
+    }
 }

@@ -198,9 +198,12 @@ import Testing
         #expect(underFile.status == 4 && underFile.stderr.contains("in.mp4 is a file, not a directory"), "\(underFile.stderr)")
     }
 
+    /// `fileSizeSignal`: `ulimit -f` as a shell leaves it, SIGXFSZ at its default, which kills
+    /// the process mid-write (leaving the part); fxreplay ignores it, so the write fails either way.
     @Test(.disabled(if: ProcessInfo.processInfo.environment["FXREPLAY_SANITIZED"] != nil,
-                    "TSan's runtime itself faults (SIGBUS) under a file-size limit"))
-    func aWriteFailingPartWayIsAnOutputFailureWithNoPartialFile() throws {
+                    "TSan's runtime itself faults (SIGBUS) under a file-size limit"),
+          arguments: [false, true])
+    func aWriteFailingPartWayIsAnOutputFailureWithNoPartialFile(fileSizeSignal: Bool) throws {
         // As on a full disk: writes past 256 KiB fail (EFBIG from the file-size limit, where a full
         // disk gives ENOSPC; both reach the same error path), long after the output was opened.
         let dir = try makeScratchDirectory()
@@ -208,9 +211,10 @@ import Testing
         let input = dir.appendingPathComponent("in.mp4").path
         try writeRecording(to: input, size: PictureSize(width: 320, height: 240), pts: (0..<60).map { Int64($0) * 3000 })
         let output = dir.appendingPathComponent("out.mkv").path
-        let run = try runFxreplay(["render", input, "-o", output, "--codec", "ffv1", "--progress", "none"], fileSizeLimitKiB: 256)
+        let run = try runFxreplay(["render", input, "-o", output, "--codec", "ffv1", "--progress", "none"],
+                                  fileSizeLimitKiB: 256, fileSizeSignal: fileSizeSignal)
         #expect(run.status == 4, "\(run.stderr)")
-        #expect(run.stderr.contains(output) && run.stderr.contains("write failed"), "\(run.stderr)")
+        #expect(run.stderr.contains(output) && run.stderr.contains("write failed") && run.stderr.contains("file-size limit"), "\(run.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["in.mp4"], "no output, no temporary file")
         // Without the limit the same render is far larger than 256 KiB: the limit did bite.
         let unlimited = try runFxreplay(["render", input, "-o", output, "--codec", "ffv1", "--progress", "none"])
@@ -256,8 +260,8 @@ import Testing
         let output = dir.appendingPathComponent("out.mp4").path
         let arguments = ["render", input, "-o", output, "--preset", "veryslow", "--progress", progress]
         let process = Process()
-        process.executableURL = launcher.map { URL(fileURLWithPath: $0) } ?? fxreplayExecutable
-        process.arguments = launcher == nil ? arguments : [fxreplayExecutable.path] + arguments
+        process.executableURL = URL(fileURLWithPath: unblockingSignals[0])
+        process.arguments = Array(unblockingSignals.dropFirst()) + (launcher.map { [$0] } ?? []) + [fxreplayExecutable.path] + arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = stderr
         try process.run()
@@ -269,7 +273,9 @@ import Testing
         return (process, dir)
     }
 
-    @Test(arguments: [SIGINT, SIGTERM, SIGHUP])
+    /// Every signal that ends a run by default and that users, schedulers and limits send:
+    /// SIGXCPU (`ulimit -t`), SIGALRM (`timeout -s ALRM`), SIGUSR1/2 too.
+    @Test(arguments: [SIGINT, SIGTERM, SIGHUP, SIGXCPU, SIGALRM, SIGUSR1, SIGUSR2])
     func aSignalRemovesTheTemporaryOutput(signalNumber: Int32) throws {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("interrupt-\(UUID().uuidString).log")
         try #require(FileManager.default.createFile(atPath: log.path, contents: nil))
@@ -280,13 +286,49 @@ import Testing
         process.waitUntilExit()
         // With --progress json, stderr stays JSON lines and `fxreplay:` lines: no blank line before the message.
         let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-        #expect(lines.last == "fxreplay: interrupted, no output written" && lines.allSatisfy { $0.hasPrefix("{") || $0.hasPrefix("fxreplay: ") },
+        let ending = [SIGINT, SIGTERM, SIGHUP].contains(signalNumber) ? "fxreplay: interrupted, no output written"
+            : "fxreplay: stopped by \(signalNumber == SIGXCPU ? "SIGXCPU (the CPU-time limit, ulimit -t)" : signalNumber == SIGALRM ? "SIGALRM" : signalNumber == SIGUSR1 ? "SIGUSR1" : "SIGUSR2"), no output written"
+        #expect(lines.last.map(String.init) == ending && lines.allSatisfy { $0.hasPrefix("{") || $0.hasPrefix("fxreplay: ") },
                 "\(lines)")
         // Within a second, as promised; sanitizer builds run several times slower.
         let bound = ProcessInfo.processInfo.environment["FXREPLAY_SANITIZED"] == nil ? 1.0 : 3.0
         #expect(Date().timeIntervalSince(interrupted) < bound)
         #expect(process.terminationReason == .exit && process.terminationStatus == 128 + signalNumber)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["long.mp4"])
+    }
+
+    /// A run killed where nothing can be caught (SIGKILL; a crash, an allocation failure) leaves its
+    /// temporary file; the next run writing the same output removes it, and only it.
+    @Test func aKilledRunsTemporaryFileIsSweptByTheNextRunOfThatOutput() throws {
+        let (process, dir) = try startSlowRender()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".part") }
+        try #require(left.count == 1 && left[0].hasPrefix(".out.mp4.fxreplay-\(process.processIdentifier)@"), "\(left)")
+        // Another output's part, of a live writer (this test process), stays.
+        let live = ".other.mp4.fxreplay-\(getpid())@\(TemporaryName.host)-1.part"
+        try #require(FileManager.default.createFile(atPath: dir.appendingPathComponent(live).path, contents: Data()))
+        let input = dir.appendingPathComponent("short.mp4").path
+        try writeRecording(to: input, pts: (0..<5).map { Int64($0) * 3000 })
+        let run = try runFxreplay(["render", input, "-o", dir.appendingPathComponent("out.mp4").path, "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == [live, "long.mp4", "out.mp4", "short.mp4"])
+    }
+
+    /// A legal name of 255 bytes (multi-byte characters included) renders: the temporary name,
+    /// longer by its suffix, is shortened to fit and still names its writer for the sweep.
+    @Test func aLongestLegalOutputNameRenders() throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in.mp4").path
+        try writeRecording(to: input, pts: (0..<5).map { Int64($0) * 3000 })
+        let name = String(repeating: "é", count: 125) + "a.mp4"
+        try #require(name.utf8.count == 255)
+        let run = try runFxreplay(["render", input, "-o", dir.appendingPathComponent(name).path, "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["in.mp4", name].sorted())
+        #expect(try decodeFrames(dir.appendingPathComponent(name).path, measure: false).count == 5)
     }
 
     @Test func underNohupAHangUpIsIgnored() throws {

@@ -16,16 +16,22 @@ struct RunResult {
     var stderr: String
 }
 
+/// A launcher that runs its arguments with no signal blocked, as a shell in a terminal does. The
+/// test runner's threads (libdispatch workers) block most signals and a child inherits that mask:
+/// a signal whose default ends the process would stay pending there, hiding what it does to a
+/// real run (perl-base, with POSIX, is in every Debian system).
+let unblockingSignals = ["/usr/bin/perl", "-MPOSIX", "-e", "sigprocmask(SIG_SETMASK, POSIX::SigSet->new) or die; exec { $ARGV[0] } @ARGV or die"]
+
 /// Runs the real `fxreplay` binary and collects its exit status and output. With
-/// `fileSizeLimitKiB`, writes past that size fail (RLIMIT_FSIZE, its signal ignored) the way they
-/// do on a full disk.
+/// `fileSizeLimitKiB`, writes past that size fail (RLIMIT_FSIZE, its signal ignored unless
+/// `fileSizeSignal`, as `ulimit -f` in a shell leaves it) the way they do on a full disk.
 func runFxreplay(_ arguments: [String], environment: [String: String]? = nil, fileSizeLimitKiB: Int? = nil,
-                 currentDirectory: URL? = nil) throws -> RunResult {
+                 fileSizeSignal: Bool = false, currentDirectory: URL? = nil) throws -> RunResult {
     let process = Process()
     if let currentDirectory { process.currentDirectoryURL = currentDirectory }
     if let fileSizeLimitKiB {
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", "ulimit -f \(fileSizeLimitKiB); trap '' XFSZ; exec \"$0\" \"$@\"", fxreplayExecutable.path] + arguments
+        process.executableURL = URL(fileURLWithPath: unblockingSignals[0])
+        process.arguments = Array(unblockingSignals.dropFirst()) + ["/bin/bash", "-c", "ulimit -f \(fileSizeLimitKiB); \(fileSizeSignal ? "" : "trap '' XFSZ; ")exec \"$0\" \"$@\"", fxreplayExecutable.path] + arguments
     } else {
         process.executableURL = fxreplayExecutable
         process.arguments = arguments

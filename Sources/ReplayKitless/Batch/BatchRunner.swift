@@ -11,6 +11,8 @@ public struct BatchSettings: Sendable {
     public var progress: ProgressStyle = .auto
     /// Pass `--verbose` to every render.
     public var verbose = false
+    /// Options every render gets after its own (the batch's command line, over any manifest row).
+    public var renderArguments: [String] = []
     /// Part of every fingerprint: a new version re-renders everything.
     public var version: String
     public var shard: Shard?
@@ -187,6 +189,7 @@ public final class BatchRunner: @unchecked Sendable {
         unlink(reportPath(recording))
         var control = ["--progress=json", "--report=\(reportPath(recording))", "--overwrite"]
         if settings.verbose { control.append("--verbose") }
+        control += settings.renderArguments
         return try ChildProcess(executable: settings.executable, arguments: ["render"] + recording.arguments + control)
     }
 

@@ -25,7 +25,20 @@ public struct StreamInfo: Sendable {
     public let rotation: Int
     /// The display matrix mirrors the picture horizontally.
     public let mirrored: Bool
+    /// The clockwise angle, in whole degrees, of a display matrix that turns the picture by other
+    /// than a quarter turn (`nil` for none or a quarter turn). `ffmpeg` (5.1) turns such a picture
+    /// with its `rotate` filter, black corners and all; fxreplay refuses it (exit 3) rather than
+    /// show frames that differ from ffmpeg's, see ``requireQuarterTurns(of:)``.
+    public let oddRotation: Int?
     public let averageFrameRate: Rational
+
+    /// Refuses a stream whose display matrix turns by other than a quarter turn: its frames are
+    /// shown turned, as ffmpeg shows them, or not at all.
+    func requireQuarterTurns(of url: String) throws(ReplayError) {
+        guard let oddRotation else { return }
+        throw .badInput("\(url): stream #\(index)'s display matrix turns the picture by \(oddRotation)° clockwise, not a quarter turn; "
+            + "fxreplay applies quarter turns only (ffmpeg would turn it with its rotate filter); re-encode it upright first")
+    }
 }
 
 /// An exact rational number, as FFmpeg's `AVRational`.
@@ -50,15 +63,21 @@ public struct Rational: Sendable, Equatable, Codable, CustomStringConvertible {
 /// An opened input file or URL; owns its `AVFormatContext`.
 final class Demuxer: @unchecked Sendable {
     let context: UnsafeMutablePointer<AVFormatContext>
+    /// The input as the probe opened it, which the demuxer reads on (libavformat leaves it to us to
+    /// close): one open, so a pipe's or a server's first bytes are not spent on the probe.
+    private let input: UnsafeMutablePointer<AVIOContext>?
     /// The path or URL the demuxer was opened with, for messages.
     let url: String
     let streams: [StreamInfo]
 
-    /// Opens and probes `url`. Missing, unreadable or unrecognisable input is a ``ReplayError/Kind/badInput``.
+    /// Opens and probes `url` under ``InputPolicy/current``. Missing, unreadable or unrecognisable
+    /// input, or one the policy refuses, is a ``ReplayError/Kind/badInput``.
     /// - Parameter format: force a demuxer by name (`image2` for numbered image sequences).
     init(url: String, format: String? = nil) throws(ReplayError) {
         _ = FFmpegLogging.defaults
         self.url = url
+        let policy = InputPolicy.current
+        try policy.checkProtocol(of: url)
         if format == "image2" {
             let candidates = [0, 1].compactMap { Demuxer.imagePath(pattern: url, number: $0) }
             guard !candidates.isEmpty else { throw .usage("\(url): an image pattern needs exactly one %d (e.g. mask_%05d.png)") }
@@ -77,16 +96,38 @@ final class Demuxer: @unchecked Sendable {
         // any slash (`call-10:00.mp4`) is opened through the file protocol.
         let isLocal = !url.contains("://")
         let opened = isLocal && url.prefix { $0 != "/" }.contains(":") ? "file:" + url : url
-        var context: UnsafeMutablePointer<AVFormatContext>? = nil
-        let status = avformat_open_input(&context, opened, format.flatMap { av_find_input_format($0) }, nil)
+        var options = Self.openOptions(policy, local: isLocal)
+        defer { av_dict_free(&options) }
+        // The format is known before it opens anything its input names: a refused one opens nothing.
+        let demuxer: UnsafePointer<AVInputFormat>?
+        var input: UnsafeMutablePointer<AVIOContext>? = nil
+        if let format {
+            demuxer = av_find_input_format(format)
+        } else {
+            let probed = try Self.probeFormat(opened, url: url, options: options)
+            input = probed.input
+            do { try policy.checkFormat(String(cString: probed.format.pointee.name), of: url) } catch {
+                avio_closep(&input)
+                throw error
+            }
+            demuxer = probed.format
+        }
+        // A recording is one picture file even when its name looks like a pattern (`call%d.png`).
+        if format != "image2" { av_dict_set(&options, "pattern_type", "none", 0) }
+        var context = avformat_alloc_context()
+        context?.pointee.pb = input
+        let status = avformat_open_input(&context, opened, demuxer, &options)
         guard status >= 0, let context else {
+            avio_closep(&input)
             throw .badInput("\(url): cannot open as media: \(ffmpegErrorText(status))")
         }
         self.context = context
+        self.input = input
         let infoStatus = avformat_find_stream_info(context, nil)
         if infoStatus < 0 {
             var owned: UnsafeMutablePointer<AVFormatContext>? = context
             avformat_close_input(&owned)
+            avio_closep(&input)
             throw .badInput("\(url): cannot read stream information: \(ffmpegErrorText(infoStatus))")
         }
         streams = (0..<Int(context.pointee.nb_streams)).map { Demuxer.describe(context.pointee.streams[$0]!, index: $0) }
@@ -95,6 +136,41 @@ final class Demuxer: @unchecked Sendable {
     deinit {
         var owned: UnsafeMutablePointer<AVFormatContext>? = context
         avformat_close_input(&owned)
+        var opened = input
+        avio_closep(&opened)
+    }
+
+    /// The options every open takes under `policy`: its protocols and, for a network input,
+    /// its timeout on opening and on each read (so a stalled server cannot hold a batch slot).
+    private static func openOptions(_ policy: InputPolicy, local: Bool) -> OpaquePointer? {
+        var options: OpaquePointer? = nil
+        av_dict_set(&options, "protocol_whitelist", policy.protocolWhitelist, 0)
+        if !local {
+            let microseconds = String(Int64(policy.ioTimeout * 1_000_000))
+            av_dict_set(&options, "rw_timeout", microseconds, 0)
+            av_dict_set(&options, "timeout", microseconds, 0)
+        }
+        return options
+    }
+
+    /// The demuxer FFmpeg would choose for `opened`, from its first bytes and its name, and the
+    /// input opened for it, rewound (`nil` for a demuxer that opens its files itself, `image2`).
+    private static func probeFormat(_ opened: String, url: String, options: OpaquePointer?)
+        throws(ReplayError) -> (format: UnsafePointer<AVInputFormat>, input: UnsafeMutablePointer<AVIOContext>?) {
+        var copy: OpaquePointer? = nil
+        av_dict_copy(&copy, options, 0)
+        defer { av_dict_free(&copy) }
+        var io: UnsafeMutablePointer<AVIOContext>? = nil
+        let status = avio_open2(&io, opened, AVIO_FLAG_READ, nil, &copy)
+        guard status >= 0 else { throw .badInput("\(url): cannot open as media: \(ffmpegErrorText(status))") }
+        var found: UnsafePointer<AVInputFormat>? = nil
+        let score = av_probe_input_buffer2(io, &found, opened, nil, 0, 0)
+        guard score >= 0, let found else {
+            avio_closep(&io)
+            throw .badInput("\(url): cannot open as media: \(ffmpegErrorText(score))")
+        }
+        if found.pointee.flags & AVFMT_NOFILE != 0 { avio_closep(&io) }
+        return (found, io)
     }
 
     /// The file name an image pattern (`mask_%05d.png`) gives for `number`; `nil` unless the
@@ -180,9 +256,11 @@ final class Demuxer: @unchecked Sendable {
         var size = 0
         var rotation = 0
         var mirrored = false
+        var oddRotation: Int?
         if let matrix = fx_stream_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 {
             matrix.withMemoryRebound(to: Int32.self, capacity: 9) { m in
                 (rotation, mirrored) = DisplayMatrix.orientation(m)
+                oddRotation = DisplayMatrix.oddRotation(m)
             }
         }
         return StreamInfo(
@@ -193,7 +271,7 @@ final class Demuxer: @unchecked Sendable {
             declaredFrames: stream.pointee.nb_frames,
             width: Int(par.width), height: Int(par.height),
             sampleRate: Int(par.sample_rate), channels: Int(fx_codecpar_channels(stream.pointee.codecpar)),
-            rotation: rotation, mirrored: mirrored,
+            rotation: rotation, mirrored: mirrored, oddRotation: oddRotation,
             averageFrameRate: Rational(stream.pointee.avg_frame_rate))
     }
 }
@@ -225,6 +303,22 @@ enum DisplayMatrix {
         guard counterClockwise.isFinite else { return (0, mirrored) }
         let clockwise = Int((-counterClockwise / 90).rounded()) * 90
         return (((clockwise % 360) + 360) % 360, mirrored)
+    }
+
+    /// The angle `ffmpeg` 5.1's autorotate turns by with its `rotate` filter, rather than a
+    /// transpose or flips, or `nil` when it does not (fftools' `get_rotation`: the angle rounded
+    /// to whole degrees clockwise, in 0..<360; 0, 1, 90, 180 and 270 are no `rotate`). A mirrored
+    /// matrix is judged un-mirrored, as ``orientation(_:)`` reads it.
+    static func oddRotation(_ matrix: UnsafePointer<Int32>) -> Int? {
+        var flipped = [Int32](UnsafeBufferPointer(start: matrix, count: 9))
+        if orientation(matrix).mirrored {
+            flipped.withUnsafeMutableBufferPointer { av_display_matrix_flip($0.baseAddress, 1, 0) }
+        }
+        let counterClockwise = flipped.withUnsafeBufferPointer { av_display_rotation_get($0.baseAddress) }
+        guard counterClockwise.isFinite else { return nil }
+        var theta = -counterClockwise.rounded()
+        theta -= 360 * (theta / 360 + 0.9 / 360).rounded(.down)
+        return [0, 1, 90, 180, 270].contains(theta) ? nil : Int(theta)
     }
 
     /// A display matrix for a clockwise rotation (`av_display_rotation_set` takes clockwise degrees),

@@ -26,6 +26,17 @@ public enum VideoCodec: String, Sendable, CaseIterable, Codable {
         }
     }
 
+    /// The most threads the encoder takes, when it has a limit: libx265 runs one frame per thread
+    /// and refuses more than 16 (X265_MAX_FRAME_THREADS); FFmpeg's frame-threaded encoders
+    /// (prores_ks) more than 64 (MAX_THREADS). x264, libvpx and FFV1 take any count (checked to 1024).
+    public var maximumThreads: Int? {
+        switch self {
+        case .hevc: 16
+        case .prores: 64
+        case .h264, .vp9, .vp8, .ffv1: nil
+        }
+    }
+
     /// Whether the codec can carry an alpha plane.
     public var supportsAlpha: Bool { self == .prores || self == .vp9 || self == .ffv1 }
 

@@ -152,7 +152,8 @@ final class Muxer: @unchecked Sendable {
     /// What a write error most likely means: the disk for I/O errors, else the packet itself (a
     /// container refuses timestamps it cannot store, such as gaps of years in MP4's 32-bit durations).
     private static func hint(_ status: Int32) -> String {
-        [ENOSPC, EIO, EFBIG, EDQUOT].map(fx_averror).contains(status) ? " (disk full?)" : " (the container refused the packet: its timestamps?)"
+        let hint = status < 0 ? AtomicOutput.hint(-status) : ""
+        return hint.isEmpty ? " (the container refused the packet: its timestamps?)" : hint
     }
 
     /// Copies the file-level metadata (title, creation time, …) of `demuxer`'s input.

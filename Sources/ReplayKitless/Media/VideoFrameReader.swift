@@ -27,6 +27,7 @@ final class VideoFrameReader {
         guard let chosen = requested ?? demuxer.bestVideoStream, chosen.kind == .video else {
             throw .badInput("\(url): no video stream")
         }
+        if !imageSequence { try chosen.requireQuarterTurns(of: url) }
         stream = chosen
         decoder = try Decoder(demuxer: demuxer, stream: chosen.index, threads: threads, keyframesOnly: keyframesOnly, alpha: alpha)
         demuxer.keepOnly(streams: [chosen.index])

@@ -54,11 +54,28 @@ public struct PictureSize: Sendable, Codable, Equatable, CustomStringConvertible
 
     public init(width: Int, height: Int) { self.width = width; self.height = height }
 
-    /// Parses `WxH` (e.g. `1280x720`); `nil` when malformed or not positive.
+    /// Parses `WxH` (e.g. `1280x720`); `nil` when malformed or not a size FFmpeg can hold.
     public init?(parsing text: String) {
+        guard let size = try? PictureSize(checking: text) else { return nil }
+        self = size
+    }
+
+    /// The largest width or height the encoders take (x264, libvpx: 16384).
+    public static let maximumSide = 16384
+
+    /// Parses `WxH`, saying what is wrong with a size that is malformed, not positive, or larger
+    /// than FFmpeg's pictures may be (`av_image_check_size`: (W+128)·(H+128) below 2³¹/8, so
+    /// 16384 on one side limits the other to 16255).
+    public init(checking text: String) throws(ReplayError) {
         let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
-              width > 0, height > 0, width <= 16384, height <= 16384 else { return nil }
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]) else {
+            throw .usage("'\(text)' is not a size WIDTHxHEIGHT such as 1280x720")
+        }
+        guard width > 0, height > 0 else { throw .usage("'\(text)': width and height must be positive") }
+        guard width <= Self.maximumSide, height <= Self.maximumSide,
+              (width + 128) * (height + 128) < Int(Int32.max) / 8 else {
+            throw .usage("'\(text)' is larger than FFmpeg's pictures may be (at most \(Self.maximumSide) a side, and (W+128)×(H+128) below \(Int(Int32.max) / 8))")
+        }
         self.init(width: width, height: height)
     }
 

@@ -121,6 +121,7 @@ private final class RenderSession: @unchecked Sendable {
         self.options = options
         demuxer = try Demuxer(url: options.input)
         guard let video = demuxer.bestVideoStream else { throw .badInput("\(options.input): no video stream") }
+        try video.requireQuarterTurns(of: options.input)
         videoIndex = video.index
         timeBase = video.timeBase
         decoder = try Decoder(demuxer: demuxer, stream: video.index, reproducibleErrors: options.encoder.deterministic)

@@ -71,6 +71,8 @@ public final class AtomicOutput: @unchecked Sendable {
         finalPath = path
         destination = target.path
         self.overwrite = overwrite
+        // What a killed run (SIGKILL, a crash, a power cut) left of this same output goes first.
+        removeStaleTemporaryFiles(for: target.path)
         temporaryPath = target.deletingLastPathComponent().appendingPathComponent(TemporaryName.make(for: target.lastPathComponent)).path
         isStream = false
         InterruptCleanup.shared.register(temporaryPath)
@@ -139,16 +141,33 @@ public final class AtomicOutput: @unchecked Sendable {
             }
         }
         if close(descriptor) != 0 && failure == 0 { failure = errno }
-        if failure != 0 { throw .processing("\(finalPath): cannot write (\(String(cString: strerror(failure))))") }
+        if failure != 0 { throw .processing("\(finalPath): cannot write (\(String(cString: strerror(failure))))\(Self.hint(failure))") }
+    }
+
+    /// What a write that failed with `errorNumber` ran into, for its message: the limits a
+    /// server run meets.
+    static func hint(_ errorNumber: Int32) -> String {
+        switch errorNumber {
+        case EFBIG: " (the file-size limit was reached: ulimit -f)"
+        case ENOSPC, EDQUOT, EIO: " (disk full?)"
+        default: ""
+        }
     }
 }
 
 /// Removes registered temporary files when the process is interrupted, then exits with
-/// 128 + the signal number (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP: a closed terminal).
+/// 128 + the signal number (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP: a closed terminal,
+/// 152 for SIGXCPU: the CPU-time limit, 142 for SIGALRM, 138/140 for SIGUSR1/SIGUSR2).
+///
+/// SIGXFSZ (the file-size limit, `ulimit -f`) is ignored instead: the write past the limit then
+/// fails with EFBIG, and the run ends as any failed write does, exit 4 naming the limit. What
+/// cannot be caught (SIGKILL, a crash) leaves its temporary file to the next run that writes the
+/// same output (``AtomicOutput`` removes those whose writer is gone).
 package final class InterruptCleanup: @unchecked Sendable {
     public static let shared = InterruptCleanup()
-    /// The signals that end a run early and cleanly.
-    public static let signals = [SIGINT, SIGTERM, SIGHUP]
+    /// The signals that end a run early and cleanly: every signal whose default action ends the
+    /// process and that a user, a scheduler or a resource limit sends to stop a run.
+    public static let signals = [SIGINT, SIGTERM, SIGHUP, SIGXCPU, SIGALRM, SIGUSR1, SIGUSR2]
     /// Those of ``signals`` not ignored when the process started (`nohup` ignores SIGHUP): only
     /// these are caught, and a child process gets them back at their defaults.
     public static let caught = signals.filter { !isIgnored($0) }
@@ -163,9 +182,13 @@ package final class InterruptCleanup: @unchecked Sendable {
     public func install() {
         lock.withLock {
             guard sources.isEmpty else { return }
+            Self.ignoreFileSizeSignal()
             sources = Self.handle { [unowned self] in self.interrupted(by: $0) }
         }
     }
+
+    /// Makes a write past the file-size limit fail (EFBIG) instead of killing the process.
+    public static func ignoreFileSizeSignal() { signal(SIGXFSZ, SIG_IGN) }
 
     /// Routes each of ``caught`` to `handler`, on a dispatch queue.
     static func handle(_ handler: @escaping @Sendable (Int32) -> Void) -> [any DispatchSourceSignal] {
@@ -197,8 +220,20 @@ package final class InterruptCleanup: @unchecked Sendable {
             for _ in 0..<3 where FileManager.default.fileExists(atPath: directory) { try? FileManager.default.removeItem(atPath: directory) }
         }
         let newLine = ProgressReporter.barIsOpen.withLock { $0 } ? "\n" : ""
-        FileHandle.standardError.write(Data((newLine + "fxreplay: interrupted, no output written\n").utf8))
+        FileHandle.standardError.write(Data((newLine + "fxreplay: \(Self.reason(signalNumber)), no output written\n").utf8))
         _exit(128 + signalNumber)
+    }
+
+    /// What ended the run, as the message says it.
+    static func reason(_ signalNumber: Int32) -> String {
+        switch signalNumber {
+        case SIGINT, SIGTERM, SIGHUP: "interrupted"
+        case SIGXCPU: "stopped by SIGXCPU (the CPU-time limit, ulimit -t)"
+        case SIGALRM: "stopped by SIGALRM"
+        case SIGUSR1: "stopped by SIGUSR1"
+        case SIGUSR2: "stopped by SIGUSR2"
+        default: "stopped by signal \(signalNumber)"
+        }
     }
 }
 
@@ -220,7 +255,24 @@ enum TemporaryName {
     }
 
     /// What every temporary name of `fileName` starts with.
-    static func prefix(for fileName: String) -> String { ".\(fileName).fxreplay-" }
+    static func prefix(for fileName: String) -> String { ".\(fitting(fileName)).fxreplay-" }
+
+    /// The longest a file name may be (NAME_MAX on Linux and macOS file systems), in bytes.
+    static let nameLimit = 255
+    /// The longest end ``make(for:)`` gives a name: `-` / `@` separated pid, host and number.
+    private static let longestEnd = "4294967295@ffffffff-4294967295.part".utf8.count
+
+    /// `fileName`, or, when its temporary name would pass ``nameLimit`` (a legal 255-byte output
+    /// name), its start cut at a character boundary followed by `~` and a hash of the whole name:
+    /// the same for every run, so a later run still recognises the parts of that output.
+    private static func fitting(_ fileName: String) -> String {
+        let room = nameLimit - ".".utf8.count - ".fxreplay-".utf8.count - longestEnd
+        guard fileName.utf8.count > room else { return fileName }
+        let hash = "~" + String(UInt32(truncatingIfNeeded: fnv1a64(fileName.utf8)), radix: 16).leftPadded(to: 8)
+        var start = Substring(fileName)
+        while start.utf8.count > room - hash.utf8.count { start = start.dropLast() }
+        return start + hash
+    }
 
     /// The process that wrote temporary file `name` of `fileName`, and its host (`nil` in the
     /// `.NAME.fxreplay-PID-N.part` names of earlier versions); `nil` when `name` is not one.
