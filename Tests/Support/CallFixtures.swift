@@ -328,7 +328,7 @@ public enum CallFixtures {
                 let written = try write(track, in: folder)
                 tracks.append(CallTrack(path: written.path, name: track.file, start: track.start, stop: track.stop ?? written.stop,
                                         mediaStart: written.mediaStart, mediaEnd: written.mediaEnd,
-                                        hasVideo: track.video != nil, hasAudio: track.audio != nil))
+                                        hasVideo: written.hasVideo, hasAudio: written.hasAudio))
             }
             model.append(CallStream(id: stream.id, name: stream.name, videoType: stream.videoType, order: order, tracks: tracks))
         }
@@ -336,11 +336,12 @@ public enum CallFixtures {
     }
 
     private struct Written {
-        var path: String, mediaStart: Double, mediaEnd: Double, bytes: Int
+        var path: String, mediaStart: Double, mediaEnd: Double, bytes: Int, hasVideo: Bool, hasAudio: Bool
         /// The default stop: where the media ends, on the call's clock.
         var stop: Double
     }
 
+    /// Writes the track's file unless it exists (a test may have made it another way), and times it.
     private static func write(_ track: FixtureTrack, in folder: URL) throws -> Written {
         let path = folder.appendingPathComponent(track.file).path
         if !FileManager.default.fileExists(atPath: path) { try writeMedia(path, video: track.video, audio: track.audio) }
@@ -348,7 +349,9 @@ public enum CallFixtures {
         let mediaStart = probe.startSeconds ?? 0
         let mediaEnd = mediaStart + (probe.durationSeconds ?? 0)
         let bytes = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        return Written(path: path, mediaStart: mediaStart, mediaEnd: mediaEnd, bytes: bytes, stop: track.start + mediaEnd - mediaStart)
+        return Written(path: path, mediaStart: mediaStart, mediaEnd: mediaEnd, bytes: bytes,
+                       hasVideo: probe.streams.contains { $0.kind == .video }, hasAudio: probe.streams.contains { $0.kind == .audio },
+                       stop: track.start + mediaEnd - mediaStart)
     }
 
     private static func writeJSON(_ object: [String: Any], to url: URL) throws -> String {

@@ -32,7 +32,10 @@ final class AudioEncoder {
     private var filled = 0
     /// `frame`'s sample planes (one, interleaved, for Opus).
     private var planes: [UnsafeMutablePointer<Float>] = []
-    private var nextPTS: Int64
+    /// Timestamp, in samples, of the next sample added (settable before the first).
+    var nextPTS: Int64
+    /// Samples of priming the codec puts before the first one added (AAC 1024, Opus 312).
+    var initialPadding: Int { Int(context.pointee.initial_padding) }
 
     /// Adds the stream to `muxer` (before its header is written).
     /// - Parameter startSample: timestamp of the first sample, in samples (an audio/video offset).
