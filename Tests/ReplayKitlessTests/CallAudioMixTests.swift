@@ -139,6 +139,26 @@ final class CallAudioMixTests: XCTestCase {
         XCTAssertGreaterThan(heard.map { $0 * $0 }.reduce(0, +) / Float(heard.count), 0.1, "the tone until the stop")
     }
 
+    /// A file cut short (an archive that was not finished) is heard up to the cut, not refused.
+    func testTruncatedTrackIsHeardUpToTheCut() throws {
+        let whole = folder.appendingPathComponent("whole.webm")
+        try CallFixtures.writeMedia(whole.path, video: nil, audio: FixtureAudio(duration: 2, beeps: [0.3, 1.6]))
+        let bytes = try Data(contentsOf: whole)
+        try bytes.prefix(bytes.count * 6 / 10).write(to: folder.appendingPathComponent("cut.webm"))
+        let call = try CallFixtures.call([FixtureStream(id: "cut", tracks: [FixtureTrack(file: "cut.webm", stop: 2)])], in: folder)
+        let source = try decodedAudio(whole.path).beepOnsets.map(call.streams[0].tracks[0].callTime(ofMediaTime:))
+        let mix = try CallAudioMix(call: call, to: 2)
+        var left: [Float] = []
+        while true {
+            let part = try mix.read(frames: 4096)
+            if part.left.isEmpty { break }
+            left += part.left
+        }
+        XCTAssertEqual(left.count, 96000)
+        assertOnsets(BeepDetector.onsets(left, sampleRate: 48000), [source[0]])
+        XCTAssertTrue(Set(mix.damagedPackets.keys).isSubset(of: ["cut"]))
+    }
+
     /// The encoded sound of a composition: `(to − from) × 48000` samples (± one encoder frame),
     /// the beeps still at their times, in each container's codec.
     func testSoundTrackLengthAndTimingInEachContainer() throws {
