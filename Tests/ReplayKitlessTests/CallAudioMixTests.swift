@@ -1,3 +1,4 @@
+import CFFmpeg
 import FxTestSupport
 import XCTest
 @testable import ReplayKitless
@@ -179,6 +180,48 @@ final class CallAudioMixTests: XCTestCase {
             XCTAssertEqual(Double(samples), 2.4 * 48000, accuracy: 1024, name)
             let decoded = try decodedAudio(path)
             assertOnsets(decoded.beepOnsets, expected)
+        }
+    }
+
+    /// Pictures and sound in one output, as compose writes them: the sound's codec priming moves
+    /// no stream (the first picture still has time 0), and a beep is heard when the frame of its
+    /// call time is shown, in every container.
+    func testSoundAndPicturesStayInStep() throws {
+        let call = try CallFixtures.call(threeParticipants(), in: folder)
+        let expected = try expectedBeeps(call).filter { $0 >= 0.5 && $0 < 2.9 }.map { $0 - 0.5 }
+        for name in ["av.mp4", "av.mkv", "av.webm"] {
+            let path = folder.appendingPathComponent(name).path
+            let muxer = try Muxer(output: try AtomicOutput(path: path, overwrite: true), bitexact: false)
+            var settings = EncoderSettings()
+            settings.preset = "ultrafast"
+            let codec = VideoCodec.defaultCodec(forOutput: path)
+            let encoder = try Encoder(settings: settings, codec: codec == .vp9 ? .vp8 : codec, width: 64, height: 48,
+                                      timeBase: AVRational(num: 1, den: 20), frameRate: AVRational(num: 20, den: 1),
+                                      colorOf: nil, alpha: false, globalHeader: muxer.needsGlobalHeader)
+            let video = try muxer.addStream(encoder: encoder)
+            let sound = try CallSoundTrack(call: call, from: 0.5, to: 2.9, muxer: muxer)
+            try muxer.writeHeader()
+            let picture = try Frame(width: 64, height: 48, format: AV_PIX_FMT_YUV420P)
+            let packet = Packet()
+            func drain() throws {
+                while try encoder.receive(into: packet) == .produced { try muxer.write(packet, stream: video) }
+            }
+            for k in 0..<48 {
+                picture.yuvImage!.luma.fill(UInt8(16 + k * 4))
+                picture.pts = Int64(k)
+                picture.duration = 1
+                try encoder.send(picture)
+                try drain()
+                try sound.write(upTo: Double(k + 1) / 20)
+            }
+            try encoder.send(nil)
+            try drain()
+            try sound.finish()
+            try muxer.finish()
+            let probe = try MediaProbe.probe(path)
+            let videoStart = try XCTUnwrap(probe.streams.first { $0.kind == .video }?.startSeconds)
+            XCTAssertEqual(videoStart, 0, accuracy: 0.0005, "\(name): the first picture moved")
+            assertOnsets(try decodedAudio(path).beepOnsets.map { $0 - videoStart }, expected)
         }
     }
 }
