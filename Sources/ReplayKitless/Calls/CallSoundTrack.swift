@@ -9,8 +9,8 @@
 ///
 /// Sample `n` has presentation time `n / 48000` (call time `from + n / 48000`), in step with
 /// pictures whose frame `k` has time `k / fps`; the stream holds `(to − from) × 48000` samples,
-/// ending with the encoder's last frame. (In Matroska and WebM the codec's priming, 21 ms of AAC
-/// or 6.5 ms of Opus, plays in place of the first samples: see ``AudioEncoder``.)
+/// ending with the encoder's last frame. (In Matroska, AAC's priming, 21 ms, plays in place of
+/// the first samples: see ``AudioEncoder``.)
 final class CallSoundTrack {
     let mix: CallAudioMix
     /// The output stream the sound is written to.
