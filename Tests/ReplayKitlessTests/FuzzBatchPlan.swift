@@ -20,7 +20,10 @@ enum BatchPlanFuzzing {
     /// `escape -> ../elsewhere` and `link.mp4 -> ../elsewhere/victim.mp4`, `elsewhere/`.
     static let root: String = {
         var template = Array((NSTemporaryDirectory() + "/fxreplay-fuzz-batch-XXXXXX").utf8CString)
-        let root = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        let made = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        let real = realpath(made, nil)
+        defer { free(real) }
+        let root = real.map { String(cString: $0) } ?? made
         let manager = FileManager.default
         for folder in ["in", "out", "elsewhere"] { try? manager.createDirectory(atPath: "\(root)/\(folder)", withIntermediateDirectories: true) }
         for file in ["in/a.mp4", "in/b.mp4", "in/a.poses.jsonl", "in/a.mask.mp4", "elsewhere/victim.mp4"] {
