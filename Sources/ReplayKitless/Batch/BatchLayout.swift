@@ -27,10 +27,10 @@ public struct BatchLayout: Sendable {
                ("output", log(recording)), ("output", report(recording)), ("output", lock(recording))]
     }
 
-    /// Whether `path` ends up inside the directory, every symbolic link on the way followed.
-    public func contains(_ path: String) -> Bool {
-        let root = LocalFiles.canonicalPath(directory)
-        return LocalFiles.canonicalPath(path).hasPrefix(root == "/" ? "/" : root + "/")
+    /// Whether a path whose ``LocalFiles/canonicalPath(_:)`` is `canonical` ends up inside the
+    /// directory (canonical: `root`), every symbolic link on the way followed.
+    static func isInside(canonical: String, root: String) -> Bool {
+        canonical.hasPrefix(root == "/" ? "/" : root + "/")
     }
 
     /// Why a manifest's `output` or `preview` cell cannot name a file inside the output directory:

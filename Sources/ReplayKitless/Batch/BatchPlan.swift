@@ -189,13 +189,14 @@ public struct BatchPlanner: Sendable {
             byName[recording.name] = recording
         }
         let layout = layout
+        let root = LocalFiles.canonicalPath(outputDirectory)
         var writers: [String: String] = [:]  // canonical path → who writes it
         func claim(_ path: String, by writer: String, field: String, line: Int?) throws(ReplayError) {
-            guard layout.contains(path) else {
+            let canonical = LocalFiles.canonicalPath(path)
+            guard BatchLayout.isInside(canonical: canonical, root: root) else {
                 let message = "\(path) leads outside --out \(outputDirectory) (through '..' or a symbolic link): batch writes only inside it"
                 throw manifest.map { .badInput(file: $0, line: line, field: field, message) } ?? .badInput(message)
             }
-            let canonical = LocalFiles.canonicalPath(path)
             if let other = writers[canonical] {
                 throw .usage("\(path): written for both \(other) and \(writer); give each its own name")
             }
@@ -214,9 +215,11 @@ public struct BatchPlanner: Sendable {
         var seen: Set<String> = []
         for (spelling, reader) in batchInputs + recordings.flatMap({ recording in ([recording.input] + recording.files).map { ($0, recording.listed) } })
         where seen.insert(spelling).inserted {
+            let description = "\(spelling), which \(reader) reads"
             for path in LocalFiles.paths(spelling) {
-                if let identity = FileIdentity(path) { readByIdentity[identity] = readByIdentity[identity] ?? "\(spelling), which \(reader) reads" }
-                readByPath[LocalFiles.canonicalPath(path)] = readByPath[LocalFiles.canonicalPath(path)] ?? "\(spelling), which \(reader) reads"
+                if let identity = FileIdentity(path), readByIdentity[identity] == nil { readByIdentity[identity] = description }
+                let canonical = LocalFiles.canonicalPath(path)
+                if readByPath[canonical] == nil { readByPath[canonical] = description }
             }
         }
         for (canonical, writer) in writers {
