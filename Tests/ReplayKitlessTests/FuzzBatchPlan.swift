@@ -35,7 +35,7 @@ enum BatchPlanFuzzing {
     }()
 
     /// Keys batch itself decides or that are never options of a job; none may reach render from a job or row.
-    static let reserved: Set<String> = ["output", "job", "report", "overwrite", "progress", "verbose", "o"]
+    static let reserved: Set<String> = ["output", "job", "report", "overwrite", "progress", "verbose"]
 
     static func plan(_ input: [UInt8]) throws {
         let text = String(decoding: input, as: UTF8.self)

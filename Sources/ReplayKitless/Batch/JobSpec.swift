@@ -43,8 +43,10 @@ public struct JobOption: Sendable, Equatable {
     public static func checkName(_ key: String, file: String, line: Int?) throws(ReplayError) {
         guard !isOptionName(key) else { return }
         let shown = key.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? String($0) : "\\u{\(String($0.value, radix: 16))}" }.joined()
+        let dashed = key.replacingOccurrences(of: "_", with: "-")
+        let hint = isOptionName(dashed) ? " (did you mean '\(dashed)'?)" : ""
         throw .badInput(file: file, line: line, field: shown,
-                        "'\(shown)' is not an option name: letters, digits and dashes only, not starting with a dash")
+                        "'\(shown)' is not an option name: letters, digits and dashes only, not starting with a dash\(hint)")
     }
 
     /// Whether `key` is letters, digits and dashes, starting with a letter or digit.
