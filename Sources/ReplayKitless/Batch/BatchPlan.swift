@@ -191,11 +191,13 @@ public struct BatchPlanner: Sendable {
         let layout = layout
         let root = LocalFiles.canonicalPath(outputDirectory)
         var writers: [String: String] = [:]  // canonical path → who writes it
+        /// `line`: the manifest line whose row makes batch write `path` (`nil`: none does).
         func claim(_ path: String, by writer: String, field: String, line: Int?) throws(ReplayError) {
             let canonical = LocalFiles.canonicalPath(path)
             guard BatchLayout.isInside(canonical: canonical, root: root) else {
                 let message = "\(path) leads outside --out \(outputDirectory) (through '..' or a symbolic link): batch writes only inside it"
-                throw manifest.map { .badInput(file: $0, line: line, field: field, message) } ?? .badInput(message)
+                guard let manifest, let line else { throw .badInput(message) }
+                throw .badInput(file: manifest, line: line, field: field, message)
             }
             if let other = writers[canonical] {
                 throw .usage("\(path): written for both \(other) and \(writer); give each its own name")
