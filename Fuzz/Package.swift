@@ -6,7 +6,7 @@ import PackageDescription
 /// One executable per parser; Sources/NAME/Entry.swift hands each input to the `FuzzTarget` of that name.
 let fuzzTargets = [
     "FuzzPoseJSONL", "FuzzPoseCSV", "FuzzPose32", "FuzzPoseSEI", "FuzzAnnotationScene", "FuzzAnnotationCost", "FuzzOBJ", "FuzzPlacementTrack",
-    "FuzzJobSpecYAML", "FuzzJobSpecJSON", "FuzzManifest", "FuzzFrameHashGolden",
+    "FuzzJobSpecYAML", "FuzzJobSpecJSON", "FuzzManifest", "FuzzFrameHashGolden", "FuzzBatchPlan",
 ]
 
 let package = Package(

@@ -46,6 +46,7 @@ dictionary() {
     FuzzPoseCSV | FuzzPlacementTrack | FuzzManifest) echo Fuzz/dict/csv.dict ;;
     FuzzJobSpecYAML) echo Fuzz/dict/yaml.dict ;;
     FuzzOBJ) echo Fuzz/dict/obj.dict ;;
+    FuzzBatchPlan) echo Fuzz/dict/batch.dict ;;
   esac
 }
 

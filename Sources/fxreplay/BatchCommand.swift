@@ -27,7 +27,7 @@ struct Batch: ParsableCommand {
     @Option(name: [.customShort("j"), .long], parsing: .unconditional, help: "Renders at once, 1 to \(BatchSettings.maximumJobs) (default: half the cores, and at least 2 on a machine with 2 or more).")
     var jobs: Int?
 
-    @Flag(help: "Render every recording, even those whose output is up to date.")
+    @Flag(help: "Render every recording, even those whose output is up to date, replacing files in DIR no batch made.")
     var force = false
 
     @Option(help: "Do only this worker's share, INDEX/COUNT (e.g. 0/4). Default: from a Kubernetes Indexed Job or a Slurm job array.")
@@ -58,7 +58,12 @@ struct Batch: ParsableCommand {
             for option in spec.patternOptions { try RenderJob.check([option], origin: path) }
             return spec
         }
-        let planner = BatchPlanner(outputDirectory: out, job: spec)
+        let selected = try resolveShard()
+        var settings = BatchSettings(outputDirectory: out, jobs: jobs ?? BatchSettings.defaultJobs,
+                                     version: Fxreplay.configuration.version)
+        settings.shard = selected?.0
+        var planner = BatchPlanner(outputDirectory: out, job: spec)
+        planner.reportPath = settings.reportPath
         var recordings: [BatchRecording]
         if let manifest {
             let rows = try Manifest.load(manifest)
@@ -71,22 +76,18 @@ struct Batch: ParsableCommand {
             recordings = try planner.recordings(matching: inputs)
         }
 
-        let selected = try resolveShard()
         if let (shard, source) = selected {
             let total = recordings.count
             recordings = recordings.filter { shard.contains($0.listed) }
             printError("fxreplay: shard \(shard) (from \(source.rawValue)): \(recordings.count) of \(total) recordings")
         }
 
-        var settings = BatchSettings(outputDirectory: out, jobs: jobs ?? BatchSettings.defaultJobs,
-                                     version: Fxreplay.configuration.version)
         settings.force = force
         settings.progress = progress.progress
         settings.verbose = progress.verbose
-        settings.shard = selected?.0
         settings.renderArguments = inputAccess.arguments
         let report = try BatchRunner(recordings: recordings, settings: settings).run()
-        try AtomicOutput.write(try prettyJSON(report), to: settings.reportPath)
+        try AtomicOutput.write(try prettyJSON(report), to: settings.reportPath, inputs: [manifest, job].compactMap { $0 })
         print(report.table)
         print("report: \(settings.reportPath)")
 

@@ -228,7 +228,8 @@ struct QACompare: ParsableCommand {
                 ThumbnailRequest(frame: frame.frame, t: frame.t, label: label, path: "\(stem)-frame\(frame.frame).png")
             }
             pictures = try PlacementThumbnails.write(video: video, requests: requests, a: trackA, b: trackB,
-                                                     timeTolerance: match == .time ? timeTolerance : nil, into: outputs)
+                                                     timeTolerance: match == .time ? timeTolerance : nil, into: outputs,
+                                                     protecting: inputs)
         }
         let legend = [QALegendEntry(label: "A: \(a)", color: MarkerStyle.trackColor(0)),
                       QALegendEntry(label: "B: \(b)", color: MarkerStyle.trackColor(1))]
@@ -350,10 +351,6 @@ struct QAOverlay: ParsableCommand {
 
     func validate() throws {
         try requireFileNames(["INPUT": [input], "--track": track, "-o": [output]])
-        let target = URL(fileURLWithPath: output).standardizedFileURL.path
-        if track.contains(where: { URL(fileURLWithPath: $0).standardizedFileURL.path == target }) {
-            throw ValidationError("\(output): refusing to write over a track file")
-        }
     }
 
     func run() throws {
@@ -363,6 +360,7 @@ struct QAOverlay: ParsableCommand {
         var options = RenderOptions(input: input, output: output)
         options.encoder = encoder.settings
         options.overwrite = overwrite
+        options.otherInputs = track
         let result = try Renderer(options: options, extraEffects: [PlacementOverlay(tracks: tracks)]).run(progress: progress.progress, label: "overlay")
         let legend = track.enumerated().map { "\($0.element) \(MarkerStyle.trackColorName($0.offset))" }
         printError("fxreplay: wrote \(output): \(result.framesEncoded) frames; markers: " + legend.joined(separator: ", "))

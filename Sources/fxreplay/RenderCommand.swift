@@ -110,6 +110,8 @@ struct Render: ParsableCommand {
             options.annotations = settings
         }
         options.background = try backgroundReplacement.settings()
+        // The job spec was expanded into the arguments before parsing, but it is a file this run reads.
+        options.otherInputs = job.map { [$0] } ?? []
         // Every output is checked before the render: none may be an input or another output, or exist unasked.
         // The preview and the report are written before the video is moved into place, and moved
         // after it: a full disk leaves none of them.

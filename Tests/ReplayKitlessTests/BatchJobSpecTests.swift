@@ -257,9 +257,9 @@ import Testing
     /// and with -j 1 the next row rendered the replacement), or with --out the inputs' folder.
     @Test func anOutputOverAnyRecordingsInputIsRefused() throws {
         let dir = try BatchDiscoveryTests().directory(with: ["a.mp4", "b.mp4"])
-        let rows = try Manifest.parseCSV("input,output\na.mp4,../b.mp4\nb.mp4,../c.mp4\n", file: "\(dir)/m.csv")
+        let rows = try Manifest.parseCSV("input,output\na.mp4,b.mp4\nb.mp4,c.mp4\n", file: "\(dir)/m.csv")
         do {
-            _ = try BatchPlanner(outputDirectory: "\(dir)/out", job: nil).recordings(rows: rows, manifest: "\(dir)/m.csv")
+            _ = try BatchPlanner(outputDirectory: dir, job: nil).recordings(rows: rows, manifest: "\(dir)/m.csv")
             Issue.record("expected an error")
         } catch {
             #expect(error.exitCode == 2)

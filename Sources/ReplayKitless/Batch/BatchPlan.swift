@@ -16,15 +16,23 @@ public struct BatchRecording: Sendable, Equatable {
     /// Local files among the arguments (input, discovered inputs, files named by options, the
     /// meshes of a scene): a change to any of them makes an old output stale.
     public var files: [String]
+    /// The manifest line the recording comes from (`nil` for a glob's).
+    public var line: Int? = nil
 }
 
 /// Turns globs or manifest rows into ``BatchRecording``s with unique outputs in one directory.
 public struct BatchPlanner: Sendable {
     /// Render options `fxreplay batch` decides for every child itself; dropped from jobs and rows.
     public static let batchControlledOptions: Set<String> = ["progress", "report", "overwrite", "verbose"]
+    /// Render options that name a file render writes: in a batch only a manifest cell, inside `--out`.
+    public static let writtenOptions: Set<String> = ["preview"]
 
     public var outputDirectory: String
     public var job: JobSpec?
+    /// The batch's own report (`DIR/batch-report.json`): checked with the other files it writes.
+    public var reportPath: String?
+    /// Where the batch writes.
+    public var layout: BatchLayout { BatchLayout(directory: outputDirectory) }
 
     /// Inputs and outputs are planned as absolute paths, so render's arguments, and with them
     /// the fingerprints, do not depend on how the paths were spelled or where batch ran from.
@@ -38,6 +46,7 @@ public struct BatchPlanner: Sendable {
     /// Recordings from files, URLs or glob patterns (expanded here when the shell did not).
     /// Files that are another listed recording's discovered inputs (`NAME.mask.mp4`) are left out.
     public func recordings(matching patterns: [String]) throws(ReplayError) -> [BatchRecording] {
+        try checkJob()
         var listed: [String] = []
         var seen: Set<String> = []
         for pattern in patterns {
@@ -57,13 +66,14 @@ public struct BatchPlanner: Sendable {
             recording(listed: path, input: BatchPaths.absolute(path), output: nil, rowOptions: [], readFiles: &readFiles)
         }
         if recordings.isEmpty { throw .badInput("no recordings to render: \(patterns.joined(separator: " ")) matched nothing") }
-        return try unique(recordings)
+        return try checked(recordings, manifest: nil)
     }
 
     /// Recordings from manifest rows; relative paths to files read (the input, and the sidecars,
     /// masks, scenes, fonts and pictures options name) are resolved against the manifest's
     /// directory, relative outputs (`output`, `preview`) against the output directory.
     public func recordings(rows: [ManifestRow], manifest: String) throws(ReplayError) -> [BatchRecording] {
+        try checkJob()
         let base = BatchPaths.directory(of: BatchPaths.absolute(manifest))
         var readFiles: [String: [String]] = [:]
         var recordings: [BatchRecording] = []
@@ -72,12 +82,35 @@ public struct BatchPlanner: Sendable {
                 throw .badInput(file: manifest, line: row.line, field: "output",
                                 "'\(output)' is not a video file name: end it with \(Muxer.containerExtensions.map { "." + $0 }.joined(separator: ", "))")
             }
-            recordings.append(recording(listed: BatchPaths.normalize(row.input), input: BatchPaths.resolve(row.input, against: base),
-                                        output: row.output.map { BatchPaths.resolve($0, against: outputDirectory) },
-                                        rowOptions: row.options.map { $0.resolvingPaths(reads: base, writes: outputDirectory) },
-                                        readFiles: &readFiles))
+            let written = (row.output.map { [("output", $0)] } ?? [])
+                + row.options.filter { Self.writtenOptions.contains($0.key) }.flatMap { option in option.values.map { (option.key, $0) } }
+            for (field, value) in written {
+                if let problem = BatchLayout.problem(ofWrittenPath: value) { throw .badInput(file: manifest, line: row.line, field: field, problem) }
+            }
+            var planned = recording(listed: BatchPaths.normalize(row.input), input: BatchPaths.resolve(row.input, against: base),
+                                    output: row.output.map { BatchPaths.normalize(outputDirectory + "/" + $0) },
+                                    rowOptions: row.options.map { $0.resolvingPaths(reads: base, writes: outputDirectory) },
+                                    readFiles: &readFiles)
+            planned.line = row.line
+            recordings.append(planned)
         }
-        return try unique(recordings)
+        return try checked(recordings, manifest: manifest)
+    }
+
+    /// Refuses job options batch cannot give every recording: a file render writes (one `preview`
+    /// for all would be written over and over, outside `--out`), and naming patterns for options
+    /// that are not files render reads (`output`, `preview`, `report`: discovery would pick an
+    /// existing file next to the recording for render to replace).
+    private func checkJob() throws(ReplayError) {
+        guard let job else { return }
+        for option in job.options where Self.writtenOptions.contains(option.key) {
+            throw option.error("a file render writes is given per recording: a manifest column, relative to --out")
+        }
+        for option in job.patternOptions
+        where Self.writtenOptions.contains(option.key) || Self.batchControlledOptions.contains(option.key)
+            || JobSpec.forbiddenKeys[option.key] != nil {
+            throw option.error("batch finds only files render reads by name, not '\(option.key)'")
+        }
     }
 
     /// The job's options that render gets (those batch decides are dropped).
@@ -140,12 +173,13 @@ public struct BatchPlanner: Sendable {
         }
     }
 
-    /// Refuses two recordings that would write the same output or log, and an output that would
-    /// replace a file some recording reads (its own input, or another row's).
-    private func unique(_ recordings: [BatchRecording]) throws(ReplayError) -> [BatchRecording] {
+    /// Refuses a plan that would write where it must not: two recordings with one output or log
+    /// name; a file written (output, preview, fingerprint, log, render report, the batch report)
+    /// outside `--out`, a symbolic link followed (exit 3, naming the manifest line and field); a
+    /// file written twice, or written over a file the batch reads, by any spelling or link: any
+    /// recording's input and files, the manifest, the job (exit 2).
+    private func checked(_ recordings: [BatchRecording], manifest: String?) throws(ReplayError) -> [BatchRecording] {
         var byName: [String: BatchRecording] = [:]
-        // Existing outputs by file identity, so that another spelling, a symbolic or a hard link is caught.
-        var existingOutputs: [FileIdentity: BatchRecording] = [:]
         for recording in recordings {
             if let other = byName[recording.name] {
                 throw .usage("\(other.listed) and \(recording.listed) would both be named \(recording.name) "
@@ -153,16 +187,47 @@ public struct BatchPlanner: Sendable {
                              + "(a manifest's output column, or rename an input)")
             }
             byName[recording.name] = recording
-            if let identity = FileIdentity(recording.output) { existingOutputs[identity] = recording }
         }
-        guard !existingOutputs.isEmpty else { return recordings }
-        var checked: Set<String> = []
-        for recording in recordings {
-            for file in recording.files where checked.insert(file).inserted {
-                guard let identity = FileIdentity(file), let writer = existingOutputs[identity] else { continue }
-                throw .usage("\(writer.output) would write over \(file), which \(recording.listed) reads: "
-                             + "give the output another name or directory (inputs are never written over)")
+        let layout = layout
+        let root = LocalFiles.canonicalPath(outputDirectory)
+        var writers: [String: String] = [:]  // canonical path → who writes it
+        /// `line`: the manifest line whose row makes batch write `path` (`nil`: none does).
+        func claim(_ path: String, by writer: String, field: String, line: Int?) throws(ReplayError) {
+            let canonical = LocalFiles.canonicalPath(path)
+            guard BatchLayout.isInside(canonical: canonical, root: root) else {
+                let message = "\(path) leads outside --out \(outputDirectory) (through '..' or a symbolic link): batch writes only inside it"
+                guard let manifest, let line else { throw .badInput(message) }
+                throw .badInput(file: manifest, line: line, field: field, message)
             }
+            if let other = writers[canonical] {
+                throw .usage("\(path): written for both \(other) and \(writer); give each its own name")
+            }
+            writers[canonical] = writer
+        }
+        if let reportPath { try claim(reportPath, by: "the batch report", field: "output", line: nil) }
+        for recording in recordings {
+            for (field, path) in layout.writtenFiles(recording) {
+                try claim(path, by: recording.listed, field: field, line: recording.line)
+            }
+        }
+        // Every file read, by every spelling it has (a URL of the file protocol, a link).
+        var readByIdentity: [FileIdentity: String] = [:]
+        var readByPath: [String: String] = [:]
+        let batchInputs = [manifest, job?.path].compactMap { $0 }.map { ($0, "the batch") }
+        var seen: Set<String> = []
+        for (spelling, reader) in batchInputs + recordings.flatMap({ recording in ([recording.input] + recording.files).map { ($0, recording.listed) } })
+        where seen.insert(spelling).inserted {
+            let description = "\(spelling), which \(reader) reads"
+            for path in LocalFiles.paths(spelling) {
+                if let identity = FileIdentity(path), readByIdentity[identity] == nil { readByIdentity[identity] = description }
+                let canonical = LocalFiles.canonicalPath(path)
+                if readByPath[canonical] == nil { readByPath[canonical] = description }
+            }
+        }
+        for (canonical, writer) in writers {
+            guard let read = FileIdentity(canonical).flatMap({ readByIdentity[$0] }) ?? readByPath[canonical] else { continue }
+            throw .usage("\(canonical) (written for \(writer)) would write over \(read): "
+                         + "give the output another name or directory (inputs are never written over)")
         }
         return recordings
     }
@@ -193,7 +258,8 @@ extension JobOption {
                 if let file = (try? BackgroundSpec(parsing: value))?.file, let colon = value.firstIndex(of: ":") {
                     value[...colon] + BatchPaths.resolve(file, against: reads)
                 } else { value }
-            case "preview": BatchPaths.resolve(value, against: writes)
+            // Checked to be relative and without `..` (BatchLayout): a path under `writes`, even if it looks like a URL.
+            case "preview": BatchPaths.normalize(writes + "/" + value)
             default: value
             }
         }

@@ -53,7 +53,7 @@ public struct BatchSettings: Sendable {
 public final class BatchRunner: @unchecked Sendable {
     private let recordings: [BatchRecording]
     private let settings: BatchSettings
-    private let logs: String
+    private let layout: BatchLayout
     private let state = Locked(RunState())
 
     private struct RunState {
@@ -65,20 +65,20 @@ public final class BatchRunner: @unchecked Sendable {
     public init(recordings: [BatchRecording], settings: BatchSettings) {
         self.recordings = recordings
         self.settings = settings
-        logs = settings.outputDirectory + "/logs"
+        layout = BatchLayout(directory: settings.outputDirectory)
     }
 
     /// Renders everything not up to date and returns the report (not yet written).
     public func run() throws(ReplayError) -> BatchReport {
         let started = Date()
-        for directory in [settings.outputDirectory, logs] {
+        for directory in [settings.outputDirectory, layout.logs] {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             } catch {
                 throw .processing("\(directory): cannot create the directory: \(error.localizedDescription)")
             }
         }
-        let toRender = sortOutUpToDate()
+        let toRender = try sortOutUpToDate()
         let progress = BatchProgress(style: settings.progress, toRender: toRender.count, skipped: recordings.count - toRender.count)
         let ticker = DispatchSource.makeTimerSource(queue: .global())
         ticker.schedule(deadline: .now() + 0.25, repeating: 0.25)
@@ -115,12 +115,14 @@ public final class BatchRunner: @unchecked Sendable {
     }
 
     /// Removes what killed runs left behind, marks recordings whose output is up to date as
-    /// skipped, and returns the others with their fingerprint keys.
-    private func sortOutUpToDate() -> [(index: Int, key: String)] {
+    /// skipped, and returns the others with their fingerprint keys. Refuses (before any render)
+    /// to replace a file that no fingerprint vouches for, unless forced.
+    private func sortOutUpToDate() throws(ReplayError) -> [(index: Int, key: String)] {
         var toRender: [(index: Int, key: String)] = []
         var entries: [BatchReport.Entry] = []
+        var unvouched: [String] = []
         for (index, recording) in recordings.enumerated() {
-            for path in [recording.output, OutputFingerprint.path(forOutput: recording.output), reportPath(recording)] {
+            for path in [recording.output, OutputFingerprint.path(forOutput: recording.output), layout.report(recording)] {
                 removeStaleTemporaryFiles(for: path)
             }
             let key = OutputFingerprint.key(version: settings.version, arguments: recording.arguments, files: recording.files)
@@ -130,11 +132,39 @@ public final class BatchRunner: @unchecked Sendable {
                 entry.bytes = FileStatus(recording.output)?.size
             } else {
                 toRender.append((index, key))
+                // (A recording another batch holds is checked once its lock is had: that batch may be making it.)
+                if !settings.force, !isLockedElsewhere(recording) { unvouched += Self.unvouchedFiles(of: recording) }
             }
             entries.append(entry)
         }
+        if let first = unvouched.first {
+            throw .usage("\(first)\(unvouched.count > 1 ? " (and \(unvouched.count - 1) more)" : ""): exists, and no batch made it "
+                         + "(no fingerprint vouches for it); pass --force to replace it")
+        }
         state.withLock { $0.entries = entries }
         return toRender
+    }
+
+    /// Files a render of `recording` would replace that no batch fingerprint vouches for: an
+    /// existing output the fingerprint next to it does not describe (size and time), a preview its
+    /// arguments do not name. A batch makes or replaces only its own files unless `--force`.
+    static func unvouchedFiles(of recording: BatchRecording) -> [String] {
+        let fingerprint = OutputFingerprint.load(forOutput: recording.output).flatMap { $0.describes(recording.output) ? $0 : nil }
+        func exists(_ path: String) -> Bool { var info = stat(); return lstat(path, &info) == 0 }
+        var files: [String] = []
+        if exists(recording.output), fingerprint == nil { files.append(recording.output) }
+        for preview in BatchLayout.previews(recording) where exists(preview) && fingerprint?.arguments.contains("--preview=\(preview)") != true {
+            files.append(preview)
+        }
+        return files
+    }
+
+    /// Whether another process holds `recording`'s lock now.
+    private func isLockedElsewhere(_ recording: BatchRecording) -> Bool {
+        let descriptor = open(layout.lock(recording), O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return flock(descriptor, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK
     }
 
     private var isInterrupted: Bool { state.withLock { $0.interruptedBy != nil } }
@@ -145,12 +175,17 @@ public final class BatchRunner: @unchecked Sendable {
     /// `nil` when interrupted before the render started (the recording stays pending).
     private func render(_ index: Int, key: String, progress: BatchProgress) -> BatchReport.Entry? {
         let recording = recordings[index]
-        guard let lock = OutputLock(path: "\(logs)/\(recording.name).lock", whileWaiting: { !isInterrupted }) else { return nil }
+        guard let lock = OutputLock(path: layout.lock(recording), whileWaiting: { !isInterrupted }) else { return nil }
         defer { lock.release() }
         var entry = state.withLock { $0.entries[index] }
         if lock.waited, !settings.force, OutputFingerprint.load(forOutput: recording.output)?.matches(key: key, output: recording.output) == true {
             entry.status = .skipped
             entry.bytes = FileStatus(recording.output)?.size
+            return entry
+        }
+        if !settings.force, let file = Self.unvouchedFiles(of: recording).first {
+            entry.status = .failed
+            entry.error = "\(file): exists, and no batch made it (no fingerprint vouches for it); pass --force to replace it"
             return entry
         }
         let child: ChildProcess?
@@ -173,21 +208,20 @@ public final class BatchRunner: @unchecked Sendable {
         return finished
     }
 
-    private func reportPath(_ recording: BatchRecording) -> String { "\(logs)/\(recording.name).report.json" }
-    private func logPath(_ recording: BatchRecording) -> String { "\(logs)/\(recording.name).log" }
 
     private func record(_ entry: BatchReport.Entry, at index: Int) {
         state.withLock { $0.entries[index] = entry }
     }
 
-    /// Starts render for one recording. The old fingerprint goes first, so that a run killed
-    /// after the new output replaced the old one never finds a fingerprint that vouches for it.
+    /// Starts render for one recording. The old fingerprint's key goes first, so that a run killed
+    /// after the new output replaced the old one never finds a fingerprint that calls it up to
+    /// date; it still vouches that batch made the old output, which a failed render leaves.
     private func start(_ recording: BatchRecording) throws(ReplayError) -> ChildProcess {
         // A manifest may put outputs in subdirectories of DIR.
         try? FileManager.default.createDirectory(atPath: BatchPaths.directory(of: recording.output), withIntermediateDirectories: true)
-        OutputFingerprint.remove(forOutput: recording.output)
-        unlink(reportPath(recording))
-        var control = ["--progress=json", "--report=\(reportPath(recording))", "--overwrite"]
+        OutputFingerprint.invalidate(forOutput: recording.output)
+        unlink(layout.report(recording))
+        var control = ["--progress=json", "--report=\(layout.report(recording))", "--overwrite"]
         if settings.verbose { control.append("--verbose") }
         control += settings.renderArguments
         return try ChildProcess(executable: settings.executable, arguments: ["render"] + recording.arguments + control)
@@ -197,7 +231,7 @@ public final class BatchRunner: @unchecked Sendable {
     /// turns the outcome into a report entry (writing the fingerprint after a success).
     private func finish(_ recording: BatchRecording, child: ChildProcess, key: String, started: Date,
                         progress: BatchProgress) -> BatchReport.Entry {
-        let log = open(logPath(recording), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let log = open(layout.log(recording), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         var pending: [UInt8] = []
         var messages = ChildMessages()
         child.readOutput { chunk in
@@ -218,7 +252,7 @@ public final class BatchRunner: @unchecked Sendable {
 
         var entry = BatchReport.Entry(name: recording.name, input: recording.input, output: recording.output, status: .failed)
         entry.seconds = Date().timeIntervalSince(started)
-        entry.log = logPath(recording)
+        entry.log = layout.log(recording)
         let message = messages.error
         let interrupted = endedByInterrupt(termination) ? awaitInterruption() : isInterrupted
         switch termination {
@@ -232,7 +266,7 @@ public final class BatchRunner: @unchecked Sendable {
             entry.status = .done
             entry.exitCode = 0
             entry.bytes = fingerprint.outputBytes
-            if let data = FileManager.default.contents(atPath: reportPath(recording)),
+            if let data = FileManager.default.contents(atPath: layout.report(recording)),
                let report = try? JSONDecoder().decode(RenderReport.self, from: data) {
                 entry.frames = report.framesEncoded
                 entry.fps = report.speedFPS

@@ -70,7 +70,13 @@ public struct OutputFingerprint: Codable, Sendable, Equatable {
 
     /// Whether `output` is still the file this fingerprint was written for, made with `key`.
     public func matches(key: String, output: String) -> Bool {
-        guard self.key == key, let info = FileStatus(output) else { return false }
+        self.key == key && describes(output)
+    }
+
+    /// Whether `output` is still the file this fingerprint was written for (its size and time):
+    /// a batch made it, whatever it was made from.
+    public func describes(_ output: String) -> Bool {
+        guard let info = FileStatus(output) else { return false }
         return info.size == outputBytes && info.modified == outputModified
     }
 
@@ -83,9 +89,18 @@ public struct OutputFingerprint: Codable, Sendable, Equatable {
         try AtomicOutput.write(data, to: Self.path(forOutput: output))
     }
 
-    /// Removes the fingerprint of `output` (before it is re-rendered).
+    /// Removes the fingerprint of `output`.
     public static func remove(forOutput output: String) {
         unlink(path(forOutput: output))
+    }
+
+    /// Before `output` is re-rendered: a fingerprint that still describes it keeps vouching that
+    /// a batch made it, with an empty key that no render matches; any other is removed.
+    public static func invalidate(forOutput output: String) {
+        guard var old = load(forOutput: output), old.describes(output) else { return remove(forOutput: output) }
+        guard !old.key.isEmpty else { return }
+        old.key = ""
+        do { try old.write(forOutput: output) } catch { remove(forOutput: output) }
     }
 }
 

@@ -66,8 +66,16 @@ public struct InputDiscovery: Sendable, Equatable {
 
 /// Path conventions shared by the batch planner, discovery and sharding.
 public enum BatchPaths {
-    /// Anything libavformat opens by protocol (`https://…`, `s3://…`) rather than a local file.
-    public static func isURL(_ path: String) -> Bool { path.contains("://") }
+    /// Anything libavformat opens by protocol (`https://…`, `file:///…`) rather than a local file:
+    /// a scheme (a letter, then letters, digits, `+`, `-`, `.`) and `://`. Anything else is a path, made
+    /// absolute by the planner, so that no input reaches render's command line starting with `-`.
+    public static func isURL(_ path: String) -> Bool {
+        guard let separator = path.range(of: "://") else { return false }
+        let scheme = Array(path[..<separator.lowerBound].utf8)
+        func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") }
+        guard let first = scheme.first, isLetter(first) else { return false }
+        return scheme.allSatisfy { isLetter($0) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || "+-.".utf8.contains($0) }
+    }
 
     /// A recording's name: its file name without the extension (URL queries ignored).
     public static func name(of path: String) -> String {

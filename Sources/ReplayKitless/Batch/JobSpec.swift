@@ -38,6 +38,23 @@ public struct JobOption: Sendable, Equatable {
         }
     }
 
+    /// Refuses a key that is not an option name (`^[A-Za-z0-9][A-Za-z0-9-]*$`): a key becomes
+    /// `--KEY=…` on render's command line, so a space, `=` or leading dash would pass something else.
+    public static func checkName(_ key: String, file: String, line: Int?) throws(ReplayError) {
+        guard !isOptionName(key) else { return }
+        let shown = key.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? String($0) : "\\u{\(String($0.value, radix: 16))}" }.joined()
+        let dashed = key.replacingOccurrences(of: "_", with: "-")
+        let hint = isOptionName(dashed) ? " (did you mean '\(dashed)'?)" : ""
+        throw .badInput(file: file, line: line, field: shown,
+                        "'\(shown)' is not an option name: letters, digits and dashes only, not starting with a dash\(hint)")
+    }
+
+    /// Whether `key` is letters, digits and dashes, starting with a letter or digit.
+    public static func isOptionName(_ key: String) -> Bool {
+        guard let first = key.utf8.first, first != UInt8(ascii: "-") else { return false }
+        return key.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D }
+    }
+
     /// A `badInput` error naming this option's file, line and key.
     public func error(_ message: String) -> ReplayError {
         .badInput(file: file, line: line, field: key, message)
@@ -124,6 +141,7 @@ public struct JobSpec: Sendable {
         }
         for entry in entries {
             let field = "batch.\(entry.key)"
+            try JobOption.checkName(entry.key, file: file, line: entry.line)
             if entry.key == "container" {
                 guard case .scalar(let text) = entry.value else {
                     throw .badInput(file: file, line: entry.line, field: field, "must be a file extension such as mp4, mkv, mov or webm")
@@ -168,6 +186,7 @@ extension JobOption {
         if let reason = JobSpec.forbiddenKeys[key] {
             throw .badInput(file: file, line: line, field: key, reason)
         }
+        try Self.checkName(key, file: file, line: line)
         switch raw {
         case .null:
             if nullAllowed { return nil }

@@ -18,11 +18,12 @@ public enum MaskSource: Sendable, Equatable, Codable {
         else { self = .video(path: argument) }
     }
 
-    /// The files the masks are read from: the video, or every image of the sequence.
+    /// The files the masks are read from: the video, or every image of the sequence (by every
+    /// spelling of the pattern: `file:///masks/m_%03d.png` reads the same images).
     public var files: [String] {
         switch self {
         case .video(let path): [path]
-        case .imageSequence(let pattern): Demuxer.imageFiles(pattern: pattern)
+        case .imageSequence(let pattern): LocalFiles.paths(pattern).flatMap { Demuxer.imageFiles(pattern: $0) }
         case .inputAlpha: []
         }
     }

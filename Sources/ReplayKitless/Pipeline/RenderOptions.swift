@@ -35,6 +35,8 @@ public struct RenderOptions: Sendable, Codable, Equatable {
     public var maxDecodeErrors: Int?
     /// Background replacement with supplied masks (formats.md §5); `nil`: none.
     public var background: BackgroundSettings?
+    /// Other files the command reads (a job spec, placement tracks): never written over either.
+    public var otherInputs: [String] = []
 
     public init(input: String, output: String) {
         self.input = input
@@ -43,7 +45,7 @@ public struct RenderOptions: Sendable, Codable, Equatable {
 
     /// Every file the render reads: none of them may be written over.
     public var inputFiles: [String] {
-        [input] + (poses?.inputFiles ?? []) + (annotations?.inputFiles ?? []) + (background?.inputFiles ?? [])
+        [input] + (poses?.inputFiles ?? []) + (annotations?.inputFiles ?? []) + (background?.inputFiles ?? []) + otherInputs
     }
 }
 

@@ -84,9 +84,12 @@ public struct ThumbnailRequest: Sendable, Equatable {
 public enum PlacementThumbnails {
     /// Writes one PNG per request into `outputs` (committed by the caller), `width` pixels wide
     /// (never enlarged); returns the report entries.
-    /// - Parameter timeTolerance: pair B's rows by nearest time within this many seconds instead of by frame.
+    /// - Parameters:
+    ///   - timeTolerance: pair B's rows by nearest time within this many seconds instead of by frame.
+    ///   - inputs: the other files the run reads (the tracks): no picture is written over one, nor over `video`.
     public static func write(video: String, requests: [ThumbnailRequest], a: PlacementTrack, b: PlacementTrack,
-                             timeTolerance: Double? = nil, width: Int = 320, into outputs: OutputGroup) throws(ReplayError) -> [QAThumbnail] {
+                             timeTolerance: Double? = nil, width: Int = 320, into outputs: OutputGroup,
+                             protecting inputs: [String] = []) throws(ReplayError) -> [QAThumbnail] {
         guard let last = requests.map(\.frame).max() else { return [] }
         let rowsA = DrawableRows(a), rowsB = DrawableRows(b)
         let byFrame = Dictionary(grouping: requests, by: \.frame)
@@ -114,7 +117,7 @@ public enum PlacementThumbnails {
                     let style = MarkerStyle(color: MarkerStyle.trackColor(track), radius: 9 * scale, thickness: 2 * scale)
                     for row in rows { if let x = row.x, let y = row.y { style.draw(at: x, y, in: buffer.image) } }
                 }
-                try outputs.write(try ImageWriter.png(try ImageWriter.rgb(buffer.image, width: outputWidth)), to: request.path, inputs: [video])
+                try outputs.write(try ImageWriter.png(try ImageWriter.rgb(buffer.image, width: outputWidth)), to: request.path, inputs: [video] + inputs)
                 written.append(QAThumbnail(label: request.label, path: request.path))
             }
         }

@@ -36,16 +36,12 @@ public final class AtomicOutput: @unchecked Sendable {
             throw .processing("\(path): output directory \(directory) does not exist")
         }
         guard isDirectory.boolValue else { throw .processing("\(path): \(directory) is a file, not a directory") }
-        let resolved = url.resolvingSymlinksInPath().standardizedFileURL.path
         var status = stat()
         let exists = stat(written, &status) == 0
-        let existing = exists ? FileIdentity(written) : nil
-        for input in inputs where !input.contains("://") {
-            // The same path, or the same file by another name (a hard link).
-            let sameFile = existing != nil && FileIdentity(input) == existing
-            if sameFile || URL(fileURLWithPath: input).resolvingSymlinksInPath().standardizedFileURL.path == resolved {
-                throw .usage("\(path): refusing to write over \(input) (an input, or another output, of this run)")
-            }
+        // The same file by any spelling: a URL of libavformat's file protocol or a wrapper of it,
+        // a symbolic or a hard link (see LocalFiles).
+        if let input = LocalFiles.firstSameFile(as: written, among: inputs) {
+            throw .usage("\(path): refusing to write over \(input) (an input, or another output, of this run)")
         }
         let links = Self.linkChain(url)
         let underDevices = links.contains { $0.path.hasPrefix("/dev/") || $0.path.hasPrefix("/proc/") }

@@ -1,0 +1,1 @@
+../../../Tests/ReplayKitlessTests/FuzzBatchPlan.swift
