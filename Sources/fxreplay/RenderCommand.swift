@@ -69,7 +69,7 @@ struct Render: ParsableCommand {
 
     /// Options that only make sense together. Checked when the command runs, not in `validate()`,
     /// so a job spec may hold one half and the command line or a batch's discovered inputs the other.
-    private func checkCombinations() throws(ReplayError) {
+    func checkCombinations() throws(ReplayError) {
         if annotations != nil && !poseOptions.isGiven {
             throw .usage("--annotations needs camera poses: --poses FILE or --poses-from-sei")
         }
@@ -77,10 +77,8 @@ struct Render: ParsableCommand {
         if embedPoses && !poseOptions.isGiven { throw .usage("--embed-poses needs --poses FILE or --poses-from-sei") }
     }
 
-    func run() throws {
-        try checkCombinations()
-        InterruptCleanup.shared.install()
-        FFmpegLogging.configure(verbose: progress.verbose)
+    /// The options as the library takes them (also a compose job's per-stream options).
+    func renderOptions() throws -> RenderOptions {
         var options = RenderOptions(input: input, output: output)
         options.encoder = encoder.settings
         options.size = size
@@ -97,6 +95,14 @@ struct Render: ParsableCommand {
             options.annotations = settings
         }
         options.background = try backgroundReplacement.settings()
+        return options
+    }
+
+    func run() throws {
+        try checkCombinations()
+        InterruptCleanup.shared.install()
+        FFmpegLogging.configure(verbose: progress.verbose)
+        let options = try renderOptions()
         // Every output is checked before the render: none may be an input or another output, or exist unasked.
         // The preview and the report are written before the video is moved into place, and moved
         // after it: a full disk leaves none of them.
