@@ -6,8 +6,12 @@ struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Re-render a recording: every frame at its own time, audio copied untouched.")
 
-    @Argument(help: "The recording to render (any file or URL FFmpeg reads).")
+    @Argument(help: "The recording to render (any file or URL FFmpeg reads), or a call with --stream.")
     var input: String
+
+    @Option(help: ArgumentHelp("With a call as INPUT (archive .zip, its folder or manifest, a call manifest): the stream to render, by id or name.",
+                               valueName: "ID|NAME"))
+    var stream: String?
 
     @Option(name: .shortAndLong, help: "Output file; the container comes from its extension (.mp4, .mov, .mkv, .webm).")
     var output: String
@@ -62,6 +66,7 @@ struct Render: ParsableCommand {
     @OptionGroup var backgroundReplacement: BackgroundOptions
 
     func validate() throws {
+        if stream == "" { throw ValidationError("--stream: empty stream id") }
         try requireFileNames(["INPUT": [input], "-o": [output], "--report": [report], "--annotations": [annotations],
                               "--font": [font], "--preview": [preview], "--job": [job]])
         if let maxDecodeErrors, maxDecodeErrors < 0 { throw ValidationError("--max-decode-errors must be 0 or more") }
@@ -77,8 +82,9 @@ struct Render: ParsableCommand {
         if embedPoses && !poseOptions.isGiven { throw .usage("--embed-poses needs --poses FILE or --poses-from-sei") }
     }
 
-    /// The options as the library takes them (also a compose job's per-stream options).
-    func renderOptions() throws -> RenderOptions {
+    /// The options as the library takes them (also a compose job's per-stream options): `input` is
+    /// the file rendered, `clockOffset` where `--pose-time call|epoch` puts pose times on its clock.
+    func renderOptions(input: String, clockOffset: Double?) throws -> RenderOptions {
         var options = RenderOptions(input: input, output: output)
         options.encoder = encoder.settings
         options.size = size
@@ -86,7 +92,7 @@ struct Render: ParsableCommand {
         options.mirror = mirror
         options.overwrite = overwrite
         options.maxDecodeErrors = strict ? 0 : maxDecodeErrors
-        options.poses = poseOptions.isGiven ? try poseOptions.settings() : nil
+        options.poses = poseOptions.isGiven ? try poseOptions.settings(clockOffset: clockOffset) : nil
         options.embedPoses = embedPoses
         if let annotations {
             var settings = AnnotationSettings(scene: annotations)
@@ -102,25 +108,31 @@ struct Render: ParsableCommand {
         try checkCombinations()
         InterruptCleanup.shared.install()
         FFmpegLogging.configure(verbose: progress.verbose)
-        let options = try renderOptions()
+        // A call's stream is rendered from its file; the opened call owns a ZIP's extracted files until the end.
+        let call = try CallStreamChoice(input: input, stream: stream, poseTime: poseOptions.poseTime)
+        let options = try renderOptions(input: call?.track.path ?? input, clockOffset: call?.poseClockOffset)
         // Every output is checked before the render: none may be an input or another output, or exist unasked.
         // The preview and the report are written before the video is moved into place, and moved
         // after it: a full disk leaves none of them.
         let outputs = OutputGroup()
-        let inputs = options.inputFiles + [output]
+        let inputs = options.inputFiles + [output, input]
         let sheet = try preview.map { path throws(ReplayError) in
             try ContactSheet(output: outputs.reserve(path, overwrite: overwrite, inputs: inputs))
         }
         let reportOutput = try report.map { path throws(ReplayError) in try outputs.reserve(path, overwrite: overwrite, inputs: inputs) }
+        call?.printChoice()
         let renderer = Renderer(options: options, extraEffects: sheet.map { [$0] } ?? [])
         let result = try renderer.run(progress: progress.progress, beforeCommit: { report throws(ReplayError) in
             try sheet?.write()
             guard let reportOutput else { return }
+            var report = report
+            if let call { report.input = call.reportedInput }  // (not the private folder a ZIP was extracted to)
             let json: Data
             do { json = try prettyJSON(report) } catch { throw .processing("\(reportOutput.finalPath): \(error)") }
             try reportOutput.write(json)
         })
         try outputs.commit()
+        withExtendedLifetime(call) {}
         printError("fxreplay: wrote \(output): \(result.framesEncoded) frames, \(result.output.width)x\(result.output.height) \(result.output.codec), "
                    + String(format: "%.1f fps", result.speedFPS))
         printWarnings(result.warnings)

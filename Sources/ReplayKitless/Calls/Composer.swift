@@ -92,8 +92,9 @@ private final class ComposeSession: @unchecked Sendable {
         for participant in participants {
             var list: [TrackFrames] = []
             for (stream, track) in participant.videoTracks {
-                var own = effects[stream.id]
+                var own = effects[stream.id]?.options
                 own?.input = track.path
+                if let clock = effects[stream.id]?.poseClock { own?.poses?.clockOffset = try call.poseClockOffset(clock, track: track) }
                 list.append(try TrackFrames(stream: stream, track: track, effects: own, threads: decoderThreads))
             }
             tracks.append(list)
@@ -155,8 +156,9 @@ private final class ComposeSession: @unchecked Sendable {
     }
 
     /// A job's `streams:` keyed by stream id: unknown keys are bad input naming the key and the ids.
-    static func streamEffects(_ byKey: [String: RenderOptions], call: Call) throws(ReplayError) -> [String: RenderOptions] {
-        var byID: [String: RenderOptions] = [:]
+    static func streamEffects(_ byKey: [String: ComposeOptions.StreamEffects], call: Call) throws(ReplayError)
+        -> [String: ComposeOptions.StreamEffects] {
+        var byID: [String: ComposeOptions.StreamEffects] = [:]
         for key in byKey.keys.sorted() {
             let stream: CallStream
             do { stream = try call.stream(key) } catch {
