@@ -60,6 +60,7 @@ private final class ComposeSession: @unchecked Sendable {
     let encoder: Encoder
     let muxer: Muxer
     let videoOut: Int
+    let sound: CallSoundTrack?
     let extraEffects: [any FrameEffect]
     let names: TileNames?
     var report: ComposeReport
@@ -121,9 +122,10 @@ private final class ComposeSession: @unchecked Sendable {
                               frameRate: AVRational(num: Int32(options.fps), den: 1), colorOf: nil, alpha: false,
                               globalHeader: muxer.needsGlobalHeader)
         videoOut = try muxer.addStream(encoder: encoder)
-        // HOOK(mixer, #23 item 4): the call's sound — every stream's audio at its call time from
-        // `options.from`, resampled to 48 kHz, summed, clipped; AAC (Opus in WebM) — adds its
-        // stream to `muxer` here, before the header, and writes its packets from its own thread.
+        // The call's sound (every stream's, at its call time from `from`, 48 kHz, summed, clipped),
+        // written by the encoding thread in step with the pictures.
+        sound = call.streams.contains(where: \.hasAudio)
+            ? try CallSoundTrack(call: call, from: options.from, to: options.end, muxer: muxer) : nil
         try muxer.writeHeader()
 
         report = ComposeReport(input: call.source, output: .init(
@@ -284,16 +286,19 @@ private final class ComposeSession: @unchecked Sendable {
             }
         }
         while let frame = composed.take() {
+            let end = Double(frame.pts + 1) / Double(options.fps)
             do { try encoder.send(frame) } catch {
                 frame.recycle()
                 throw error
             }
             frame.recycle()
             try drain()
+            try sound?.write(upTo: end)
         }
         guard !failed else { return }
         try encoder.send(nil)
         try drain()
+        try sound?.finish()
     }
 
     // MARK: Finishing
