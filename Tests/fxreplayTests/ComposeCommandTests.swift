@@ -130,4 +130,135 @@ import ReplayKitless
         let end = files.map { $0["stopTimeOffset"] as! Int }.max()!
         try Self.checkGrid(output, participants: expected, fps: 20, width: 320, height: 240, end: end)
     }
+
+    /// The expected form of a fixture archive's video streams, in manifest order.
+    static func expected(_ streams: [FixtureStream], manifest: String, folder: URL) throws -> [Expected] {
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: manifest))) as! [String: Any]
+        let files = json["files"] as! [[String: Any]]
+        var expected: [Expected] = []
+        for (stream, file) in zip(streams, files) where stream.tracks[0].video != nil {
+            let video = stream.tracks[0].video!
+            expected.append(Expected(tag: video.tag, start: file["startTimeOffset"] as! Int, stop: file["stopTimeOffset"] as! Int,
+                                     timing: try Self.timing(folder.appendingPathComponent(stream.tracks[0].file).path),
+                                     size: { i in video.sizes.filter { $0.key <= i }.max { $0.key < $1.key }?.value ?? video.size }))
+        }
+        return expected
+    }
+
+    /// Pat leaves and comes back as a new stream: one tile, kept first (as two streams, Quinn
+    /// would take the first cell when Pat returns). Rae's picture turns from landscape to portrait
+    /// mid-stream and stays in its tile, contained anew.
+    @Test func aReconnectKeepsOneTileAndAResolutionChangeKeepsItsTile() throws {
+        let folder = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var rae = FixtureVideo.constant(fps: 10, duration: 1.2, tag: 44)
+        rae.sizes = [6: PictureSize(width: 120, height: 160)]
+        let streams = [
+            FixtureStream(id: "pat-1", name: "Pat", tracks: [FixtureTrack(file: "p1.webm", video: .constant(fps: 10, duration: 0.5, tag: 1), start: 0)]),
+            FixtureStream(id: "pat-2", name: "Pat", tracks: [FixtureTrack(file: "p2.webm", video: .constant(fps: 10, duration: 0.5, tag: 2), start: 0.7)]),
+            FixtureStream(id: "quinn", name: "Quinn", tracks: [FixtureTrack(file: "q.webm", video: .constant(fps: 10, duration: 1.1, tag: 3), start: 0.1)]),
+            FixtureStream(id: "rae", name: "Rae", tracks: [FixtureTrack(file: "r.webm", video: rae, start: 0.05)]),
+        ]
+        let manifest = try CallFixtures.writeArchive(streams, in: folder)
+        let output = folder.appendingPathComponent("out.mkv").path
+        let report = folder.appendingPathComponent("report.json").path
+        let run = try runFxreplay(["compose", manifest, "-o", output, "--size", "320x240", "--fps", "20", "--codec", "ffv1",
+                                   "--progress", "none", "--report", report])
+        #expect(run.status == 0, "\(run.stderr)")
+        let expected = try Self.expected(streams, manifest: manifest, folder: folder)
+        // Pat's two streams are one participant, placed by its first start: before Quinn and Rae.
+        try Self.checkGrid(output, participants: [expected[0], expected[1], expected[3], expected[2]], fps: 20, width: 320, height: 240)
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as! [String: Any]
+        let participants = json["participants"] as! [[String: Any]]
+        #expect(participants.map { $0["streams"] as! [String] } == [["pat-1", "pat-2"], ["rae"], ["quinn"]])
+        #expect(participants[1]["resolutionChanges"] as? Int == 1)
+    }
+
+    /// A layout file: Quinn covering a wide tile (top and bottom cropped), Pat contained in a small tile on a grey
+    /// background; Rae, without a tile, is not shown.
+    @Test func aLayoutFilePlacesTheTilesItNames() throws {
+        let folder = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let streams = [
+            FixtureStream(id: "pat", name: "Pat", tracks: [FixtureTrack(file: "p.webm", video: .constant(fps: 10, duration: 0.6, tag: 1), start: 0)]),
+            FixtureStream(id: "quinn", name: "Quinn", tracks: [FixtureTrack(file: "q.webm", video: .constant(fps: 10, duration: 0.6, tag: 3), start: 0)]),
+            FixtureStream(id: "rae", name: "Rae", tracks: [FixtureTrack(file: "r.webm", video: .constant(fps: 10, duration: 0.6, tag: 4), start: 0)]),
+        ]
+        let manifest = try CallFixtures.writeArchive(streams, in: folder)
+        let layout = folder.appendingPathComponent("layout.json").path
+        try Data("""
+            {"version": 1, "background": "#808080",
+             "tiles": [{"stream": "Quinn", "rect": [0, 0, 160, 80], "fit": "cover"}, {"stream": "pat", "rect": [200, 20, 100, 100]}]}
+            """.utf8).write(to: URL(fileURLWithPath: layout))
+        let output = folder.appendingPathComponent("out.mkv").path
+        let run = try runFxreplay(["compose", manifest, "-o", output, "--size", "320x240", "--fps", "10", "--codec", "ffv1",
+                                   "--progress", "none", "--layout", layout])
+        #expect(run.status == 0, "\(run.stderr)")
+        let frames = try GrayVideo.read(output)
+        #expect(frames.count == 6)
+        let size = PictureSize(width: 160, height: 120)
+        for (k, frame) in frames.enumerated() {
+            #expect(FrameCode.read(frame, picture: .cover(size, in: FxTestSupport.PixelRect(x: 0, y: 0, width: 160, height: 80)))?.tag == 3)
+            let pat = FrameCode.read(frame, picture: .contain(size, in: FxTestSupport.PixelRect(x: 200, y: 20, width: 100, height: 100)))
+            #expect(pat?.tag == 1 && pat?.index == k)
+            // Outside the tiles and in the bar above Pat's picture: the background (#808080, mid grey).
+            #expect(abs(Int(frame[250, 200]) - 127) <= 2 && abs(Int(frame[250, 24]) - 127) <= 2 && abs(Int(frame[80, 160]) - 127) <= 2)
+        }
+    }
+
+    @Test func anUnknownStreamInAJobIsBadInputListingTheStreams() throws {
+        let folder = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let streams = [FixtureStream(id: "pat", name: "Pat", tracks: [FixtureTrack(file: "p.webm", video: .constant(fps: 10, duration: 0.3, tag: 1))])]
+        let manifest = try CallFixtures.writeArchive(streams, in: folder)
+        let job = folder.appendingPathComponent("job.yaml").path
+        try Data("crf: 30\nstreams:\n  Pat:\n    mirror: true\n  nobody:\n    mirror: true\n".utf8).write(to: URL(fileURLWithPath: job))
+        let output = folder.appendingPathComponent("out.mp4").path
+        let run = try runFxreplay(["compose", manifest, "-o", output, "--job", job, "--progress", "none"])
+        #expect(run.status == 3)
+        #expect(run.stderr.contains("job.yaml:5") && run.stderr.contains("nobody") && run.stderr.contains("pat (Pat)"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+        // Known streams only: composed, Pat's picture mirrored by its own effects.
+        try Data("streams:\n  Pat:\n    mirror: true\n".utf8).write(to: URL(fileURLWithPath: job))
+        let lossless = folder.appendingPathComponent("out.mkv").path
+        let mirrored = try runFxreplay(["compose", manifest, "-o", lossless, "--job", job, "--progress", "none", "--size", "160x120",
+                                        "--codec", "ffv1", "--overwrite"])
+        #expect(mirrored.status == 0, "\(mirrored.stderr)")
+        let frame = try GrayVideo.read(lossless)[0]
+        var flipped = frame
+        for y in 0..<frame.height { for x in 0..<frame.width { flipped.pixels[y * frame.width + x] = frame[frame.width - 1 - x, y] } }
+        #expect(FrameCode.read(flipped, picture: FxTestSupport.PixelRect(x: 0, y: 0, width: 160, height: 120))?.tag == 1)
+        #expect(FrameCode.read(frame, picture: FxTestSupport.PixelRect(x: 0, y: 0, width: 160, height: 120)) == nil)
+    }
+
+    /// SIGINT during a compose of a ZIP: neither output nor temporary files, nor the extracted call.
+    @Test func anInterruptedComposeLeavesNothing() throws {
+        let (dir, tmp) = try CallCommandFixtures.scratch(manifest: """
+            {"createdAt": 1700000000000, "files": [{"streamId": "long", "filename": "long.mkv", "startTimeOffset": 0},
+                                                   {"streamId": "late", "filename": "long.mkv", "startTimeOffset": 2000}]}
+            """)
+        try runFFmpegCLI(["-f", "lavfi", "-i", "testsrc=size=640x360:rate=30:duration=10", "-c:v", "ffv1", "-level", "1", dir + "/call/long.mkv"])
+        let zip = dir + "/call.zip"
+        try CallCommandFixtures.makeZip(zip, members: [("manifest.json", dir + "/call/manifest.json"), ("long.mkv", dir + "/call/long.mkv")])
+        let outDir = dir + "/out"
+        try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = fxreplayExecutable
+        process.arguments = ["compose", zip, "-o", outDir + "/call.mp4", "--preset", "veryslow", "--progress", "none",
+                             "--report", outDir + "/report.json", "--preview", outDir + "/sheet.png"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = tmp
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, CallCommandFixtures.contents(outDir).isEmpty { Thread.sleep(forTimeInterval: 0.05) }
+        Thread.sleep(forTimeInterval: 0.3)
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        #expect(CallCommandFixtures.contents(outDir).isEmpty, "\(CallCommandFixtures.contents(outDir))")
+        #expect(CallCommandFixtures.contents(tmp).isEmpty, "\(CallCommandFixtures.contents(tmp))")
+    }
 }
