@@ -261,4 +261,32 @@ import ReplayKitless
         #expect(CallCommandFixtures.contents(outDir).isEmpty, "\(CallCommandFixtures.contents(outDir))")
         #expect(CallCommandFixtures.contents(tmp).isEmpty, "\(CallCommandFixtures.contents(tmp))")
     }
+
+    /// A stream whose WebM was cut short (an archive cut off): composed, its last picture held,
+    /// the stream named in a warning and counted in the report.
+    @Test func aStreamCutShortIsNamedAndCounted() throws {
+        let folder = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let streams = [
+            FixtureStream(id: "pat", name: "Pat", tracks: [FixtureTrack(file: "p.webm", video: .constant(fps: 10, duration: 3, tag: 1), start: 0)]),
+            FixtureStream(id: "quinn", name: "Quinn", tracks: [FixtureTrack(file: "q.webm", video: .constant(fps: 10, duration: 3, tag: 3), start: 0)]),
+        ]
+        let manifest = try CallFixtures.writeArchive(streams, in: folder)
+        let path = folder.appendingPathComponent("q.webm").path
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: path))
+        let output = folder.appendingPathComponent("out.mkv").path, report = folder.appendingPathComponent("r.json").path
+        let run = try runFxreplay(["compose", manifest, "-o", output, "--size", "320x120", "--fps", "10", "--codec", "ffv1",
+                                   "--progress", "none", "--report", report])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("warning: stream quinn (Quinn, q.webm)") && run.stderr.contains("cut short"), "\(run.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as! [String: Any]
+        let participants = json["participants"] as! [[String: Any]]
+        #expect((participants[1]["decodeErrors"] as? Int ?? 0) > 0)
+        // Quinn's last picture is held to the end, in the right-hand cell.
+        let frames = try GrayVideo.read(output)
+        #expect(frames.count == 30)
+        let last = FrameCode.read(frames[29], picture: FxTestSupport.PixelRect(x: 160, y: 0, width: 160, height: 120))
+        #expect(last?.tag == 3 && (last?.index ?? 99) < 25)
+    }
 }

@@ -320,6 +320,10 @@ private final class ComposeSession: @unchecked Sendable {
                     report.warnings.append("stream \(track.stream.id) (\(track.stream.name), \(track.track.name)): \(counts.decodeErrors) decode errors "
                                            + "concealed or skipped; the first: \(counts.firstProblem ?? "unknown")")
                 }
+                if let cutShort = counts.cutShort {
+                    entry.decodeErrors += 1
+                    report.warnings.append("stream \(track.stream.id) (\(track.stream.name), \(track.track.name)): \(cutShort) (its last picture is held until its stop)")
+                }
                 if counts.badTimestamps > 0 {
                     report.warnings.append("stream \(track.stream.id) (\(track.track.name)): \(counts.badTimestamps) pictures with non-increasing timestamps dropped")
                 }
