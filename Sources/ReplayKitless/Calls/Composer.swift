@@ -277,27 +277,12 @@ private final class ComposeSession: @unchecked Sendable {
         return latest
     }
 
+    /// Encodes the composed frames, and the sound up to the end of each, in step.
     private func encodeAll() throws(ReplayError) {
-        let packet = Packet()
-        func drain() throws(ReplayError) {
-            while try encoder.receive(into: packet) == .produced {
-                try muxer.write(packet, stream: videoOut)
-                framesDone.add(1, ordering: .relaxed)
-            }
-        }
-        while let frame = composed.take() {
-            let end = Double(frame.pts + 1) / Double(options.fps)
-            do { try encoder.send(frame) } catch {
-                frame.recycle()
-                throw error
-            }
-            frame.recycle()
-            try drain()
-            try sound?.write(upTo: end)
-        }
+        try encoder.encodeAll(from: composed, into: muxer, stream: videoOut, failed: { failed },
+                              written: { framesDone.add(1, ordering: .relaxed) },
+                              afterFrame: { (pts) throws(ReplayError) in try sound?.write(upTo: Double(pts + 1) / Double(options.fps)) })
         guard !failed else { return }
-        try encoder.send(nil)
-        try drain()
         try sound?.finish()
     }
 
