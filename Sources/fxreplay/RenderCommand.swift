@@ -80,7 +80,7 @@ struct Render: ParsableCommand {
 
     /// Options that only make sense together. Checked when the command runs, not in `validate()`,
     /// so a job spec may hold one half and the command line or a batch's discovered inputs the other.
-    private func checkCombinations() throws(ReplayError) {
+    func checkCombinations() throws(ReplayError) {
         if annotations != nil && !poseOptions.isGiven {
             throw .usage("--annotations needs camera poses: --poses FILE or --poses-from-sei")
         }
@@ -88,20 +88,17 @@ struct Render: ParsableCommand {
         if embedPoses && !poseOptions.isGiven { throw .usage("--embed-poses needs --poses FILE or --poses-from-sei") }
     }
 
-    func run() throws {
-        try checkCombinations()
-        InterruptCleanup.shared.install()
-        FFmpegLogging.configure(verbose: progress.verbose)
-        // A call's stream is rendered from its file; the opened call owns a ZIP's extracted files until the end.
-        let call = try CallStreamChoice(input: input, stream: stream, poseTime: poseOptions.poseTime)
-        var options = RenderOptions(input: call?.track.path ?? input, output: output)
+    /// The options as the library takes them (also a compose job's per-stream options): `input` is
+    /// the file rendered, `clockOffset` where `--pose-time call|epoch` puts pose times on its clock.
+    func renderOptions(input: String, clockOffset: Double?) throws -> RenderOptions {
+        var options = RenderOptions(input: input, output: output)
         options.encoder = encoder.settings
         options.size = size
         options.keepRotation = keepRotation
         options.mirror = mirror
         options.overwrite = overwrite
         options.maxDecodeErrors = strict ? 0 : maxDecodeErrors
-        options.poses = poseOptions.isGiven ? try poseOptions.settings(clockOffset: call?.poseClockOffset) : nil
+        options.poses = poseOptions.isGiven ? try poseOptions.settings(clockOffset: clockOffset) : nil
         options.embedPoses = embedPoses
         if let annotations {
             var settings = AnnotationSettings(scene: annotations)
@@ -112,6 +109,16 @@ struct Render: ParsableCommand {
         options.background = try backgroundReplacement.settings()
         // The job spec was expanded into the arguments before parsing, but it is a file this run reads.
         options.otherInputs = job.map { [$0] } ?? []
+        return options
+    }
+
+    func run() throws {
+        try checkCombinations()
+        InterruptCleanup.shared.install()
+        FFmpegLogging.configure(verbose: progress.verbose)
+        // A call's stream is rendered from its file; the opened call owns a ZIP's extracted files until the end.
+        let call = try CallStreamChoice(input: input, stream: stream, poseTime: poseOptions.poseTime)
+        let options = try renderOptions(input: call?.track.path ?? input, clockOffset: call?.poseClockOffset)
         // Every output is checked before the render: none may be an input or another output, or exist unasked.
         // The preview and the report are written before the video is moved into place, and moved
         // after it: a full disk leaves none of them.

@@ -499,26 +499,8 @@ private final class RenderSession: @unchecked Sendable {
     // MARK: Stage 3: encode and mux
 
     private func encodeStage() throws(ReplayError) {
-        let packet = Packet()
-        func drain() throws(ReplayError) {
-            while try encoder.receive(into: packet) == .produced {
-                try muxer.write(packet, stream: videoOut)
-                framesDone.add(1, ordering: .relaxed)
-            }
-        }
-        while let frame = processed.take() {
-            do {
-                try encoder.send(frame)
-            } catch {
-                frame.recycle()
-                throw error
-            }
-            frame.recycle()
-            try drain()
-        }
-        guard !failed else { return }
-        try encoder.send(nil)
-        try drain()
+        try encoder.encodeAll(from: processed, into: muxer, stream: videoOut, failed: { failed },
+                              written: { framesDone.add(1, ordering: .relaxed) })
     }
 
     // MARK: Finishing
