@@ -109,7 +109,7 @@ final class BatchProgress: @unchecked Sendable {
             write(line(frames: frames, rate: rate, eta: eta, final: final) + "\n")
         case .auto:
             let width = 30
-            let filled = min(width, Int(fraction * Double(width)))
+            let filled = Int(clamping: fraction * Double(width), rounding: .down, to: 0...width)
             let bar = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] "
             write("\r\u{1B}[K" + bar + line(frames: frames, rate: rate, eta: eta, final: final) + (final ? "\n" : ""))
         }

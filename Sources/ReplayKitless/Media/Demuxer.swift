@@ -119,7 +119,7 @@ final class Demuxer: @unchecked Sendable {
         let status = avformat_open_input(&context, opened, demuxer, &options)
         guard status >= 0, let context else {
             avio_closep(&input)
-            throw .badInput("\(url): cannot open as media: \(ffmpegErrorText(status))")
+            throw Self.failure("\(url): cannot open as media", status)
         }
         self.context = context
         self.input = input
@@ -128,9 +128,16 @@ final class Demuxer: @unchecked Sendable {
             var owned: UnsafeMutablePointer<AVFormatContext>? = context
             avformat_close_input(&owned)
             avio_closep(&input)
-            throw .badInput("\(url): cannot read stream information: \(ffmpegErrorText(infoStatus))")
+            throw Self.failure("\(url): cannot read stream information", infoStatus)
         }
         streams = (0..<Int(context.pointee.nb_streams)).map { Demuxer.describe(context.pointee.streams[$0]!, index: $0) }
+    }
+
+    /// A libavformat failure reading `url`: bad input (exit 3), unless FFmpeg ran out of memory,
+    /// which is no fault of the input (exit 4).
+    static func failure(_ context: String, _ status: Int32) -> ReplayError {
+        let failure = FFmpegFailure(call: "libavformat", code: status)
+        return failure.isOutOfMemory ? failure.inputError(context) : .badInput("\(context): \(ffmpegErrorText(status))")
     }
 
     deinit {
@@ -162,12 +169,12 @@ final class Demuxer: @unchecked Sendable {
         defer { av_dict_free(&copy) }
         var io: UnsafeMutablePointer<AVIOContext>? = nil
         let status = avio_open2(&io, opened, AVIO_FLAG_READ, nil, &copy)
-        guard status >= 0 else { throw .badInput("\(url): cannot open as media: \(ffmpegErrorText(status))") }
+        guard status >= 0 else { throw Self.failure("\(url): cannot open as media", status) }
         var found: UnsafePointer<AVInputFormat>? = nil
         let score = av_probe_input_buffer2(io, &found, opened, nil, 0, 0)
         guard score >= 0, let found else {
             avio_closep(&io)
-            throw .badInput("\(url): cannot open as media: \(ffmpegErrorText(score))")
+            throw Self.failure("\(url): cannot open as media", score)
         }
         if found.pointee.flags & AVFMT_NOFILE != 0 { avio_closep(&io) }
         return (found, io)
@@ -231,7 +238,7 @@ final class Demuxer: @unchecked Sendable {
     func read(into packet: Packet) throws(ReplayError) -> Bool {
         let status = av_read_frame(context, packet.pointer)
         if status == fx_averror_eof() { return false }
-        if status < 0 { throw .badInput("\(url): read error: \(ffmpegErrorText(status))") }
+        if status < 0 { throw Self.failure("\(url): read error", status) }
         return true
     }
 

@@ -8,7 +8,7 @@ final class Frame: @unchecked Sendable {
     weak var pool: FramePool?
 
     init() {
-        guard let frame = av_frame_alloc() else { fatalError("av_frame_alloc: out of memory") }
+        guard let frame = av_frame_alloc() else { InterruptCleanup.shared.outOfMemory("av_frame_alloc") }
         pointer = frame
     }
 

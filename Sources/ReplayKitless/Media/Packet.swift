@@ -5,7 +5,7 @@ final class Packet: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<AVPacket>
 
     init() {
-        guard let packet = av_packet_alloc() else { fatalError("av_packet_alloc: out of memory") }
+        guard let packet = av_packet_alloc() else { InterruptCleanup.shared.outOfMemory("av_packet_alloc") }
         pointer = packet
     }
 

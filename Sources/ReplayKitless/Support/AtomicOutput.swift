@@ -209,6 +209,17 @@ package final class InterruptCleanup: @unchecked Sendable {
     func unregisterDirectory(_ path: String) { lock.withLock { _ = directories.remove(path) } }
 
     private func interrupted(by signalNumber: Int32) {
+        endRun(status: 128 + signalNumber, message: "\(Self.reason(signalNumber)), no output written")
+    }
+
+    /// Ends the process at once when an allocation that has no error path (an `AVFrame` or
+    /// `AVPacket` shell) fails: exit 4 naming the resource, temporary files removed, never a trap.
+    package func outOfMemory(_ resource: String) -> Never {
+        endRun(status: 4, message: "out of memory (\(resource)), no output written")
+    }
+
+    /// Removes every registered temporary file and folder, says why on stderr and exits.
+    private func endRun(status: Int32, message: String) -> Never {
         let pending = lock.withLock { paths }
         for path in pending { unlink(path) }
         for directory in lock.withLock({ directories }) {
@@ -216,8 +227,8 @@ package final class InterruptCleanup: @unchecked Sendable {
             for _ in 0..<3 where FileManager.default.fileExists(atPath: directory) { try? FileManager.default.removeItem(atPath: directory) }
         }
         let newLine = ProgressReporter.barIsOpen.withLock { $0 } ? "\n" : ""
-        FileHandle.standardError.write(Data((newLine + "fxreplay: \(Self.reason(signalNumber)), no output written\n").utf8))
-        _exit(128 + signalNumber)
+        FileHandle.standardError.write(Data((newLine + "fxreplay: \(message)\n").utf8))
+        _exit(status)
     }
 
     /// What ended the run, as the message says it.
