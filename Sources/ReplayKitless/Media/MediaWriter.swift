@@ -37,11 +37,17 @@ public final class MediaWriter {
         public var channels: Int
         /// Timestamp of the first sample, in samples (an audio/video offset).
         public var startSample: Int64
-        public init(sampleRate: Int = 48000, channels: Int = 1, startSample: Int64 = 0) {
+        /// Opus instead of AAC; `nil`: Opus in WebM only (Matroska takes either: call archives use Opus).
+        public var opus: Bool?
+        public init(sampleRate: Int = 48000, channels: Int = 1, startSample: Int64 = 0, opus: Bool? = nil) {
             self.sampleRate = sampleRate
             self.channels = channels
             self.startSample = startSample
+            self.opus = opus
         }
+
+        /// Whether a file at `path` gets Opus.
+        func usesOpus(_ path: String) -> Bool { opus ?? path.lowercased().hasSuffix(".webm") }
     }
 
     private let spec: VideoSpec
@@ -68,7 +74,7 @@ public final class MediaWriter {
         encoder = try MediaWriter.openEncoder(video, codec: codec, size: video.size, globalHeader: muxer.needsGlobalHeader)
         videoStream = try muxer.addStream(encoder: encoder, rotation: video.rotation, mirrored: video.mirrored)
         if let audioSpec {
-            audio = try AudioTrack(spec: audioSpec, muxer: muxer, opus: path.lowercased().hasSuffix(".webm"))
+            audio = try AudioTrack(spec: audioSpec, muxer: muxer, opus: audioSpec.usesOpus(path))
         } else {
             audio = nil
         }
@@ -138,6 +144,10 @@ public final class MediaWriter {
         try audio.add(samples)
     }
 
+    /// Where the file is until it is moved into place (a group's output that is never committed is
+    /// read from here, and removed with the group).
+    public var temporaryPath: String { muxer.output.temporaryPath }
+
     /// Drains both encoders, writes the trailer and (unless it belongs to a group) moves the file into place.
     public func finish() throws(ReplayError) {
         try drain(flush: true)
@@ -158,7 +168,7 @@ private extension Int32 {
 }
 
 /// An audio encoder feeding a muxer stream, buffering samples into the codec's frame size.
-private final class AudioTrack {
+final class AudioTrack {
     let context: UnsafeMutablePointer<AVCodecContext>
     let muxer: Muxer
     let stream: Int
