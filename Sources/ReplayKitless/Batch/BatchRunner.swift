@@ -187,7 +187,7 @@ public final class BatchRunner: @unchecked Sendable {
         unlink(reportPath(recording))
         var control = ["--progress=json", "--report=\(reportPath(recording))", "--overwrite"]
         if settings.verbose { control.append("--verbose") }
-        return try ChildProcess(executable: settings.executable, arguments: ["render"] + recording.arguments + control)
+        return try ChildProcess(executable: settings.executable, arguments: [recording.command] + recording.arguments + control)
     }
 
     /// Copies the child's output to its log while following its progress, waits for it, and
