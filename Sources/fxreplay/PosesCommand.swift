@@ -4,9 +4,10 @@ import ReplayKitless
 
 extension MissingPosePolicy: ExpressibleByArgument {}
 
-/// `--pose-time`: how sidecar (and scene) times relate to the video's timestamps.
+/// `--pose-time`: how sidecar (and scene) times relate to the video's timestamps: `call` and
+/// `epoch` are a call's clock and Unix time, for `render CALL --stream ID` (formats.md §9).
 enum PoseTimeChoice: String, ExpressibleByArgument, CaseIterable {
-    case relative, absolute
+    case relative, absolute, call, epoch
 }
 
 /// Where the camera poses come from and how they meet the frames: shared by every command that uses poses.
@@ -21,7 +22,7 @@ struct PoseOptions: ParsableArguments {
             help: "UUID of the pose SEI to read (and, where poses are written into the video, to write; default 1618ea80-35fe-4bd9-b1cc-01954a32fb00).")
     var seiUUID: String?
 
-    @Option(help: "Sidecar and scene times: relative to the first frame, or absolute stream times.")
+    @Option(help: "Sidecar and scene times: relative to the first frame, absolute stream times, or (a call's stream) call times or Unix epoch seconds.")
     var poseTime: PoseTimeChoice = .relative
 
     @Option(parsing: .unconditional, help: "Seconds added to every pose sample time before matching.")
@@ -53,11 +54,18 @@ struct PoseOptions: ParsableArguments {
         if !isGiven { throw ValidationError("give --poses FILE or --poses-from-sei") }
     }
 
-    /// The library form of these options.
-    func settings() throws -> PoseSettings {
+    /// The library form of these options. `clockOffset` places `--pose-time call|epoch` on the
+    /// stream's own clock (``PoseSettings/clockOffset``); those choices are bad usage without one.
+    func settings(clockOffset: Double? = nil) throws -> PoseSettings {
         var settings = PoseSettings(source: poses.map { .sidecar(path: $0) } ?? .sei)
         settings.seiUUID = seiUUID
-        settings.absoluteTime = poseTime == .absolute
+        settings.absoluteTime = poseTime != .relative
+        if poseTime == .call || poseTime == .epoch {
+            guard let clockOffset else {
+                throw ReplayError.usage("--pose-time \(poseTime.rawValue) goes with a call: render CALL --stream ID (formats.md §9)")
+            }
+            settings.clockOffset = clockOffset
+        }
         settings.offset = poseOffset
         settings.missingPose = missingPose
         settings.fovY = fov

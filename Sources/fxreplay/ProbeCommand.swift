@@ -4,9 +4,9 @@ import ReplayKitless
 
 struct Probe: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Describe a recording: streams, timing (VFR), rotation, resolution changes, pose SEI.")
+        abstract: "Describe a recording: streams, timing (VFR), rotation, resolution changes, pose SEI; or a whole call.")
 
-    @Argument(help: "The recording to describe.")
+    @Argument(help: "The recording to describe, or a call (archive .zip, its folder, its manifest .json, or a call manifest).")
     var input: String
 
     @Flag(help: "Print JSON instead of text.")
@@ -18,6 +18,7 @@ struct Probe: ParsableCommand {
 
     func run() throws {
         FFmpegLogging.configure(verbose: false)
+        if OpenedCall.isCall(input) { return try probeCall() }
         let result = try MediaProbe.probe(input)
         if json {
             FileHandle.standardOutput.write(try prettyJSON(result))

@@ -6,8 +6,12 @@ struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Re-render a recording: every frame at its own time, audio copied untouched.")
 
-    @Argument(help: "The recording to render (any file or URL FFmpeg reads).")
+    @Argument(help: "The recording to render (any file or URL FFmpeg reads), or a call with --stream.")
     var input: String
+
+    @Option(help: ArgumentHelp("With a call as INPUT (archive .zip, its folder or manifest, a call manifest): the stream to render, by id or name.",
+                               valueName: "ID|NAME"))
+    var stream: String?
 
     @Option(name: .shortAndLong, help: "Output file; the container comes from its extension (.mp4, .mov, .mkv, .webm).")
     var output: String
@@ -62,6 +66,7 @@ struct Render: ParsableCommand {
     @OptionGroup var backgroundReplacement: BackgroundOptions
 
     func validate() throws {
+        if stream == "" { throw ValidationError("--stream: empty stream id") }
         try requireFileNames(["INPUT": [input], "-o": [output], "--report": [report], "--annotations": [annotations],
                               "--font": [font], "--preview": [preview], "--job": [job]])
         if let maxDecodeErrors, maxDecodeErrors < 0 { throw ValidationError("--max-decode-errors must be 0 or more") }
@@ -81,14 +86,16 @@ struct Render: ParsableCommand {
         try checkCombinations()
         InterruptCleanup.shared.install()
         FFmpegLogging.configure(verbose: progress.verbose)
-        var options = RenderOptions(input: input, output: output)
+        // A call's stream is rendered from its file; the opened call owns a ZIP's extracted files until the end.
+        let call = try CallStreamChoice(input: input, stream: stream, poseTime: poseOptions.poseTime)
+        var options = RenderOptions(input: call?.track.path ?? input, output: output)
         options.encoder = encoder.settings
         options.size = size
         options.keepRotation = keepRotation
         options.mirror = mirror
         options.overwrite = overwrite
         options.maxDecodeErrors = strict ? 0 : maxDecodeErrors
-        options.poses = poseOptions.isGiven ? try poseOptions.settings() : nil
+        options.poses = poseOptions.isGiven ? try poseOptions.settings(clockOffset: call?.poseClockOffset) : nil
         options.embedPoses = embedPoses
         if let annotations {
             var settings = AnnotationSettings(scene: annotations)
@@ -101,11 +108,12 @@ struct Render: ParsableCommand {
         // The preview and the report are written before the video is moved into place, and moved
         // after it: a full disk leaves none of them.
         let outputs = OutputGroup()
-        let inputs = options.inputFiles + [output]
+        let inputs = options.inputFiles + [output, input]
         let sheet = try preview.map { path throws(ReplayError) in
             try ContactSheet(output: outputs.reserve(path, overwrite: overwrite, inputs: inputs))
         }
         let reportOutput = try report.map { path throws(ReplayError) in try outputs.reserve(path, overwrite: overwrite, inputs: inputs) }
+        call?.printChoice()
         let renderer = Renderer(options: options, extraEffects: sheet.map { [$0] } ?? [])
         let result = try renderer.run(progress: progress.progress, beforeCommit: { report throws(ReplayError) in
             try sheet?.write()
@@ -115,6 +123,7 @@ struct Render: ParsableCommand {
             try reportOutput.write(json)
         })
         try outputs.commit()
+        withExtendedLifetime(call) {}
         printError("fxreplay: wrote \(output): \(result.framesEncoded) frames, \(result.output.width)x\(result.output.height) \(result.output.codec), "
                    + String(format: "%.1f fps", result.speedFPS))
         printWarnings(result.warnings)

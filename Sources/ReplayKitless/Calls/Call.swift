@@ -1,6 +1,6 @@
 /// A recorded call: every published stream's media files placed on the call's clock (formats.md §9).
 ///
-/// Built by ``CallReader`` from an individual-stream archive (its ZIP, folder or manifest) or a
+/// Built by ``OpenedCall`` from an individual-stream archive (its ZIP, folder or manifest) or a
 /// call manifest; the media files have been probed, so each track knows where its media starts
 /// and ends, and every later stage (probe, render of one stream, compose) reads times from here
 /// instead of working them out again.

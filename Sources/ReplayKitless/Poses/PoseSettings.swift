@@ -21,6 +21,10 @@ public struct PoseSettings: Sendable, Equatable, Codable {
     public var absoluteTime = false
     /// Seconds added to every sample time before matching.
     public var offset = 0.0
+    /// With ``absoluteTime``: sidecar and scene times are read on another clock, whose time `t` is
+    /// stream time `t + clockOffset` — a call's clock or Unix time, for one stream of a call
+    /// (formats.md §9: `mediaStart − start`, less the call's epoch for Unix times). 0: stream times.
+    public var clockOffset = 0.0
     public var missingPose = MissingPosePolicy.interpolate
     /// Lens values forced on every pose (AR metadata's field of view is often wrong).
     public var fovY: Double?
@@ -51,7 +55,10 @@ public struct PoseSettings: Sendable, Equatable, Codable {
         case .sidecar(let path):
             samples = try PoseSidecar.read(path: path)
             origin = path
-            if absoluteTime { options.timeBase = .absolute(firstFrameTime: scan.firstFrameTime) }
+            if absoluteTime {
+                options.timeBase = .absolute(firstFrameTime: scan.firstFrameTime)
+                options.offset += clockOffset
+            }
         case .sei:
             samples = scan.seiSamples
             origin = input
@@ -60,9 +67,10 @@ public struct PoseSettings: Sendable, Equatable, Codable {
         return try PoseTimeline(samples: samples, frames: scan.frames, options: options, source: origin)
     }
 
-    /// Scene times follow the sidecar convention: with absolute times, frame times shift by the first frame's.
+    /// Scene times follow the sidecar convention: with absolute times, frame times shift by the first
+    /// frame's, on the sidecar's clock (less ``clockOffset``).
     public func sceneTimeOrigin(for scan: VideoPacketScan) -> Double {
-        absoluteTime ? scan.firstFrameTime : 0
+        absoluteTime ? scan.firstFrameTime - clockOffset : 0
     }
 
     /// The files this setting reads (never to be written over).

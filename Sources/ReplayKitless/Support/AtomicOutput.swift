@@ -154,6 +154,8 @@ package final class InterruptCleanup: @unchecked Sendable {
     public static let caught = signals.filter { !isIgnored($0) }
     private let lock = NSLock()
     private var paths: Set<String> = []
+    /// Private folders (a call's extracted ZIP members), removed with everything in them.
+    private var directories: Set<String> = []
     private var sources: [DispatchSourceSignal] = []
 
     /// Installs the handlers (once per process). A signal the process was started with ignored
@@ -184,10 +186,13 @@ package final class InterruptCleanup: @unchecked Sendable {
 
     func register(_ path: String) { lock.withLock { _ = paths.insert(path) } }
     func unregister(_ path: String) { lock.withLock { _ = paths.remove(path) } }
+    func registerDirectory(_ path: String) { lock.withLock { _ = directories.insert(path) } }
+    func unregisterDirectory(_ path: String) { lock.withLock { _ = directories.remove(path) } }
 
     private func interrupted(by signalNumber: Int32) {
         let pending = lock.withLock { paths }
         for path in pending { unlink(path) }
+        for directory in lock.withLock({ directories }) { try? FileManager.default.removeItem(atPath: directory) }
         let newLine = ProgressReporter.barIsOpen.withLock { $0 } ? "\n" : ""
         FileHandle.standardError.write(Data((newLine + "fxreplay: interrupted, no output written\n").utf8))
         _exit(128 + signalNumber)

@@ -25,6 +25,8 @@ enum InputLimits {
     static let jobSpecValues = 100_000
     /// Bytes of a batch manifest (`--manifest`): about half a million recordings.
     static let manifestBytes = 64 << 20
+    /// Bytes of a call's manifest (an archive's or a call manifest, formats.md §9).
+    static let callManifestBytes = 16 << 20
     /// Bytes of a Wavefront OBJ mesh.
     static let meshBytes = 64 << 20
     /// Triangles of an OBJ mesh after its polygons are split into triangles.

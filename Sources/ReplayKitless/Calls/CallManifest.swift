@@ -1,0 +1,231 @@
+import Foundation
+
+/// What a call's manifest says, before any media file is opened (formats.md §9): an archive
+/// manifest (a JSON object with `files`) or a call manifest (one with `participants`).
+///
+/// Parsing is separate from probing so that every mistake in the manifest is reported, naming the
+/// manifest, its line, the entry and the field, before anything is extracted or opened.
+public struct CallManifest: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        /// A Vonage Video (OpenTok) individual-stream archive's manifest.
+        case archive
+        /// fxreplay's own call manifest.
+        case call
+    }
+
+    /// One media file as the manifest places it.
+    public struct Track: Sendable, Equatable {
+        /// The file name as written: relative to the manifest's folder, checked by ``CallPaths``.
+        public var file: String
+        /// Call time, seconds, at which the file's earliest presentation time plays.
+        public var start: Double
+        /// Call time, seconds, at which the stream stops being active; `nil`: the end of its media.
+        public var stop: Double?
+        /// Where the entry is, for messages: `files[2] "6f4a…"` or `participants[0] "agent", tracks[1]`.
+        public var entry: String
+        /// The line the entry starts on.
+        public var line: Int
+        /// The key the file name is under: `filename` (archive) or `file` (call manifest), for messages.
+        public var fileKey: String
+    }
+
+    /// An archive's file entry, or a call manifest's participant.
+    public struct Stream: Sendable, Equatable {
+        public var id: String
+        public var name: String
+        public var videoType: String?
+        public var tracks: [Track]
+    }
+
+    public var kind: Kind
+    /// Unix time in seconds of call time 0, when the manifest gives it.
+    public var epoch: Double?
+    public var streams: [Stream]
+
+    /// Parses a manifest; `file` names it in errors.
+    /// - Throws: `ReplayError.badInput` naming `file`, the line, the entry and the field.
+    public init(json bytes: [UInt8], file: String) throws(ReplayError) {
+        let root: JSONNode
+        do {
+            root = try JSONReader.parse(bytes)
+        } catch {
+            throw .badInput(file: file, line: error.line, "not valid JSON: \(error.message)")
+        }
+        let fields = ManifestFields(file: file)
+        guard root.members != nil else {
+            throw .badInput(file: file, line: root.line, "not a call manifest: expected a JSON object with \"files\" (an archive's) or \"participants\"")
+        }
+        switch (root["files"], root["participants"]) {
+        case (.some, .some):
+            throw .badInput(file: file, line: root.line, "has both \"files\" and \"participants\": an archive manifest or a call manifest, not both")
+        case (.some(let files), nil):
+            kind = .archive
+            epoch = try fields.optionalNumber(root, "createdAt", in: nil).map { $0 / 1000 }
+            streams = try fields.archiveStreams(files)
+        case (nil, .some(let participants)):
+            kind = .call
+            if let version = root["version"], version.number != 1 {
+                throw fields.fail(version, nil, "version", "must be 1 (the only call manifest version)")
+            }
+            epoch = try fields.optionalNumber(root, "epoch", in: nil)
+            streams = try fields.participants(participants)
+        case (nil, nil):
+            throw .badInput(file: file, line: root.line, "not a call manifest: no \"files\" (an archive manifest's) or \"participants\" (a call manifest's)")
+        }
+        var seen: [String: String] = [:]
+        for (index, stream) in streams.enumerated() {
+            let entry = kind == .archive ? "files[\(index)]" : "participants[\(index)]"
+            if let first = seen[stream.id] {
+                let line = stream.tracks.first?.line
+                throw .badInput(file: file, line: line, field: "\(entry), \(kind == .archive ? "streamId" : "id")",
+                                "duplicate id \"\(stream.id)\" (already used by \(first))")
+            }
+            seen[stream.id] = entry
+        }
+    }
+
+    /// Whether `bytes` hold a JSON object with `files` or `participants`: a manifest, to tell it
+    /// from other JSON files in a call's folder (an annotation scene, a job).
+    static func looksLikeManifest(_ bytes: [UInt8]) -> Bool {
+        guard let root = try? JSONReader.parse(bytes) else { return false }
+        return root["files"] != nil || root["participants"] != nil
+    }
+
+    /// A stream's name from an archive's `connectionData` (formats.md §9): the `name`, `userName` or
+    /// `username` member when it parses as a JSON object holding one, else the text itself when it
+    /// is not empty, else the stream's id.
+    public static func name(connectionData: String?, id: String) -> String {
+        guard let data = connectionData, !data.isEmpty else { return id }
+        if let object = try? JSONReader.parse(Array(data.utf8)), object.members != nil {
+            for key in ["name", "userName", "username"] {
+                if let name = object[key]?.string, !name.isEmpty { return name }
+            }
+        }
+        return data
+    }
+}
+
+/// Reading the fields of a manifest's entries, each mistake named with its line, entry and field.
+private struct ManifestFields {
+    let file: String
+
+    func fail(_ node: JSONNode, _ entry: String?, _ field: String, _ message: String) -> ReplayError {
+        .badInput(file: file, line: node.line, field: entry.map { "\($0), \(field)" } ?? field, message)
+    }
+
+    private func typeName(_ node: JSONNode) -> String {
+        switch node.value {
+        case .null: "null"
+        case .bool: "true/false"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+
+    func optionalNumber(_ object: JSONNode, _ key: String, in entry: String?) throws(ReplayError) -> Double? {
+        guard let node = object[key] else { return nil }
+        guard let value = node.number else { throw fail(node, entry, key, "expected a number, got \(typeName(node))") }
+        return value
+    }
+
+    func number(_ object: JSONNode, _ key: String, in entry: String) throws(ReplayError) -> Double {
+        guard let value = try optionalNumber(object, key, in: entry) else {
+            throw fail(object, entry, key, "missing (a number is required)")
+        }
+        return value
+    }
+
+    func optionalString(_ object: JSONNode, _ key: String, in entry: String?) throws(ReplayError) -> String? {
+        guard let node = object[key] else { return nil }
+        if case .null = node.value { return nil }
+        guard let value = node.string else { throw fail(node, entry, key, "expected a string, got \(typeName(node))") }
+        return value
+    }
+
+    /// A required string without control characters, not empty: an id or a file name.
+    func string(_ object: JSONNode, _ key: String, in entry: String) throws(ReplayError) -> String {
+        guard let value = try optionalString(object, key, in: entry) else {
+            throw fail(object, entry, key, "missing (a string is required)")
+        }
+        let node = object[key]!
+        guard !value.isEmpty else { throw fail(node, entry, key, "is empty") }
+        guard !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw fail(node, entry, key, "contains a control character")
+        }
+        return value
+    }
+
+    func array(_ node: JSONNode, _ key: String, in entry: String?) throws(ReplayError) -> [JSONNode] {
+        guard let items = node.array else { throw fail(node, entry, key, "expected an array, got \(typeName(node))") }
+        return items
+    }
+
+    func object(_ node: JSONNode, _ entry: String) throws(ReplayError) -> JSONNode {
+        guard node.members != nil else {
+            throw .badInput(file: file, line: node.line, field: entry, "expected an object, got \(typeName(node))")
+        }
+        return node
+    }
+
+    /// A time in seconds: finite, not negative, below a year (a hostile value cannot overflow later sums).
+    func time(_ value: Double, _ node: JSONNode, _ entry: String, _ key: String, unit: String) throws(ReplayError) -> Double {
+        guard value >= 0, value < 366 * 86_400 * (unit == "ms" ? 1000 : 1) else {
+            throw fail(node[key] ?? node, entry, key, "\(TextNumber.exact(value)) is out of range (0 up to a year, in \(unit == "ms" ? "milliseconds" : "seconds"))")
+        }
+        return unit == "ms" ? value / 1000 : value
+    }
+
+    func archiveStreams(_ files: JSONNode) throws(ReplayError) -> [CallManifest.Stream] {
+        var streams: [CallManifest.Stream] = []
+        for (index, item) in try array(files, "files", in: nil).enumerated() {
+            var entry = "files[\(index)]"
+            let node = try object(item, entry)
+            let id = try string(node, "streamId", in: entry)
+            entry += " \"\(id)\""
+            let filename = try string(node, "filename", in: entry)
+            let startMilliseconds = try number(node, "startTimeOffset", in: entry)
+            let start = try time(startMilliseconds, node, entry, "startTimeOffset", unit: "ms")
+            let stop = try optionalNumber(node, "stopTimeOffset", in: entry).map { (ms: Double) throws(ReplayError) in
+                try time(ms, node, entry, "stopTimeOffset", unit: "ms")
+            }
+            if let stop, stop < start {
+                throw fail(node["stopTimeOffset"]!, entry, "stopTimeOffset", "is before startTimeOffset")
+            }
+            let connectionData = try optionalString(node, "connectionData", in: entry)
+            let videoType = try optionalString(node, "videoType", in: entry).flatMap { $0.isEmpty ? nil : $0 }
+            streams.append(.init(id: id, name: CallManifest.name(connectionData: connectionData, id: id), videoType: videoType,
+                                 tracks: [.init(file: filename, start: start, stop: stop, entry: entry, line: node.line, fileKey: "filename")]))
+        }
+        return streams
+    }
+
+    func participants(_ participants: JSONNode) throws(ReplayError) -> [CallManifest.Stream] {
+        var streams: [CallManifest.Stream] = []
+        for (index, item) in try array(participants, "participants", in: nil).enumerated() {
+            var entry = "participants[\(index)]"
+            let node = try object(item, entry)
+            let id = try string(node, "id", in: entry)
+            entry += " \"\(id)\""
+            let name = try optionalString(node, "name", in: entry).flatMap { $0.isEmpty ? nil : $0 } ?? id
+            guard let tracksNode = node["tracks"] else { throw fail(node, entry, "tracks", "missing (an array of tracks is required)") }
+            let items = try array(tracksNode, "tracks", in: entry)
+            guard !items.isEmpty else { throw fail(tracksNode, entry, "tracks", "is empty: a participant needs at least one track") }
+            var tracks: [CallManifest.Track] = []
+            for (trackIndex, trackItem) in items.enumerated() {
+                let trackEntry = "\(entry), tracks[\(trackIndex)]"
+                let track = try object(trackItem, trackEntry)
+                let file = try string(track, "file", in: trackEntry)
+                let start = try time(try number(track, "start", in: trackEntry), track, trackEntry, "start", unit: "s")
+                let end = try optionalNumber(track, "end", in: trackEntry).map { (s: Double) throws(ReplayError) in
+                    try time(s, track, trackEntry, "end", unit: "s")
+                }
+                if let end, end < start { throw fail(track["end"]!, trackEntry, "end", "is before start") }
+                tracks.append(.init(file: file, start: start, stop: end, entry: trackEntry, line: track.line, fileKey: "file"))
+            }
+            streams.append(.init(id: id, name: name, videoType: nil, tracks: tracks))
+        }
+        return streams
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// What `fxreplay probe CALL` tells about a call: its streams on the call's clock and each file
+/// as `probe FILE` describes it.
+public struct CallProbeResult: Sendable, Codable, Equatable {
+    public struct Track: Sendable, Codable, Equatable {
+        /// The file as the manifest names it.
+        public var file: String
+        /// Call times, seconds: where its earliest presentation time plays, and where it stops.
+        public var start: Double
+        public var stop: Double
+        /// `stop − start`, seconds.
+        public var duration: Double
+        /// The file's own clock, seconds: its earliest presentation time (`start_time`) and its end.
+        public var mediaStart: Double
+        public var mediaEnd: Double
+        public var hasVideo: Bool
+        public var hasAudio: Bool
+        /// The file as `probe FILE` describes it (its `path` is the manifest's name for it).
+        public var media: ProbeResult
+    }
+
+    public struct Stream: Sendable, Codable, Equatable {
+        public var id: String
+        public var name: String
+        public var videoType: String?
+        /// Call times, seconds, at which it becomes active and stops.
+        public var start: Double
+        public var stop: Double
+        public var hasVideo: Bool
+        public var hasAudio: Bool
+        public var tracks: [Track]
+    }
+
+    /// What the user named, and the manifest read.
+    public var source: String
+    public var manifest: String
+    /// Unix time of call time 0, seconds, when the manifest gives it.
+    public var epoch: Double?
+    /// The latest stop, seconds.
+    public var duration: Double
+    public var streams: [Stream]
+
+    /// Probes every file of `call`.
+    public init(call: Call) throws(ReplayError) {
+        source = call.source
+        manifest = call.manifest
+        epoch = call.epoch
+        duration = call.duration
+        streams = []
+        for stream in call.streams {
+            var tracks: [Track] = []
+            for track in stream.tracks {
+                var media = try MediaProbe.probe(track.path)
+                media.path = track.name
+                tracks.append(Track(file: track.name, start: track.start, stop: track.stop, duration: track.stop - track.start,
+                                    mediaStart: track.mediaStart, mediaEnd: track.mediaEnd, hasVideo: track.hasVideo,
+                                    hasAudio: track.hasAudio, media: media))
+            }
+            streams.append(Stream(id: stream.id, name: stream.name, videoType: stream.videoType, start: stream.start, stop: stream.stop,
+                                  hasVideo: stream.hasVideo, hasAudio: stream.hasAudio, tracks: tracks))
+        }
+    }
+}
+
+/// The call at a glance: one line per stream, a bar of `width` columns over the call's duration.
+public enum CallTimelineChart {
+    /// A column where the stream shows a picture.
+    public static let video: Character = "■"
+    /// A column where it is heard and not seen.
+    public static let audio: Character = "▒"
+
+    /// Column `c` covers call times `[c·d/width, (c+1)·d/width)`; it is marked when a track is
+    /// active for any part of it: ``video`` when one with a picture is, else ``audio``.
+    public static func bar(for stream: CallProbeResult.Stream, duration: Double, width: Int) -> String {
+        String((0..<width).map { column -> Character in
+            let from = Double(column) * duration / Double(width), to = Double(column + 1) * duration / Double(width)
+            let active = stream.tracks.filter { $0.start < to && $0.stop > from }
+            if active.contains(where: \.hasVideo) { return video }
+            if active.contains(where: \.hasAudio) { return audio }
+            return " "
+        })
+    }
+
+    /// The chart's lines: names padded to one width, the bar, the active span and what the stream carries.
+    public static func lines(_ result: CallProbeResult, width: Int = 40) -> [String] {
+        let names = result.streams.map { $0.name == $0.id ? $0.id : "\($0.name) (\($0.id))" }
+        let nameWidth = min(names.map(\.count).max() ?? 0, 32)
+        return zip(result.streams, names).map { stream, name in
+            let shown = name.count > nameWidth ? String(name.prefix(nameWidth - 1)) + "…" : name.padding(toLength: nameWidth, withPad: " ", startingAt: 0)
+            let carries = stream.hasVideo ? (stream.hasAudio ? "video+audio" : "video") : "audio only"
+            let span = "\(TextNumber.fixed(stream.start, decimals: 1))–\(TextNumber.fixed(stream.stop, decimals: 1)) s"
+            return "\(shown) |\(bar(for: stream, duration: result.duration, width: width))| \(span.padding(toLength: 14, withPad: " ", startingAt: 0)) \(carries)"
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+
+/// A call opened for reading (formats.md §9): an individual-stream archive (its ZIP, the folder it
+/// unpacks to, or its manifest `.json`) or a call manifest, with every media file probed.
+///
+/// A ZIP's members are extracted into a private folder under the system's temporary folder
+/// (`TMPDIR`); this object owns it and removes it when it goes away, and an interrupting signal
+/// (SIGINT, SIGTERM, SIGHUP) removes it too. Keep the object alive while the call's files are read.
+public final class OpenedCall: @unchecked Sendable {
+    /// The call, its tracks' paths pointing into ``privateFolder`` for a ZIP.
+    public let call: Call
+    /// The folder a ZIP was extracted into; `nil` for a folder or manifest read in place.
+    public let privateFolder: String?
+
+    private init(call: Call, privateFolder: String?) {
+        self.call = call
+        self.privateFolder = privateFolder
+    }
+
+    deinit { if let privateFolder { Self.remove(privateFolder) } }
+
+    /// Whether `path` names a call rather than a media file: a folder holding a `.json` file, a
+    /// `.zip` or `.json` file, or a file that starts as a ZIP does. (Nothing fxreplay renders is any
+    /// of these; a folder without a manifest stays "a folder, not a media file".)
+    public static func isCall(_ path: String) -> Bool {
+        guard !path.contains("://") else { return false }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+            return names.contains { $0.lowercased().hasSuffix(".json") && !$0.hasPrefix(".") }
+        }
+        let suffix = URL(fileURLWithPath: path).pathExtension.lowercased()
+        if suffix == "zip" || suffix == "json" { return true }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: 4)) == Data([0x50, 0x4B, 0x03, 0x04])
+    }
+
+    /// Opens the call at `path` and probes its media files.
+    /// - Throws: `ReplayError.badInput` naming the manifest, the entry and the field for anything
+    ///   wrong with the call; `.processing` when the private folder cannot be made or filled.
+    public static func open(_ path: String) throws(ReplayError) -> OpenedCall {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .badInput("\(path): no such file or folder") }
+        if isDirectory.boolValue {
+            return try read(manifestPath: try manifest(inFolder: path), source: path)
+        }
+        if URL(fileURLWithPath: path).pathExtension.lowercased() == "json" {
+            return try read(manifestPath: path, source: path)
+        }
+        let folder = try makePrivateFolder()
+        do {
+            let extracted = try CallZip.extract(path, into: folder)
+            let call = try build(extracted.manifest, name: extracted.manifestName, source: path) { stream, track, _ in
+                extracted.paths[stream][track]
+            }
+            return OpenedCall(call: call, privateFolder: folder)
+        } catch {
+            remove(folder)
+            throw error
+        }
+    }
+
+    private static func read(manifestPath: String, source: String) throws(ReplayError) -> OpenedCall {
+        let bytes = try readInputFile(manifestPath, limit: InputLimits.callManifestBytes, kind: "call manifest", isText: true)
+        let manifest = try CallManifest(json: bytes, file: manifestPath)
+        let folder = URL(fileURLWithPath: manifestPath).deletingLastPathComponent().path
+        let call = try build(manifest, name: manifestPath, source: source) { (_, _, track) throws(ReplayError) in
+            try CallPaths.resolve(track.file, in: folder, track: track, manifest: manifestPath, confined: manifest.kind == .archive)
+        }
+        return OpenedCall(call: call, privateFolder: nil)
+    }
+
+    /// The manifest of an unpacked archive: the one JSON file directly in `folder` that is a manifest.
+    private static func manifest(inFolder folder: String) throws(ReplayError) -> String {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+        let jsonFiles = names.filter { $0.lowercased().hasSuffix(".json") && !$0.hasPrefix(".") }.map { folder + "/" + $0 }
+        let manifests = jsonFiles.filter { file in
+            (try? readInputFile(file, limit: InputLimits.callManifestBytes, kind: "call manifest", isText: true))
+                .map(CallManifest.looksLikeManifest) ?? false
+        }
+        guard manifests.count == 1 else {
+            let found = jsonFiles.isEmpty ? "no .json file" : "\(manifests.count) manifests among \(jsonFiles.map { ($0 as NSString).lastPathComponent }.joined(separator: ", "))"
+            throw .badInput("\(folder): expected one manifest (a .json file with \"files\" or \"participants\"), found \(found)")
+        }
+        return manifests[0]
+    }
+
+    /// Probes every track's file (found by `path(stream, track, manifestTrack)`) and places it on the call's clock.
+    private static func build(_ manifest: CallManifest, name: String, source: String,
+                              path: (Int, Int, CallManifest.Track) throws(ReplayError) -> String) throws(ReplayError) -> Call {
+        var streams: [CallStream] = []
+        for (streamIndex, stream) in manifest.streams.enumerated() {
+            var tracks: [CallTrack] = []
+            for (trackIndex, entry) in stream.tracks.enumerated() {
+                let file = try path(streamIndex, trackIndex, entry)
+                let media: CallMedia
+                do {
+                    media = try CallMedia(path: file)
+                } catch {
+                    let why = error.message.hasPrefix(file + ": ") ? String(error.message.dropFirst(file.count + 2)) : error.message
+                    throw .badInput(file: name, line: entry.line, field: "\(entry.entry), \(entry.fileKey)", "\"\(entry.file)\": \(why)")
+                }
+                let stop = entry.stop ?? entry.start + (media.end - media.start)
+                tracks.append(CallTrack(path: file, name: entry.file, start: entry.start, stop: stop, mediaStart: media.start,
+                                        mediaEnd: media.end, hasVideo: media.hasVideo, hasAudio: media.hasAudio))
+            }
+            try checkOverlaps(tracks, of: stream, manifest: name)
+            streams.append(CallStream(id: stream.id, name: stream.name, videoType: stream.videoType, order: streamIndex, tracks: tracks))
+        }
+        return Call(source: source, manifest: name, epoch: manifest.epoch, streams: streams)
+    }
+
+    /// A participant's tracks of one kind (picture, sound) must not overlap (formats.md §9).
+    private static func checkOverlaps(_ tracks: [CallTrack], of stream: CallManifest.Stream, manifest: String) throws(ReplayError) {
+        for (kind, carries) in [("video", \CallTrack.hasVideo), ("audio", \CallTrack.hasAudio)] {
+            let indices = tracks.indices.filter { tracks[$0][keyPath: carries] }.sorted { tracks[$0].start < tracks[$1].start }
+            for (earlier, later) in zip(indices, indices.dropFirst()) where tracks[later].start < tracks[earlier].stop {
+                let entry = stream.tracks[later]
+                throw .badInput(file: manifest, line: entry.line, field: entry.entry,
+                                "its \(kind) (from \(TextNumber.exact(tracks[later].start)) s) overlaps \(stream.tracks[earlier].entry)'s (until \(TextNumber.exact(tracks[earlier].stop)) s): a participant's tracks of one kind must not overlap")
+            }
+        }
+    }
+
+    /// A new folder only this process uses, under `TMPDIR`, removed on an interrupting signal.
+    private static func makePrivateFolder() throws(ReplayError) -> String {
+        let base = NSTemporaryDirectory()
+        var template = Array(((base.hasSuffix("/") ? base : base + "/") + "fxreplay-call-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw .processing("\(base): cannot make a temporary folder for the call's files (\(String(cString: strerror(errno))))")
+        }
+        let folder = String(cString: made)
+        InterruptCleanup.shared.registerDirectory(folder)
+        return folder
+    }
+
+    private static func remove(_ folder: String) {
+        try? FileManager.default.removeItem(atPath: folder)
+        InterruptCleanup.shared.unregisterDirectory(folder)
+    }
+}

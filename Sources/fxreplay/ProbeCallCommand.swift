@@ -1,0 +1,51 @@
+import Foundation
+import ReplayKitless
+
+extension Probe {
+    /// `probe CALL`: the participants, each file on the call's clock, and the timeline at a glance.
+    func probeCall() throws {
+        InterruptCleanup.shared.install()
+        let opened = try OpenedCall.open(input)
+        let result = try CallProbeResult(call: opened.call)
+        if json {
+            FileHandle.standardOutput.write(try prettyJSON(result))
+            return
+        }
+        var header = "\(result.source): call, \(result.streams.count) stream\(result.streams.count == 1 ? "" : "s"), "
+            + String(format: "%.3f s", result.duration)
+        if let epoch = result.epoch {
+            let date = ISO8601DateFormatter.string(from: Date(timeIntervalSince1970: epoch), timeZone: TimeZone(identifier: "UTC")!,
+                                                   formatOptions: [.withInternetDateTime, .withFractionalSeconds])
+            header += ", epoch \(epoch) (\(date))"
+        }
+        print(header)
+        print("  manifest: \(result.manifest)")
+        for stream in result.streams {
+            let type = stream.videoType.map { " (\($0))" } ?? ""
+            print("  \(stream.id) \"\(stream.name)\"\(type): " + String(format: "%.3f–%.3f s", stream.start, stream.stop))
+            for track in stream.tracks {
+                print("    \(track.file): " + String(format: "start %.3f s, stop %.3f s, duration %.3f s; media %.6f–%.6f s",
+                                                    track.start, track.stop, track.duration, track.mediaStart, track.mediaEnd))
+                print("      " + Self.describe(track.media))
+            }
+        }
+        print(String(format: "timeline (0–%.1f s):", result.duration))
+        for line in CallTimelineChart.lines(result) { print("  " + line) }
+        print("  (\(CallTimelineChart.video) picture, \(CallTimelineChart.audio) sound only)")
+    }
+
+    /// One file's codecs, picture sizes and sample rates in a line.
+    static func describe(_ media: ProbeResult) -> String {
+        var parts: [String] = []
+        for stream in media.streams where stream.kind == .video || stream.kind == .audio {
+            if stream.kind == .video {
+                let sizes = stream.index == media.videoStream && !media.resolutions.isEmpty
+                    ? media.resolutions.joined(separator: " → ") : "\(stream.width ?? 0)x\(stream.height ?? 0)"
+                parts.append("video \(stream.codec) \(sizes)\(media.resolutions.count > 1 ? " (resolution changes)" : "")")
+            } else {
+                parts.append("audio \(stream.codec) \(stream.sampleRate ?? 0) Hz \(stream.channels ?? 0) ch")
+            }
+        }
+        return parts.isEmpty ? "no audio or video" : parts.joined(separator: ", ")
+    }
+}
