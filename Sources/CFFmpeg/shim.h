@@ -151,4 +151,46 @@ static inline void fx_install_counting_log_callback(void) { av_log_set_callback(
 static inline long *fx_error_counter_new(void) { return (long *)av_mallocz(sizeof(_Atomic long)); }
 static inline long fx_error_counter_read(long *counter) { return atomic_load((_Atomic long *)counter); }
 
+/* Resampling to float planar at `out_rate` with `out_channels` (the default layout for that count).
+   swr_alloc_set_opts2 and AVChannelLayout arrived in libswresample 4.5 (FFmpeg 5.1); the old
+   bitmask swr_alloc_set_opts is gone in libswresample 5 (FFmpeg 7). An input whose layout is
+   unspecified (some decoders give only a count) gets the default layout for its count. */
+static inline SwrContext *fx_swr_open(const AVFrame *in, int out_rate, int out_channels) {
+    SwrContext *swr = NULL;
+#if LIBSWRESAMPLE_VERSION_INT >= AV_VERSION_INT(4, 5, 100)
+    AVChannelLayout in_layout, out_layout;
+    if (in->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC || !av_channel_layout_check(&in->ch_layout))
+        av_channel_layout_default(&in_layout, in->ch_layout.nb_channels);
+    else if (av_channel_layout_copy(&in_layout, &in->ch_layout) < 0)
+        return NULL;
+    av_channel_layout_default(&out_layout, out_channels);
+    int status = swr_alloc_set_opts2(&swr, &out_layout, AV_SAMPLE_FMT_FLTP, out_rate,
+                                     &in_layout, (enum AVSampleFormat)in->format, in->sample_rate, 0, NULL);
+    av_channel_layout_uninit(&in_layout);
+    av_channel_layout_uninit(&out_layout);
+    if (status < 0) { swr_free(&swr); return NULL; }
+#else
+    swr = swr_alloc_set_opts(NULL, av_get_default_channel_layout(out_channels), AV_SAMPLE_FMT_FLTP, out_rate,
+                             av_get_default_channel_layout(in->channels), (enum AVSampleFormat)in->format,
+                             in->sample_rate, 0, NULL);
+    if (!swr) return NULL;
+#endif
+    if (swr_init(swr) < 0) { swr_free(&swr); return NULL; }
+    return swr;
+}
+/* Whether `in` has the rate, format and channel count a resampler was opened for. */
+static inline int fx_swr_matches(const AVFrame *in, int rate, int format, int channels) {
+    return in->sample_rate == rate && in->format == format && in->ch_layout.nb_channels == channels;
+}
+/* Converts a frame's samples (or, with `in` NULL, flushes what the resampler holds) into float
+   planes; returns the samples written per plane. swr_convert's pointer constness differs between
+   FFmpeg 5.1 and 7, hence this wrapper. */
+static inline int fx_swr_convert(SwrContext *swr, float **out, int out_count, const AVFrame *in) {
+    return swr_convert(swr, (uint8_t **)out, out_count,
+                       in ? (const uint8_t **)in->extended_data : NULL, in ? in->nb_samples : 0);
+}
+/* Output samples the next conversion of `in_count` input samples can give (an upper bound). */
+static inline int fx_swr_out_samples(SwrContext *swr, int in_count) { return swr_get_out_samples(swr, in_count); }
+static inline void fx_swr_free(SwrContext *swr) { swr_free(&swr); }
+
 #endif

@@ -159,6 +159,14 @@ final class Demuxer: @unchecked Sendable {
         return true
     }
 
+    /// Moves to the last keyframe at or before `seconds` on the file's clock (all streams), so
+    /// reading resumes there; `false` when the file cannot seek (then reading goes on from where it was).
+    @discardableResult
+    func seek(toSeconds seconds: Double) -> Bool {
+        let target = Int64((seconds * Double(AV_TIME_BASE)).rounded(.down))
+        return avformat_seek_file(context, -1, Int64.min, target, target, 0) >= 0
+    }
+
     /// Tells the demuxer which streams the caller wants; the others are skipped cheaply.
     func keepOnly(streams wanted: Set<Int>) {
         for index in streams.indices where !wanted.contains(index) {

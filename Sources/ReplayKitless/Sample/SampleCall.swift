@@ -82,7 +82,7 @@ struct SampleCall {
         try MediaWriter(path: SampleGenerator.path(publisher.fileName, in: directory),
                         video: SampleGenerator.publisherVideo(scene.settings.size),
                         audio: .init(sampleRate: SampleSound.sampleRate, channels: 1,
-                                     startSample: SampleGenerator.publisherAudioStart, opus: true),
+                                     startSample: SampleGenerator.publisherAudioStart, codec: .opus),
                         group: members)
     }
 
@@ -200,7 +200,7 @@ struct SampleCall {
 
     /// The dispatcher: sound only, a 440 Hz beep once a second over a lower hum.
     private func writeDispatcher(directory: String, members: OutputGroup) throws(ReplayError) -> String {
-        let writer = try AudioWriter(path: SampleGenerator.path(dispatcher.fileName, in: directory),
+        let writer = try MediaWriter(path: SampleGenerator.path(dispatcher.fileName, in: directory), video: nil,
                                      audio: .init(sampleRate: SampleSound.sampleRate, channels: 1), group: members)
         let perMillisecond = Int64(SampleSound.sampleRate / 1000)
         let length = guestMilliseconds - dispatcher.startMilliseconds
