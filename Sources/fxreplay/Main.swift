@@ -10,7 +10,7 @@ struct Fxreplay: ParsableCommand {
         abstract: "Re-render recorded video calls: poses, background replacement, 3D annotations, QA.",
         version: "0.1.0",
         subcommands: [Render.self, Probe.self, Track.self, Poses.self, Compare.self, Framehash.self, QA.self, Batch.self,
-                      Sample.self]
+                      Sample.self, Compose.self]
     )
 
     static func main() {

@@ -74,7 +74,7 @@ struct Render: ParsableCommand {
 
     /// Options that only make sense together. Checked when the command runs, not in `validate()`,
     /// so a job spec may hold one half and the command line or a batch's discovered inputs the other.
-    private func checkCombinations() throws(ReplayError) {
+    func checkCombinations() throws(ReplayError) {
         if annotations != nil && !poseOptions.isGiven {
             throw .usage("--annotations needs camera poses: --poses FILE or --poses-from-sei")
         }
@@ -82,20 +82,18 @@ struct Render: ParsableCommand {
         if embedPoses && !poseOptions.isGiven { throw .usage("--embed-poses needs --poses FILE or --poses-from-sei") }
     }
 
-    func run() throws {
-        try checkCombinations()
-        InterruptCleanup.shared.install()
-        FFmpegLogging.configure(verbose: progress.verbose)
-        // A call's stream is rendered from its file; the opened call owns a ZIP's extracted files until the end.
-        let call = try CallStreamChoice(input: input, stream: stream, poseTime: poseOptions.poseTime)
-        var options = RenderOptions(input: call?.track.path ?? input, output: output)
+    /// The options as the library takes them (also a compose job's per-stream options).
+    /// - Parameter poseClockOffset: places `--pose-time call|epoch` on the rendered file's own clock
+    ///   (``Call/poseClockOffset(_:track:)``); those choices are bad usage without it.
+    func renderOptions(poseClockOffset: Double? = nil) throws -> RenderOptions {
+        var options = RenderOptions(input: input, output: output)
         options.encoder = encoder.settings
         options.size = size
         options.keepRotation = keepRotation
         options.mirror = mirror
         options.overwrite = overwrite
         options.maxDecodeErrors = strict ? 0 : maxDecodeErrors
-        options.poses = poseOptions.isGiven ? try poseOptions.settings(clockOffset: call?.poseClockOffset) : nil
+        options.poses = poseOptions.isGiven ? try poseOptions.settings(clockOffset: poseClockOffset) : nil
         options.embedPoses = embedPoses
         if let annotations {
             var settings = AnnotationSettings(scene: annotations)
@@ -104,6 +102,17 @@ struct Render: ParsableCommand {
             options.annotations = settings
         }
         options.background = try backgroundReplacement.settings()
+        return options
+    }
+
+    func run() throws {
+        try checkCombinations()
+        InterruptCleanup.shared.install()
+        FFmpegLogging.configure(verbose: progress.verbose)
+        // A call's stream is rendered from its file; the opened call owns a ZIP's extracted files until the end.
+        let call = try CallStreamChoice(input: input, stream: stream, poseTime: poseOptions.poseTime)
+        var options = try renderOptions(poseClockOffset: call?.poseClockOffset)
+        if let call { options.input = call.track.path }
         // Every output is checked before the render: none may be an input or another output, or exist unasked.
         // The preview and the report are written before the video is moved into place, and moved
         // after it: a full disk leaves none of them.

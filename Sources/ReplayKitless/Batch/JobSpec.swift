@@ -71,6 +71,15 @@ public struct JobSpec: Sendable {
     /// The options the `batch:` section names patterns for, each as the render option it becomes
     /// (valued `{name}`), with its line: render must know them.
     public let patternOptions: [JobOption]
+    /// For `fxreplay compose`: the `streams:` section, each stream's (id or name) own render options.
+    public let streams: [StreamOptions]
+
+    /// One entry of a `streams:` section: render options for the stream `key` names.
+    public struct StreamOptions: Sendable, Equatable {
+        public var key: String
+        public var options: [JobOption]
+        public var line: Int?
+    }
 
     /// Keys that are not render options of a job: the output is per run, and jobs do not nest.
     static let forbiddenKeys = [
@@ -92,12 +101,15 @@ public struct JobSpec: Sendable {
         var discovery = InputDiscovery()
         var container = "mp4"
         var patternOptions: [JobOption] = []
+        var streams: [StreamOptions] = []
         switch root {
         case .null:
             break
         case .map(let entries):
             for entry in entries {
-                if entry.key == "batch" {
+                if entry.key == "streams" {
+                    streams = try Self.parseStreamsSection(entry.value, line: entry.line, file: path)
+                } else if entry.key == "batch" {
                     try Self.parseBatchSection(entry.value, line: entry.line, file: path, discovery: &discovery, container: &container,
                                                patternOptions: &patternOptions)
                 } else if let option = try JobOption(key: entry.key, raw: entry.value, file: path, line: entry.line, nullAllowed: false) {
@@ -111,6 +123,31 @@ public struct JobSpec: Sendable {
         self.discovery = discovery
         self.container = container
         self.patternOptions = patternOptions
+        self.streams = streams
+    }
+
+    /// `streams:` maps a stream's id or name to a mapping of render options.
+    private static func parseStreamsSection(_ raw: RawValue, line: Int?, file: String) throws(ReplayError) -> [StreamOptions] {
+        guard case .map(let entries) = raw else {
+            throw .badInput(file: file, line: line, field: "streams", "must map stream ids or names to render options")
+        }
+        var streams: [StreamOptions] = []
+        for entry in entries {
+            let field = "streams.\(entry.key)"
+            var options: [JobOption] = []
+            switch entry.value {
+            case .null: break
+            case .map(let items):
+                for item in items {
+                    guard let option = try JobOption(key: item.key, raw: item.value, file: file, line: item.line, nullAllowed: false) else { continue }
+                    options.append(option)
+                }
+            default:
+                throw .badInput(file: file, line: entry.line, field: field, "must be a mapping of render options (poses, annotations, mirror, …)")
+            }
+            streams.append(StreamOptions(key: entry.key, options: options.sorted { $0.key < $1.key }, line: entry.line))
+        }
+        return streams
     }
 
     /// The job as render arguments, in key order.

@@ -114,16 +114,7 @@ final class PictureFitter {
 
     /// Points `cropped` at `rect` of `picture` without copying.
     private func crop(_ picture: Frame, to rect: PixelRect, source: String) throws(ReplayError) {
-        av_frame_unref(cropped.pointer)
-        do {
-            try ffmpeg("av_frame_ref", av_frame_ref(cropped.pointer, picture.pointer))
-            let frame = cropped.pointer
-            frame.pointee.crop_left = rect.x
-            frame.pointee.crop_top = rect.y
-            frame.pointee.crop_right = picture.width - rect.x - rect.width
-            frame.pointee.crop_bottom = picture.height - rect.y - rect.height
-            try ffmpeg("av_frame_apply_cropping", av_frame_apply_cropping(frame, Int32(AV_FRAME_CROP_UNALIGNED)))
-        } catch { throw .badInput("\(source): cannot crop the picture: \(error)") }
+        do { try cropped.reference(picture, croppedTo: rect) } catch { throw .badInput("\(source): cannot crop the picture: \(error)") }
     }
 
     /// Paints the bar colour on the 4:2:0 `image` outside `rect`: every luma sample, and every

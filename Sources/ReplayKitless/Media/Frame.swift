@@ -61,6 +61,18 @@ final class Frame: @unchecked Sendable {
         try ffmpeg("av_frame_get_buffer", av_frame_get_buffer(pointer, 0))
     }
 
+    /// Makes this frame a reference to `rect` of `picture`'s pixels, without copying (libswscale
+    /// then reads only that region).
+    func reference(_ picture: Frame, croppedTo rect: PixelRect) throws(FFmpegFailure) {
+        av_frame_unref(pointer)
+        try ffmpeg("av_frame_ref", av_frame_ref(pointer, picture.pointer))
+        pointer.pointee.crop_left = rect.x
+        pointer.pointee.crop_top = rect.y
+        pointer.pointee.crop_right = picture.width - rect.x - rect.width
+        pointer.pointee.crop_bottom = picture.height - rect.y - rect.height
+        try ffmpeg("av_frame_apply_cropping", av_frame_apply_cropping(pointer, Int32(AV_FRAME_CROP_UNALIGNED)))
+    }
+
     /// Copies timing and colour properties (not pixels) from another frame.
     func copyProperties(from other: Frame) {
         av_frame_copy_props(pointer, other.pointer)

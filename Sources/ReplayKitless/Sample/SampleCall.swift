@@ -200,7 +200,7 @@ struct SampleCall {
 
     /// The dispatcher: sound only, a 440 Hz beep once a second over a lower hum.
     private func writeDispatcher(directory: String, members: OutputGroup) throws(ReplayError) -> String {
-        let writer = try MediaWriter(path: SampleGenerator.path(dispatcher.fileName, in: directory), video: nil,
+        let writer = try MediaWriter(path: SampleGenerator.path(dispatcher.fileName, in: directory),
                                      audio: .init(sampleRate: SampleSound.sampleRate, channels: 1), group: members)
         let perMillisecond = Int64(SampleSound.sampleRate / 1000)
         let length = guestMilliseconds - dispatcher.startMilliseconds

@@ -1,0 +1,94 @@
+/// Where each shown participant goes on the composed picture (formats.md §9, layouts).
+///
+/// A layout is asked again whenever the set of active participants with video changes; it sees
+/// them in grid order (by start time, ties in manifest order) and answers a rectangle per tile.
+public enum CallLayout: Sendable, Equatable {
+    /// `c = ceil(sqrt(n))` columns, `r = ceil(n / c)` rows, a short last row centred.
+    case grid
+    /// The `focus` participant large across the top; the others in a strip along the bottom.
+    case focus(String)
+    /// The `focus` participant filling the picture; the others small insets in its lower-right corner.
+    case pip(String)
+    /// Explicit tiles from a layout file; participants without a tile are not shown.
+    case custom(CustomLayout)
+
+    /// One tile of a layout: which participant (its index in the list handed to ``tiles(for:width:height:)``),
+    /// where, and how its picture is fitted (`nil`: the `--tile-fit` default).
+    public struct Tile: Sendable, Equatable {
+        public var participant: Int
+        public var rect: PixelRect
+        public var fit: BackgroundFit?
+    }
+
+    /// The tiles for `participants` (each given by the keys it answers to: its streams' ids and
+    /// its name; in grid order) on a `width × height` picture, in drawing order (later tiles drawn
+    /// over earlier ones).
+    public func tiles(for participants: [[String]], width: Int, height: Int) -> [Tile] {
+        let n = participants.count
+        guard n > 0 else { return [] }
+        func matches(_ key: String, _ keys: [String]) -> Bool { keys.contains(key) }
+        switch self {
+        case .grid:
+            return Self.gridCells(count: n, width: width, height: height).enumerated().map { Tile(participant: $0.offset, rect: $0.element, fit: nil) }
+        case .focus(let key), .pip(let key):
+            // Without its focus (not yet joined, or gone), the call is shown as a grid.
+            guard let focused = participants.firstIndex(where: { matches(key, $0) }) else {
+                return CallLayout.grid.tiles(for: participants, width: width, height: height)
+            }
+            let others = participants.indices.filter { $0 != focused }
+            if case .focus = self {
+                return Self.focusTiles(focused: focused, others: others, width: width, height: height)
+            }
+            return Self.pipTiles(focused: focused, others: others, width: width, height: height)
+        case .custom(let layout):
+            return layout.tiles.compactMap { tile in
+                participants.firstIndex { matches(tile.stream, $0) }.map { Tile(participant: $0, rect: tile.rect, fit: tile.fit) }
+            }
+        }
+    }
+
+    /// §9's grid: cell `i` in column `i mod c`, row `i div c`, edges `floor(col · W / c)` …,
+    /// the last row's `k < c` cells shifted right by `floor((c − k) · W / (2c))`.
+    public static func gridCells(count n: Int, width: Int, height: Int) -> [PixelRect] {
+        guard n > 0 else { return [] }
+        var c = Int(Double(n).squareRoot().rounded(.down))
+        if c * c < n { c += 1 }
+        let r = (n + c - 1) / c
+        let lastRowCount = n - (r - 1) * c
+        return (0..<n).map { i in
+            let col = i % c, row = i / c
+            let shift = row == r - 1 && lastRowCount < c ? (c - lastRowCount) * width / (2 * c) : 0
+            let left = col * width / c, right = (col + 1) * width / c
+            let top = row * height / r, bottom = (row + 1) * height / r
+            return PixelRect(x: left + shift, y: top, width: right - left, height: bottom - top)
+        }
+    }
+
+    /// `focus`: the focused participant over the top three quarters; the others share the bottom
+    /// quarter in equal cells no wider than 16:9, centred (alone: the whole picture).
+    static func focusTiles(focused: Int, others: [Int], width: Int, height: Int) -> [Tile] {
+        guard !others.isEmpty else { return [Tile(participant: focused, rect: PixelRect(x: 0, y: 0, width: width, height: height), fit: nil)] }
+        let stripHeight = height / 4
+        let main = Tile(participant: focused, rect: PixelRect(x: 0, y: 0, width: width, height: height - stripHeight), fit: nil)
+        let cellWidth = min(width / others.count, stripHeight * 16 / 9)
+        let left = (width - cellWidth * others.count) / 2
+        return [main] + others.enumerated().map { slot, participant in
+            Tile(participant: participant, rect: PixelRect(x: left + slot * cellWidth, y: height - stripHeight, width: cellWidth, height: stripHeight), fit: nil)
+        }
+    }
+
+    /// `pip`: the focused participant fills the picture; each other is an inset a fifth of the
+    /// picture's width and height, right to left along the bottom, a margin of 1/64 of the width
+    /// apart and from the edges, further rows stacked upwards when a row is full.
+    static func pipTiles(focused: Int, others: [Int], width: Int, height: Int) -> [Tile] {
+        let main = Tile(participant: focused, rect: PixelRect(x: 0, y: 0, width: width, height: height), fit: nil)
+        let insetWidth = width / 5, insetHeight = height / 5, margin = width / 64
+        let perRow = max(1, (width - margin) / (insetWidth + margin))
+        return [main] + others.enumerated().map { slot, participant in
+            let column = slot % perRow, row = slot / perRow
+            let x = width - (column + 1) * (insetWidth + margin)
+            let y = height - (row + 1) * (insetHeight + margin)
+            return Tile(participant: participant, rect: PixelRect(x: x, y: max(0, y), width: insetWidth, height: insetHeight), fit: nil)
+        }
+    }
+}

@@ -1,0 +1,336 @@
+import CFFmpeg
+import Foundation
+import Synchronization
+
+/// Composes a whole call into one video (`fxreplay compose`, formats.md §9): output frame `k`
+/// has presentation time `k / fps` and shows call time `from + k / fps`, each shown participant
+/// with its latest picture due by then, in the tiles of the layout, which is recomputed whenever
+/// someone with video joins or leaves.
+///
+/// Each video track is decoded on its own thread (``TrackFrames``) a few pictures ahead; this
+/// thread lays out and paints each output frame (``TilePainter``) and hands it to an encoding
+/// thread over a bounded queue, so decoding, composing and encoding overlap and memory stays
+/// bounded however long or large the call.
+public final class Composer {
+    public let options: ComposeOptions
+    private let extraEffects: [any FrameEffect]
+
+    /// - Parameter extraEffects: steps applied to each composed frame (a contact sheet, say).
+    public init(options: ComposeOptions, extraEffects: [any FrameEffect] = []) {
+        self.options = options
+        self.extraEffects = extraEffects
+    }
+
+    /// Composes, showing progress on stderr; returns the report. On any failure (or SIGINT, through
+    /// ``AtomicOutput``) nothing is left under the output's name, nor any temporary file.
+    /// - Parameter beforeCommit: writes the caller's other outputs (report, preview) once the video
+    ///   is complete but before it is moved into place.
+    public func run(progress style: ProgressStyle = .auto, label: String = "compose",
+                    beforeCommit: (ComposeReport) throws(ReplayError) -> Void = { _ in }) throws(ReplayError) -> ComposeReport {
+        let started = Date()
+        let session = try ComposeSession(options: options, extraEffects: extraEffects)
+        let reporter = ProgressReporter(style: style, label: label, total: options.frameCount)
+        do {
+            try session.run { done in reporter.update(done: done) }
+            var report = try session.finish()
+            reporter.finish(done: report.framesEncoded)
+            report.wallSeconds = Date().timeIntervalSince(started)
+            report.speedFPS = report.wallSeconds > 0 ? Double(report.framesEncoded) / report.wallSeconds : 0
+            try beforeCommit(report)
+            try session.muxer.output.commit()
+            return report
+        } catch {
+            session.muxer.output.abort()
+            throw error
+        }
+    }
+}
+
+/// The state of one running composition; private to ``Composer``.
+private final class ComposeSession: @unchecked Sendable {
+    let options: ComposeOptions
+    let participants: [CallParticipant]
+    /// Per participant, its video tracks (by start) being decoded.
+    let tracks: [[TrackFrames]]
+    let painters: [TilePainter]
+    let layout: CallLayout
+    let width: Int, height: Int
+    let colorSpace: ColorSpace
+    let background: YUVColor
+    let encoder: Encoder
+    let muxer: Muxer
+    let videoOut: Int
+    let extraEffects: [any FrameEffect]
+    let names: TileNames?
+    var report: ComposeReport
+
+    let composed = BoundedQueue<Frame>(capacity: 4)
+    let canvases = FramePool(keepsBuffers: true)
+    let failure = Locked<ReplayError?>(nil)
+    let framesDone = Atomic<Int>(0)
+
+    init(options: ComposeOptions, extraEffects: [any FrameEffect]) throws(ReplayError) {
+        self.options = options
+        self.extraEffects = extraEffects
+        let call = options.call
+        guard options.fps > 0, options.fps <= 240 else { throw .usage("--fps \(options.fps): must be 1 to 240") }
+        guard options.end > options.from else {
+            throw .usage("\(call.source): nothing to compose from \(options.from) s to \(options.end) s (the call lasts \(call.duration) s)")
+        }
+        // 4:2:0 needs even dimensions.
+        width = max(2, options.size.width & ~1)
+        height = max(2, options.size.height & ~1)
+        participants = CallParticipant.withVideo(in: call)
+        layout = options.layout
+        try Self.check(layout: layout, participants: participants, call: call)
+        let effects = try Self.streamEffects(options.streamEffects, call: call)
+
+        let videoTracks = participants.reduce(0) { $0 + $1.videoTracks.count }
+        // Many streams decode in parallel with each other: one thread each is enough then.
+        let decoderThreads = videoTracks > 1 ? 1 : 0
+        var tracks: [[TrackFrames]] = []
+        for participant in participants {
+            var list: [TrackFrames] = []
+            for (stream, track) in participant.videoTracks {
+                var own = effects[stream.id]
+                own?.input = track.path
+                list.append(try TrackFrames(stream: stream, track: track, effects: own, threads: decoderThreads))
+            }
+            tracks.append(list)
+        }
+        self.tracks = tracks
+        painters = participants.map { _ in TilePainter() }
+
+        colorSpace = ColorSpace(tag: AVCOL_SPC_UNSPECIFIED, fullRange: false, height: height)
+        var backgroundColor = options.background
+        if case .custom(let custom) = layout, let color = custom.background { backgroundColor = color }
+        background = colorSpace.yuv(red: backgroundColor.red, green: backgroundColor.green, blue: backgroundColor.blue)
+        names = options.names ? try TileNames(width: width, height: height, colorSpace: colorSpace, font: options.font) : nil
+
+        let output = try AtomicOutput(path: options.output, overwrite: options.overwrite, inputs: options.inputFiles)
+        muxer = try Muxer(output: output, bitexact: options.encoder.deterministic)
+        let codec = options.encoder.codec ?? VideoCodec.defaultCodec(forOutput: options.output)
+        let ignoredSettings = try options.encoder.check(for: codec)
+        let codecID = avcodec_find_encoder_by_name(codec.encoderName)?.pointee.id ?? AV_CODEC_ID_NONE
+        if !muxer.accepts(video: codecID, width: width, height: height) {
+            throw .usage("\(options.output): a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot hold \(codec.rawValue) video")
+        }
+        let timeBase = AVRational(num: 1, den: Int32(options.fps))
+        encoder = try Encoder(settings: options.encoder, codec: codec, width: width, height: height, timeBase: timeBase,
+                              frameRate: AVRational(num: Int32(options.fps), den: 1), colorOf: nil, alpha: false,
+                              globalHeader: muxer.needsGlobalHeader)
+        videoOut = try muxer.addStream(encoder: encoder)
+        // HOOK(mixer, #23 item 4): the call's sound — every stream's audio at its call time from
+        // `options.from`, resampled to 48 kHz, summed, clipped; AAC (Opus in WebM) — adds its
+        // stream to `muxer` here, before the header, and writes its packets from its own thread.
+        try muxer.writeHeader()
+
+        report = ComposeReport(input: call.source, output: .init(
+            path: options.output, container: muxer.formatName, codec: codec.encoderName, width: width, height: height,
+            pixelFormat: String(cString: av_get_pix_fmt_name(encoder.pixelFormat)), bytes: 0, copiedStreams: 0),
+            layout: layout.name, fps: options.fps, from: options.from, to: options.end)
+        report.audioOnly = call.streams.filter { $0.hasAudio && !$0.hasVideo }.map(\.id)
+        report.warnings += ignoredSettings
+        if width != options.size.width || height != options.size.height {
+            report.warnings.append("\(options.size) is rounded to \(width)x\(height): 4:2:0 needs an even width and height")
+        }
+    }
+
+    /// `--focus` names a participant with video; a layout file's tiles name streams of the call.
+    static func check(layout: CallLayout, participants: [CallParticipant], call: Call) throws(ReplayError) {
+        let known = call.streams.map { "\($0.id) (\($0.name))" }.joined(separator: ", ")
+        switch layout {
+        case .focus(let key), .pip(let key):
+            guard participants.contains(where: { $0.keys.contains(key) }) else {
+                throw .usage("--focus \(key): no participant with video has that id or name; the call has \(known)")
+            }
+        case .custom(let custom):
+            for (index, tile) in custom.tiles.enumerated() where !call.streams.contains(where: { $0.id == tile.stream || $0.name == tile.stream }) {
+                throw .badInput(file: custom.file, line: tile.line, field: "tiles[\(index)].stream",
+                                "no stream '\(tile.stream)'; the call has \(known)")
+            }
+        case .grid:
+            break
+        }
+    }
+
+    /// A job's `streams:` keyed by stream id: unknown keys are bad input naming the key and the ids.
+    static func streamEffects(_ byKey: [String: RenderOptions], call: Call) throws(ReplayError) -> [String: RenderOptions] {
+        var byID: [String: RenderOptions] = [:]
+        for key in byKey.keys.sorted() {
+            let stream: CallStream
+            do { stream = try call.stream(key) } catch {
+                throw .badInput("streams: '\(key)': \(error.message)")
+            }
+            guard stream.hasVideo else { throw .badInput("streams: '\(key)': stream \(stream.id) has no video for effects") }
+            guard byID[stream.id] == nil else { throw .badInput("streams: '\(key)': stream \(stream.id) is given twice") }
+            byID[stream.id] = byKey[key]
+        }
+        return byID
+    }
+
+    // MARK: Running
+
+    /// Composes every output frame on this thread while a second thread encodes them.
+    func run(progress: (Int) -> Void) throws(ReplayError) {
+        let encoding = DispatchGroup()
+        encoding.enter()
+        Thread { [self] in
+            do throws(ReplayError) { try encodeAll() } catch { fail(error) }
+            encoding.leave()
+        }.start()
+        do {
+            try composeAll(progress: progress)
+            composed.close()
+        } catch {
+            fail(error)
+        }
+        while encoding.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+            progress(framesDone.load(ordering: .relaxed))
+        }
+        for list in tracks { for track in list { track.stop() } }
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
+
+    private func fail(_ error: ReplayError) {
+        failure.withLock { if $0 == nil { $0 = error } }
+        composed.cancel()
+    }
+
+    private var failed: Bool { failure.withLock { $0 != nil } }
+
+    private func composeAll(progress: (Int) -> Void) throws(ReplayError) {
+        var shown: [Int]?
+        var tiles: [CallLayout.Tile] = []
+        var stopped = Set<ObjectIdentifier>()
+        for k in 0..<options.frameCount {
+            guard !failed else { return }
+            let t = options.callTime(ofFrame: k)
+            // Tracks that have left are stopped, which frees their pictures.
+            for list in tracks { for track in list where track.track.stop <= t && stopped.insert(ObjectIdentifier(track)).inserted { track.stop() } }
+            let now = participants.indices.filter { participants[$0].isShown(at: t) }
+            if now != shown {
+                if shown != nil { report.layoutChanges += 1 }
+                shown = now
+                tiles = layout.tiles(for: now.map { participants[$0].keys }, width: width, height: height)
+                names?.draw(tiles.map { (participants[now[$0.participant]].name, $0.rect) })
+            }
+            let canvas: Frame
+            do { canvas = try canvases.take(width: width, height: height, format: AV_PIX_FMT_YUV420P) } catch {
+                throw .processing("\(options.output): \(error)")
+            }
+            do {
+                canvas.pts = Int64(k)
+                canvas.duration = 1
+                try paint(canvas, tiles: tiles, shown: now, at: t, frame: k)
+            } catch {
+                canvas.recycle()
+                throw error
+            }
+            guard composed.put(canvas) else {
+                canvas.recycle()
+                return
+            }
+            progress(framesDone.load(ordering: .relaxed))
+        }
+    }
+
+    /// Paints output frame `k` (call time `t`): background, then each tile's picture, names, and
+    /// the caller's effects.
+    private func paint(_ canvas: Frame, tiles: [CallLayout.Tile], shown: [Int], at t: Double, frame k: Int) throws(ReplayError) {
+        guard var image = canvas.yuvImage else { throw .processing("composed picture has no planes") }
+        image.colorSpace = colorSpace
+        canvas.pointer.pointee.color_range = AVCOL_RANGE_MPEG
+        image.fill(background)
+        for tile in tiles {
+            let participant = shown[tile.participant]
+            // Tiles may overlap (pip, layout files): a later one hides what is under it.
+            let rect = tile.rect
+            image.luma.fill(background.y, x: rect.x, y: rect.y, width: rect.width, height: rect.height)
+            let chroma = PixelRect(x: rect.x / 2, y: rect.y / 2, width: (rect.x + rect.width + 1) / 2 - rect.x / 2,
+                                   height: (rect.y + rect.height + 1) / 2 - rect.y / 2)
+            image.cb.fill(background.cb, x: chroma.x, y: chroma.y, width: chroma.width, height: chroma.height)
+            image.cr.fill(background.cr, x: chroma.x, y: chroma.y, width: chroma.width, height: chroma.height)
+            guard let (track, picture) = try latestPicture(of: participant, at: t) else { continue }
+            try painters[participant].paint(picture, of: ObjectIdentifier(track), in: rect, fit: tile.fit ?? options.tileFit,
+                                            onto: image, source: "\(track.track.name) (stream \(track.stream.id))")
+        }
+        names?.composite(into: image)
+        if !extraEffects.isEmpty {
+            let time = FrameTime(index: k, pts: Int64(k), seconds: Double(k) / Double(options.fps), streamSeconds: t,
+                                 duration: 1 / Double(options.fps))
+            for effect in extraEffects { try effect.apply(to: image, at: time) }
+        }
+    }
+
+    /// The picture a participant shows at call time `t`: of its tracks active then (the latest
+    /// to start wins), the latest picture due by `t`; `nil` before its first.
+    private func latestPicture(of participant: Int, at t: Double) throws(ReplayError) -> (TrackFrames, CallFrame)? {
+        var latest: (TrackFrames, CallFrame)?
+        for track in tracks[participant] where track.track.start <= t && t < track.track.stop {
+            if let picture = try track.advance(to: t) { latest = (track, picture) }
+        }
+        return latest
+    }
+
+    private func encodeAll() throws(ReplayError) {
+        let packet = Packet()
+        func drain() throws(ReplayError) {
+            while try encoder.receive(into: packet) == .produced {
+                try muxer.write(packet, stream: videoOut)
+                framesDone.add(1, ordering: .relaxed)
+            }
+        }
+        while let frame = composed.take() {
+            do { try encoder.send(frame) } catch {
+                frame.recycle()
+                throw error
+            }
+            frame.recycle()
+            try drain()
+        }
+        guard !failed else { return }
+        try encoder.send(nil)
+        try drain()
+    }
+
+    // MARK: Finishing
+
+    func finish() throws(ReplayError) -> ComposeReport {
+        try muxer.finish(commit: false)
+        report.framesEncoded = framesDone.load(ordering: .relaxed)
+        report.output.bytes = (try? FileManager.default.attributesOfItem(atPath: muxer.output.temporaryPath)[.size] as? Int64) ?? 0
+        for (participant, list) in zip(participants, tracks) {
+            var entry = ComposeReport.Participant(name: participant.name, streams: participant.streams.map(\.id))
+            for track in list {
+                let counts = track.counters.withLock { $0 }
+                entry.framesDecoded += counts.decoded
+                entry.decodeErrors += counts.decodeErrors
+                entry.resolutionChanges += counts.resolutionChanges
+                entry.framesWithBadTimestamps += counts.badTimestamps
+                for (name, lines) in track.effectLines { entry.effects[name, default: [:]].merge(lines, uniquingKeysWith: +) }
+                if counts.decodeErrors > 0 {
+                    report.warnings.append("stream \(track.stream.id) (\(track.stream.name), \(track.track.name)): \(counts.decodeErrors) decode errors "
+                                           + "concealed or skipped; the first: \(counts.firstProblem ?? "unknown")")
+                }
+                if counts.badTimestamps > 0 {
+                    report.warnings.append("stream \(track.stream.id) (\(track.track.name)): \(counts.badTimestamps) pictures with non-increasing timestamps dropped")
+                }
+            }
+            report.participants.append(entry)
+        }
+        return report
+    }
+}
+
+extension CallLayout {
+    /// How reports name it.
+    var name: String {
+        switch self {
+        case .grid: "grid"
+        case .focus(let key): "focus \(key)"
+        case .pip(let key): "pip \(key)"
+        case .custom(let layout): layout.file
+        }
+    }
+}

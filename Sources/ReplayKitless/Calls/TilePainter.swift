@@ -1,0 +1,92 @@
+import CFFmpeg
+
+/// Paints one participant's picture into its tile of the composed picture: the picture keeps its
+/// display aspect ratio, contained (centred, the rest background) or covering (centre-cropped),
+/// by the same ``BackgroundPlacement`` as a background picture.
+///
+/// The decoded picture is scaled once, straight to its size on the canvas, into a buffer that
+/// is reused from frame to frame (libswscale writes rows in whole SIMD blocks, which would spill
+/// into a neighbouring tile if it wrote into the canvas), then copied into place. A picture that
+/// has not changed since the last output frame, in an unchanged tile, is not scaled again.
+final class TilePainter {
+    private let scaler = Scaler(flags: SWS_BICUBIC)
+    private let cropped = Frame()
+    private let scaled = Frame()
+    /// What `scaled` holds: the picture (its track and serial) and where it goes.
+    private var key: Key?
+
+    private struct Key: Equatable {
+        var track: ObjectIdentifier
+        var serial: Int
+        var rect: PixelRect
+        var fit: BackgroundFit
+    }
+
+    /// Where a `width × height` picture with sample aspect ratio `sar` lands in `tile`: the part of
+    /// the picture used (stored pixels) and its rectangle on the canvas, on even pixels for 4:2:0.
+    static func placement(width: Int, height: Int, sar: AVRational, tile: PixelRect, fit: BackgroundFit) -> BackgroundPlacement {
+        let square = sar.num <= 0 || sar.den <= 0 || sar.num == sar.den
+        let displayWidth = square ? width : max(1, Int((Double(width) * Double(sar.num) / Double(sar.den)).rounded()))
+        var placement = BackgroundPlacement(fit: fit, pictureWidth: displayWidth, pictureHeight: height,
+                                            frameWidth: tile.width, frameHeight: tile.height)
+        if !square {
+            // Back from display columns to stored ones.
+            let scale = Double(width) / Double(displayWidth)
+            let x = Int((Double(placement.source.x) * scale).rounded())
+            placement.source.x = min(x, width - 1)
+            placement.source.width = max(1, min(width - placement.source.x, Int((Double(placement.source.width) * scale).rounded())))
+        }
+        // Inward to even edges, so the chroma planes line up.
+        let destination = placement.destination
+        let left = (tile.x + destination.x + 1) & ~1, top = (tile.y + destination.y + 1) & ~1
+        let right = max(left + 2, (tile.x + destination.x + destination.width) & ~1)
+        let bottom = max(top + 2, (tile.y + destination.y + destination.height) & ~1)
+        placement.destination = PixelRect(x: left, y: top, width: right - left, height: bottom - top)
+        return placement
+    }
+
+    /// Paints `picture` (of the track `track`) into `tile` of `canvas` (4:2:0, even-sized), which
+    /// already holds the background.
+    func paint(_ picture: CallFrame, of track: ObjectIdentifier, in tile: PixelRect, fit: BackgroundFit, onto canvas: YUVImage,
+               source: String) throws(ReplayError) {
+        let newKey = Key(track: track, serial: picture.serial, rect: tile, fit: fit)
+        let frame = picture.frame
+        let placement = Self.placement(width: frame.width, height: frame.height, sar: frame.pointer.pointee.sample_aspect_ratio,
+                                       tile: tile, fit: fit)
+        let target = placement.destination
+        guard target.x + target.width <= canvas.width, target.y + target.height <= canvas.height else { return }
+        if key != newKey {
+            key = nil
+            do {
+                try cropped.reference(frame, croppedTo: placement.source)
+                try scaled.allocate(width: target.width, height: target.height, format: AV_PIX_FMT_YUV420P)
+            } catch { throw .processing("\(source): \(error)") }
+            try scaler.convert(cropped, into: scaled, colorSpace: frame.colorSpace.fullRange ? frame.colorSpace : nil,
+                               outputColorSpace: frame.colorSpace.fullRange ? ColorSpace(matrix: frame.colorSpace.matrix, fullRange: false) : nil)
+            av_frame_unref(cropped.pointer)
+            key = newKey
+        }
+        guard let image = scaled.yuvImage else { throw .processing("\(source): scaled picture has no planes") }
+        image.luma.paste(into: canvas.luma, x: target.x, y: target.y)
+        image.cb.paste(into: canvas.cb, x: target.x / 2, y: target.y / 2)
+        image.cr.paste(into: canvas.cr, x: target.x / 2, y: target.y / 2)
+    }
+}
+
+extension Plane {
+    /// Copies this plane into `destination` with its top-left sample at (`x`, `y`) (it must fit).
+    func paste(into destination: Plane, x: Int, y: Int) {
+        for row in 0..<height {
+            (destination.base + (y + row) * destination.stride + x).update(from: base + row * stride, count: width)
+        }
+    }
+
+    /// Sets the samples of columns `x ..< x + width`, rows `y ..< y + height` (clipped to the plane) to `value`.
+    func fill(_ value: UInt8, x: Int, y: Int, width: Int, height: Int) {
+        let left = max(0, x), right = min(self.width, x + width)
+        guard left < right else { return }
+        for row in max(0, y)..<max(max(0, y), min(self.height, y + height)) {
+            (base + row * stride + left).update(repeating: value, count: right - left)
+        }
+    }
+}

@@ -1,0 +1,205 @@
+import CFFmpeg
+import Foundation
+
+/// A decoded picture of a call's stream and the call time it plays at.
+struct CallFrame: @unchecked Sendable {
+    let frame: Frame
+    let callTime: Double
+    /// Counts up from 1 per track: tells a tile whether its picture changed.
+    let serial: Int
+}
+
+/// One video track of a call decoded on its own thread into a short queue, so a call of many
+/// streams is never held in memory whole: the thread runs at most `capacity` pictures ahead of
+/// the composition, which takes them as their call times come (``advance(to:)``).
+///
+/// Damaged pictures are concealed by the decoder and counted, and unreadable packets skipped,
+/// as `render` does, with the first such problem named in a warning; pictures whose timestamps
+/// do not increase are dropped. Per-stream effects (a job's `streams:`) run here, on this
+/// thread, at the picture's own size, before it is queued.
+final class TrackFrames: @unchecked Sendable {
+    let stream: CallStream
+    let track: CallTrack
+    private let demuxer: Demuxer
+    private let decoder: Decoder
+    private let videoIndex: Int
+    private let timeBase: Rational
+    private let frameTicks: Int64
+    private let effects: TrackEffects?
+    private let queue: BoundedQueue<CallFrame>
+    private let shells = FramePool(keepsBuffers: false)
+    private let done = DispatchGroup()
+    /// What went wrong on the thread that the composition must not survive (none for damage).
+    private let failure = Locked<ReplayError?>(nil)
+    let counters = Locked(Counters())
+
+    struct Counters {
+        var decoded = 0
+        var decodeErrors = 0
+        var badTimestamps = 0
+        var resolutionChanges = 0
+        var lastSize: (Int, Int)?
+        var firstProblem: String?
+    }
+
+    /// The picture shown now, and the one after it (already taken from the queue).
+    private(set) var current: CallFrame?
+    private var upcoming: CallFrame?
+    private var exhausted = false
+    private var started = false
+
+    /// Opens the track's file and its decoder (`threads` decoder threads: 0 lets FFmpeg choose).
+    init(stream: CallStream, track: CallTrack, effects: RenderOptions?, threads: Int, capacity: Int = 3) throws(ReplayError) {
+        self.stream = stream
+        self.track = track
+        demuxer = try Demuxer(url: track.path)
+        guard let video = demuxer.bestVideoStream else { throw .badInput("\(track.name) (stream \(stream.id)): no video stream") }
+        videoIndex = video.index
+        timeBase = video.timeBase
+        demuxer.keepOnly(streams: [video.index])
+        decoder = try Decoder(demuxer: demuxer, stream: video.index, threads: threads)
+        frameTicks = demuxer.nominalFrameTicks(ofStream: video.index)
+        queue = BoundedQueue(capacity: capacity)
+        let opened = demuxer
+        self.effects = try effects.map { (options) throws(ReplayError) in try TrackEffects(options: options, demuxer: opened, video: video) }
+    }
+
+    /// The counters of the track's own effects, per effect (read once decoding has stopped).
+    var effectLines: [String: [String: Int]] { effects?.reportLines() ?? [:] }
+
+    /// Starts the decoding thread.
+    func start() {
+        guard !started else { return }
+        started = true
+        done.enter()
+        let thread = Thread { [self] in
+            do throws(ReplayError) { try decodeAll() } catch { failure.withLock { if $0 == nil { $0 = error } } }
+            queue.close()
+            done.leave()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// Stops decoding (the track has left the composition, or the composition ended) and waits
+    /// for the thread; the pictures it held are released.
+    func stop() {
+        queue.cancel()
+        if started { done.wait() }
+        current?.frame.recycle()
+        upcoming?.frame.recycle()
+        current = nil
+        upcoming = nil
+        exhausted = true
+    }
+
+    /// Moves to the latest picture whose call time is at most `t` (within a microsecond, so a
+    /// picture due exactly at `t` is not lost to rounding) and returns it; `nil` before the first.
+    /// After the last picture the last is held.
+    func advance(to t: Double) throws(ReplayError) -> CallFrame? {
+        start()
+        while !exhausted {
+            if upcoming == nil {
+                upcoming = queue.take()
+                if upcoming == nil {
+                    exhausted = true
+                    if let error = failure.withLock({ $0 }) { throw error }
+                    break
+                }
+            }
+            guard let next = upcoming, next.callTime <= t + 1e-6 else { break }
+            current?.frame.recycle()
+            current = next
+            upcoming = nil
+        }
+        return current
+    }
+
+    // MARK: The decoding thread
+
+    private func decodeAll() throws(ReplayError) {
+        let packet = Packet()
+        var previousPTS: Int64?
+        var previousDuration: Int64 = 0
+        var firstPTS: Int64?
+        var serial = 0
+        var reportedErrorsSeen = 0
+        /// Queues one decoded picture; `false` once the queue was cancelled.
+        func emit(_ frame: Frame) throws(ReplayError) -> Bool {
+            noteSize(frame)
+            let reported = decoder.reportedErrors
+            if frame.isDamaged || reported > reportedErrorsSeen {
+                reportedErrorsSeen = reported
+                noteProblem("damaged picture at \(String(format: "%.3f", timeBase.seconds(frame.pts))) s (concealed by the decoder)")
+            }
+            if frame.pts == noPTS { frame.pts = UntimedFrames.pts(after: previousPTS.map { ($0, previousDuration) }, frameTicks: frameTicks) }
+            if let previousPTS, frame.pts <= previousPTS {
+                counters.withLock { $0.badTimestamps += 1 }
+                frame.recycle()
+                return true
+            }
+            previousDuration = previousPTS.map { frame.pts - $0 } ?? 0
+            previousPTS = frame.pts
+            let first = firstPTS ?? frame.pts
+            firstPTS = first
+            var shown = frame
+            if let effects {
+                let time = FrameTime(index: serial, pts: frame.pts, seconds: timeBase.seconds(frame.pts - first),
+                                     streamSeconds: timeBase.seconds(frame.pts), duration: timeBase.seconds(previousDuration))
+                shown = try effects.apply(to: frame, at: time, source: "\(track.name) (stream \(stream.id))")
+            }
+            serial += 1
+            let callTime = track.callTime(ofMediaTime: timeBase.seconds(shown.pts))
+            guard queue.put(CallFrame(frame: shown, callTime: callTime, serial: serial)) else { return false }
+            return true
+        }
+        func receiveAll() throws(ReplayError) -> Bool {
+            while true {
+                let frame = shells.takeShell()
+                let result: CodecOutput
+                do { result = try decoder.receive(into: frame) } catch {
+                    frame.recycle()
+                    noteProblem(error.message)
+                    continue
+                }
+                guard result == .produced else {
+                    frame.recycle()
+                    return true
+                }
+                guard try emit(frame) else { return false }
+            }
+        }
+        while true {
+            do {
+                guard try demuxer.read(into: packet) else { break }
+            } catch {
+                // A damaged tail (an archive cut short): keep what was read.
+                noteProblem(error.message)
+                break
+            }
+            guard packet.streamIndex == videoIndex else { packet.unref(); continue }
+            do { try decoder.send(packet) } catch { noteProblem(error.message) }
+            packet.unref()
+            guard try receiveAll() else { return }
+        }
+        do { try decoder.send(nil) } catch { noteProblem(error.message) }
+        _ = try receiveAll()
+    }
+
+    /// Counts a decode or read error; the first is kept for the warning that names the stream.
+    private func noteProblem(_ message: String) {
+        counters.withLock {
+            $0.decodeErrors += 1
+            if $0.firstProblem == nil { $0.firstProblem = message }
+        }
+    }
+
+    private func noteSize(_ frame: Frame) {
+        counters.withLock { counters in
+            counters.decoded += 1
+            let size = (frame.width, frame.height)
+            if let last = counters.lastSize, last != size { counters.resolutionChanges += 1 }
+            counters.lastSize = size
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import ArgumentParser
+import Foundation
+import ReplayKitless
+
+/// `fxreplay compose CALL -o OUT`: the whole call in one video, every stream at its call time
+/// (formats.md §9, Composition), in a grid, focus, pip or custom layout.
+struct Compose: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Compose a whole call (archive ZIP, its folder or manifest, or a call manifest) into one video.")
+
+    @Argument(help: "The call: an individual-stream archive (.zip, its folder, its manifest .json) or a call manifest (.json).")
+    var call: String
+
+    @Option(name: .shortAndLong, help: "Output file; the container comes from its extension (.mp4, .mov, .mkv, .webm).")
+    var output: String
+
+    @Option(help: ArgumentHelp("grid, focus, pip, or a layout file (formats.md §9).", valueName: "grid|focus|pip|FILE.json"))
+    var layout: String = "grid"
+
+    @Option(help: "The participant (stream id or name) focus and pip show large (default: the first to join with video).")
+    var focus: String?
+
+    @Option(help: "Output size WxH.")
+    var size: PictureSize = PictureSize(width: 1280, height: 720)
+
+    @Option(parsing: .unconditional, help: "Output frames per second.")
+    var fps: Int = 30
+
+    @Option(parsing: .unconditional, help: "Call time in seconds the output starts at.")
+    var from: Double = 0
+
+    @Option(parsing: .unconditional, help: "Call time in seconds the output ends at (default: the latest stop).")
+    var to: Double?
+
+    @Option(help: "How pictures fill their tiles: contain (whole picture, background around it) or cover (filled, centre-cropped).")
+    var tileFit: BackgroundFit = .contain
+
+    @Option(help: "Colour of the area no picture covers, #RRGGBB.")
+    var backgroundColor: String = "#000000"
+
+    @Flag(help: "Label each tile with its participant's name.")
+    var names = false
+
+    @Option(help: "Font file for --names (default: DejaVu Sans).")
+    var font: String?
+
+    @OptionGroup var encoder: EncoderOptions
+
+    @Flag(help: "Replace OUTPUT (and the report and preview) if they exist.")
+    var overwrite = false
+
+    @Option(help: "Write a JSON report (participants, frame counts, decode errors, timing) to this file.")
+    var report: String?
+
+    @Option(help: ArgumentHelp("Also write a PNG contact sheet of six composed frames.", valueName: "FILE.png"))
+    var preview: String?
+
+    @OptionGroup var progress: ProgressOptions
+
+    /// Expanded by the entry point before parsing (see `RenderJob`); its `streams:` section is read here.
+    @Option(help: "Job spec (YAML or JSON) whose keys are compose's option names, and whose streams: section maps a stream id or name to render options for that stream.")
+    var job: String?
+
+    func validate() throws {
+        try requireFileNames(["CALL": [call], "-o": [output], "--report": [report], "--preview": [preview], "--font": [font], "--job": [job]])
+        guard (1...240).contains(fps) else { throw ValidationError("--fps must be 1 to 240") }
+        guard size.width >= 2, size.height >= 2, size.width <= 16384, size.height <= 16384 else {
+            throw ValidationError("--size must be 2x2 to 16384x16384")
+        }
+        guard from.isFinite, from >= 0 else { throw ValidationError("--from must be 0 or more seconds") }
+        if let to { guard to.isFinite, to > from else { throw ValidationError("--to must be later than --from") } }
+        guard backgroundColor.hasPrefix("#"), backgroundColor.count == 7, RGBAColor(hex: backgroundColor) != nil else {
+            throw ValidationError("--background-color: '\(backgroundColor)' is not a colour like #RRGGBB")
+        }
+        guard tileFit != .stretch else { throw ValidationError("--tile-fit takes contain or cover: a picture keeps its aspect ratio") }
+        if focus != nil && !["focus", "pip"].contains(layout) { throw ValidationError("--focus goes with --layout focus or pip") }
+    }
+
+    func run() throws {
+        InterruptCleanup.shared.install()
+        FFmpegLogging.configure(verbose: progress.verbose)
+        let opened = try OpenedCall.open(call)
+        let call = opened.call
+        var options = ComposeOptions(call: call, output: output)
+        options.size = size
+        options.fps = fps
+        options.from = from
+        options.to = to
+        options.tileFit = tileFit
+        options.background = RGBAColor(hex: backgroundColor) ?? options.background
+        options.names = names
+        options.font = font
+        options.encoder = encoder.settings
+        options.overwrite = overwrite
+        options.layout = try chosenLayout(for: call)
+        if let job { options.streamEffects = try streamEffects(job: job, call: call) }
+
+        let outputs = OutputGroup()
+        let inputs = options.inputFiles + [output]
+        let sheet = try preview.map { path throws(ReplayError) in
+            try ContactSheet(output: outputs.reserve(path, overwrite: overwrite, inputs: inputs))
+        }
+        let reportOutput = try report.map { path throws(ReplayError) in try outputs.reserve(path, overwrite: overwrite, inputs: inputs) }
+        let result = try Composer(options: options, extraEffects: sheet.map { [$0] } ?? [])
+            .run(progress: progress.progress, beforeCommit: { report throws(ReplayError) in
+                try sheet?.write()
+                guard let reportOutput else { return }
+                let json: Data
+                do { json = try prettyJSON(report) } catch { throw .processing("\(reportOutput.finalPath): \(error)") }
+                try reportOutput.write(json)
+            })
+        try outputs.commit()
+        withExtendedLifetime(opened) {}
+        printError("fxreplay: wrote \(output): \(result.framesEncoded) frames, \(result.output.width)x\(result.output.height) \(result.output.codec), "
+                   + "\(result.participants.count) participants shown, " + String(format: "%.1f fps", result.speedFPS))
+        printWarnings(result.warnings)
+    }
+
+    /// `--layout` as the library takes it; focus and pip default to the first participant with video.
+    private func chosenLayout(for call: Call) throws(ReplayError) -> CallLayout {
+        switch layout {
+        case "grid": return .grid
+        case "focus", "pip":
+            guard let key = focus ?? CallParticipant.withVideo(in: call).first?.streams[0].id else {
+                throw .badInput("\(call.source): no stream has video to focus on")
+            }
+            return layout == "focus" ? .focus(key) : .pip(key)
+        default:
+            guard layout.lowercased().hasSuffix(".json") else {
+                throw .usage("--layout: '\(layout)' is not grid, focus, pip or a layout file (.json)")
+            }
+            return .custom(try CustomLayout.load(path: layout, width: size.width & ~1, height: size.height & ~1))
+        }
+    }
+
+    /// The job's `streams:` section: each key must name a stream of the call (bad input naming the
+    /// key and listing the ids otherwise), each value is render's options, checked as render checks them.
+    private func streamEffects(job path: String, call: Call) throws -> [String: RenderOptions] {
+        let spec = try JobSpec(contentsOf: path)
+        var effects: [String: RenderOptions] = [:]
+        for entry in spec.streams {
+            let ids = call.streams.map { "\($0.id) (\($0.name))" }.joined(separator: ", ")
+            guard call.streams.contains(where: { $0.id == entry.key || $0.name == entry.key }) else {
+                throw ReplayError.badInput(file: path, line: entry.line, field: "streams.\(entry.key)", "no such stream; the call's streams are \(ids)")
+            }
+            try RenderJob.check(entry.options, origin: path, line: entry.line)
+            let render = try Render.parse(["stream-input.mp4", "-o", "stream-output.mp4"] + entry.options.flatMap(\.arguments))
+            try render.checkCombinations()
+            // `pose-time: call|epoch` places pose times on the stream's picture file (formats.md §9).
+            let clockOffset = try CallPoseClock(rawValue: render.poseOptions.poseTime.rawValue).map { clock in
+                try call.poseClockOffset(clock, track: call.renderedTrack(ofStream: entry.key).track)
+            }
+            effects[entry.key] = try render.renderOptions(poseClockOffset: clockOffset)
+        }
+        return effects
+    }
+}
