@@ -50,8 +50,15 @@ import Testing
             ("Dispatcher", join / 2, ["opus"], nil),
         ]
         try #require(call.streams.count == expected.count)
-        // The manifest, read as JSON here, not through the reader.
-        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: call.manifest))) as? [String: Any])
+        // The manifest, read out of the ZIP with Python's zipfile, not through the reader.
+        let manifestPath = try makeScratchDirectory().appendingPathComponent("manifest.json").path
+        try CallCommandFixtures.python("""
+            import sys, zipfile
+            names = [n for n in zipfile.ZipFile(sys.argv[1]).namelist() if n.endswith('.json')]
+            assert len(names) == 1, names
+            open(sys.argv[2], 'wb').write(zipfile.ZipFile(sys.argv[1]).read(names[0]))
+            """, [sample.path("call-archive.zip"), manifestPath])
+        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: manifestPath))) as? [String: Any])
         let files = try #require(manifest["files"] as? [[String: Any]])
         #expect(manifest["createdAt"] as? Int == 1_767_225_600_000)
         for ((stream, want), file) in zip(zip(call.streams, expected), files) {
@@ -83,17 +90,15 @@ import Testing
         let opened = try OpenedCall.open(sample.path("call-archive.zip"))
         let track = try #require(opened.call.streams.first?.tracks.first)
         func frames(_ path: String) throws -> [(time: Double, hash: String)] {
-            let run = try QAFixtures.run("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v", "-f", "framemd5", "-"])
-            try #require(run.status == 0, "\(run.log)")
-            // Each line: stream, dts, pts, duration, size, hash; the time base is in the header.
-            let text = String(decoding: run.stdout, as: UTF8.self)
-            let base = try #require(text.split(separator: "\n").first { $0.hasPrefix("#tb 0:") }.flatMap { line in
-                line.split(separator: " ").last.map { $0.split(separator: "/").compactMap { Double($0) } }
-            })
-            return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { line in
-                let fields = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                return (Double(fields[2])! * base[0] / base[1], fields[5])
-            }
+            let hashes = try QAFixtures.run("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v", "-f", "framemd5", "-"])
+            let times = try QAFixtures.run("ffprobe", ["-select_streams", "v:0", "-show_entries", "frame=pts_time", "-of", "csv=p=0", path])
+            try #require(hashes.status == 0 && times.status == 0, "\(hashes.log) \(times.log)")
+            // framemd5 lines: stream, dts, pts, duration, size, hash.
+            let md5 = String(decoding: hashes.stdout, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }
+                .map { String($0.split(separator: ",").last!.trimmingCharacters(in: .whitespaces)) }
+            let seconds = String(decoding: times.stdout, as: UTF8.self).split(separator: "\n").compactMap { $0.split(separator: ",").first.flatMap { Double($0) } }
+            try #require(md5.count == seconds.count)
+            return Array(zip(seconds, md5))
         }
         let original = try frames(sample.path("call.mp4")), copy = try frames(track.path)
         #expect(copy.map(\.hash) == original.map(\.hash))
