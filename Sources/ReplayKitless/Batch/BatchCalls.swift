@@ -9,3 +9,14 @@ extension BatchRecording {
         return ["zip", "json"].contains(URL(fileURLWithPath: input).pathExtension.lowercased())
     }
 }
+
+extension BatchPlanner {
+    /// A call's job arguments: `--job` with the job's absolute path (compose expands its options
+    /// and reads its `streams:`), the job file counted among the files that make an output stale.
+    func callJobArguments(_ files: inout [String]) -> [String] {
+        guard let job else { return [] }
+        let path = BatchPaths.absolute(job.path)
+        if !files.contains(path) { files.append(path) }
+        return ["--job=\(path)"]
+    }
+}

@@ -116,8 +116,10 @@ public struct BatchPlanner: Sendable {
         where seen.insert(path).inserted && BatchPaths.isRegularFile(path) {
             files.append(path)
         }
+        // compose reads the job itself, for its `streams:` section.
+        let jobArguments = isCall ? callJobArguments(&files) : jobOptions.flatMap(\.arguments)
         return BatchRecording(name: BatchPaths.name(of: output), listed: listed, input: input, output: output,
-                              arguments: [input, "-o", output] + jobOptions.flatMap(\.arguments) + found.map(\.argument)
+                              arguments: [input, "-o", output] + jobArguments + found.map(\.argument)
                                   + rowOptions.flatMap(\.arguments),
                               command: isCall ? "compose" : "render", files: files)
     }
