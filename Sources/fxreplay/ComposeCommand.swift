@@ -135,9 +135,9 @@ struct Compose: ParsableCommand {
 
     /// The job's `streams:` section: each key must name a stream of the call (bad input naming the
     /// key and listing the ids otherwise), each value is render's options, checked as render checks them.
-    private func streamEffects(job path: String, call: Call) throws -> [String: RenderOptions] {
+    private func streamEffects(job path: String, call: Call) throws -> [String: ComposeOptions.StreamEffects] {
         let spec = try JobSpec(contentsOf: path)
-        var effects: [String: RenderOptions] = [:]
+        var effects: [String: ComposeOptions.StreamEffects] = [:]
         for entry in spec.streams {
             let ids = call.streams.map { "\($0.id) (\($0.name))" }.joined(separator: ", ")
             guard call.streams.contains(where: { $0.id == entry.key || $0.name == entry.key }) else {
@@ -146,11 +146,10 @@ struct Compose: ParsableCommand {
             try RenderJob.check(entry.options, origin: path, line: entry.line)
             let render = try Render.parse(["stream-input.mp4", "-o", "stream-output.mp4"] + entry.options.flatMap(\.arguments))
             try render.checkCombinations()
-            // `pose-time: call|epoch` places pose times on the stream's picture file (formats.md §9).
-            let clockOffset = try CallPoseClock(rawValue: render.poseOptions.poseTime.rawValue).map { clock in
-                try call.poseClockOffset(clock, track: call.renderedTrack(ofStream: entry.key).track)
-            }
-            effects[entry.key] = try render.renderOptions(poseClockOffset: clockOffset)
+            // Call and Unix pose times are placed on each of the stream's files by the composer.
+            let clock = CallPoseClock(rawValue: render.poseOptions.poseTime.rawValue)
+            let options = try render.renderOptions(input: "stream-input.mp4", clockOffset: clock == nil ? nil : 0)
+            effects[entry.key] = ComposeOptions.StreamEffects(options: options, poseClock: clock)
         }
         return effects
     }

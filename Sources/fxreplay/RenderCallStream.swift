@@ -34,6 +34,9 @@ struct CallStreamChoice {
         self.track = track
     }
 
+    /// The input a render report names: the call, the stream and its file as the manifest names it.
+    var reportedInput: String { "\(opened.call.source) --stream \(stream.id): \(track.name)" }
+
     /// Says on stderr which file is rendered, and where the stream's sound goes when it is in another file.
     func printChoice() {
         printError("fxreplay: stream \(stream.id) (\(stream.name)): rendering \(track.name), call time "

@@ -82,10 +82,9 @@ struct Render: ParsableCommand {
         if embedPoses && !poseOptions.isGiven { throw .usage("--embed-poses needs --poses FILE or --poses-from-sei") }
     }
 
-    /// The options as the library takes them (also a compose job's per-stream options).
-    /// - Parameter poseClockOffset: places `--pose-time call|epoch` on the rendered file's own clock
-    ///   (``Call/poseClockOffset(_:track:)``); those choices are bad usage without it.
-    func renderOptions(poseClockOffset: Double? = nil) throws -> RenderOptions {
+    /// The options as the library takes them (also a compose job's per-stream options): `input` is
+    /// the file rendered, `clockOffset` where `--pose-time call|epoch` puts pose times on its clock.
+    func renderOptions(input: String, clockOffset: Double?) throws -> RenderOptions {
         var options = RenderOptions(input: input, output: output)
         options.encoder = encoder.settings
         options.size = size
@@ -93,7 +92,7 @@ struct Render: ParsableCommand {
         options.mirror = mirror
         options.overwrite = overwrite
         options.maxDecodeErrors = strict ? 0 : maxDecodeErrors
-        options.poses = poseOptions.isGiven ? try poseOptions.settings(clockOffset: poseClockOffset) : nil
+        options.poses = poseOptions.isGiven ? try poseOptions.settings(clockOffset: clockOffset) : nil
         options.embedPoses = embedPoses
         if let annotations {
             var settings = AnnotationSettings(scene: annotations)
@@ -111,8 +110,7 @@ struct Render: ParsableCommand {
         FFmpegLogging.configure(verbose: progress.verbose)
         // A call's stream is rendered from its file; the opened call owns a ZIP's extracted files until the end.
         let call = try CallStreamChoice(input: input, stream: stream, poseTime: poseOptions.poseTime)
-        var options = try renderOptions(poseClockOffset: call?.poseClockOffset)
-        if let call { options.input = call.track.path }
+        let options = try renderOptions(input: call?.track.path ?? input, clockOffset: call?.poseClockOffset)
         // Every output is checked before the render: none may be an input or another output, or exist unasked.
         // The preview and the report are written before the video is moved into place, and moved
         // after it: a full disk leaves none of them.
@@ -127,6 +125,8 @@ struct Render: ParsableCommand {
         let result = try renderer.run(progress: progress.progress, beforeCommit: { report throws(ReplayError) in
             try sheet?.write()
             guard let reportOutput else { return }
+            var report = report
+            if let call { report.input = call.reportedInput }  // (not the private folder a ZIP was extracted to)
             let json: Data
             do { json = try prettyJSON(report) } catch { throw .processing("\(reportOutput.finalPath): \(error)") }
             try reportOutput.write(json)

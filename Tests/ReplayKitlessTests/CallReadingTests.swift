@@ -92,6 +92,28 @@ enum CallMediaFiles {
         #expect(abs(call.duration - 4.0) < 1e-9)
     }
 
+    @Test func aZipIsExtractedIntoAPrivateFolderThatGoesWithTheCall() throws {
+        let folder = try CallMediaFiles.callFolder(manifest: Self.archiveManifest)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let zip = folder + "/call.zip"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:\n"
+                             + "    for name in sys.argv[2:]: z.write(sys.argv[1].rsplit('/', 1)[0] + '/' + name, 'archive/' + name)",
+                             zip, "manifest.json", "av.webm", "v.mkv", "a.webm"]
+        try process.run()
+        process.waitUntilExit()
+        var opened: OpenedCall? = try OpenedCall.open(zip)
+        let privateFolder = try #require(opened?.privateFolder)
+        #expect(opened?.call.manifest == zip + "/archive/manifest.json")
+        #expect(opened?.call.streams.allSatisfy { $0.tracks.allSatisfy { $0.path.hasPrefix(privateFolder + "/") } } == true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: privateFolder).count == 3, "the members the manifest names, no more")
+        let fromFolder = try OpenedCall.open(folder).call
+        #expect(opened?.call.streams.map(\.tracks.first!.mediaEnd) == fromFolder.streams.map(\.tracks.first!.mediaEnd))
+        opened = nil
+        #expect(!FileManager.default.fileExists(atPath: privateFolder))
+    }
+
     @Test func theManifestFileAndACallManifestReadTheSame() throws {
         let folder = try CallMediaFiles.callFolder(manifest: Self.archiveManifest, name: "b40ef09b.json")
         defer { try? FileManager.default.removeItem(atPath: folder) }

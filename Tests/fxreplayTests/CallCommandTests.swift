@@ -65,24 +65,21 @@ enum CallCommandFixtures {
                     data = bytes(int(source[6:])) if source.startswith('zeros:') else open(source, 'rb').read()
                     z.writestr(name, data)
             data = bytearray(open(out, 'rb').read())
+            # (signature, offset of the name's length, of the name, of the uncompressed and compressed sizes):
+            # local file headers, then central directory headers.
+            headers = [(b'PK\\x03\\x04', 26, 30, 22, 18), (b'PK\\x01\\x02', 28, 46, 24, 20)]
             for lie in lies:
                 name, sizes = lie.split('=')
                 parts = [int(x) for x in sizes.split(':')]
                 name = name.encode()
-                i = data.find(b'PK\\x03\\x04')
-                while i != -1:
-                    n = struct.unpack_from('<H', data, i + 26)[0]
-                    if data[i + 30:i + 30 + n] == name:
-                        struct.pack_into('<I', data, i + 22, parts[0])
-                        if len(parts) > 1: struct.pack_into('<I', data, i + 18, parts[1])
-                    i = data.find(b'PK\\x03\\x04', i + 4)
-                i = data.find(b'PK\\x01\\x02')
-                while i != -1:
-                    n = struct.unpack_from('<H', data, i + 28)[0]
-                    if data[i + 46:i + 46 + n] == name:
-                        struct.pack_into('<I', data, i + 24, parts[0])
-                        if len(parts) > 1: struct.pack_into('<I', data, i + 20, parts[1])
-                    i = data.find(b'PK\\x01\\x02', i + 4)
+                for signature, length_at, name_at, size_at, stored_at in headers:
+                    i = data.find(signature)
+                    while i != -1:
+                        n = struct.unpack_from('<H', data, i + length_at)[0]
+                        if data[i + name_at:i + name_at + n] == name:
+                            struct.pack_into('<I', data, i + size_at, parts[0])
+                            if len(parts) > 1: struct.pack_into('<I', data, i + stored_at, parts[1])
+                        i = data.find(signature, i + 4)
             open(out, 'wb').write(data)
             """
         try python(script, [zip] + members.flatMap { [$0.0, $0.1] } + ["--"] + lies)
@@ -251,6 +248,7 @@ enum CallCommandFixtures {
         try #require(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("a.webm is not in this render"), "\(run.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + ".json"))) as? [String: Any])
+        #expect(report["input"] as? String == dir + "/call/manifest.json --stream tech: v.mkv")
         let poses = try #require((report["effects"] as? [String: [String: Int]])?["poses"])
         #expect(poses["matched"] == 6 && poses["hidden"] == 9 && poses["unusedSamples"] == 0, "\(poses)")
 

@@ -177,6 +177,18 @@ private struct ManifestFields {
         return unit == "ms" ? value / 1000 : value
     }
 
+    /// A media file's entry: its name, start and optional stop under `keys`, times in `unit` (`ms` or `s`).
+    func track(_ node: JSONNode, _ entry: String, keys: (file: String, start: String, stop: String),
+               unit: String) throws(ReplayError) -> CallManifest.Track {
+        let file = try string(node, keys.file, in: entry)
+        let start = try time(try number(node, keys.start, in: entry), node, entry, keys.start, unit: unit)
+        let stop = try optionalNumber(node, keys.stop, in: entry).map { (value: Double) throws(ReplayError) in
+            try time(value, node, entry, keys.stop, unit: unit)
+        }
+        if let stop, stop < start { throw fail(node[keys.stop]!, entry, keys.stop, "is before \(keys.start)") }
+        return .init(file: file, start: start, stop: stop, entry: entry, line: node.line, fileKey: keys.file)
+    }
+
     func archiveStreams(_ files: JSONNode) throws(ReplayError) -> [CallManifest.Stream] {
         var streams: [CallManifest.Stream] = []
         for (index, item) in try array(files, "files", in: nil).enumerated() {
@@ -184,19 +196,11 @@ private struct ManifestFields {
             let node = try object(item, entry)
             let id = try string(node, "streamId", in: entry)
             entry += " \"\(id)\""
-            let filename = try string(node, "filename", in: entry)
-            let startMilliseconds = try number(node, "startTimeOffset", in: entry)
-            let start = try time(startMilliseconds, node, entry, "startTimeOffset", unit: "ms")
-            let stop = try optionalNumber(node, "stopTimeOffset", in: entry).map { (ms: Double) throws(ReplayError) in
-                try time(ms, node, entry, "stopTimeOffset", unit: "ms")
-            }
-            if let stop, stop < start {
-                throw fail(node["stopTimeOffset"]!, entry, "stopTimeOffset", "is before startTimeOffset")
-            }
+            let track = try track(node, entry, keys: ("filename", "startTimeOffset", "stopTimeOffset"), unit: "ms")
             let connectionData = try optionalString(node, "connectionData", in: entry)
             let videoType = try optionalString(node, "videoType", in: entry).flatMap { $0.isEmpty ? nil : $0 }
             streams.append(.init(id: id, name: CallManifest.name(connectionData: connectionData, id: id), videoType: videoType,
-                                 tracks: [.init(file: filename, start: start, stop: stop, entry: entry, line: node.line, fileKey: "filename")]))
+                                 tracks: [track]))
         }
         return streams
     }
@@ -215,14 +219,7 @@ private struct ManifestFields {
             var tracks: [CallManifest.Track] = []
             for (trackIndex, trackItem) in items.enumerated() {
                 let trackEntry = "\(entry), tracks[\(trackIndex)]"
-                let track = try object(trackItem, trackEntry)
-                let file = try string(track, "file", in: trackEntry)
-                let start = try time(try number(track, "start", in: trackEntry), track, trackEntry, "start", unit: "s")
-                let end = try optionalNumber(track, "end", in: trackEntry).map { (s: Double) throws(ReplayError) in
-                    try time(s, track, trackEntry, "end", unit: "s")
-                }
-                if let end, end < start { throw fail(track["end"]!, trackEntry, "end", "is before start") }
-                tracks.append(.init(file: file, start: start, stop: end, entry: trackEntry, line: track.line, fileKey: "file"))
+                tracks.append(try track(try object(trackItem, trackEntry), trackEntry, keys: ("file", "start", "end"), unit: "s"))
             }
             streams.append(.init(id: id, name: name, videoType: nil, tracks: tracks))
         }

@@ -21,9 +21,22 @@ public struct ComposeOptions: Sendable {
     public var font: String?
     public var encoder = EncoderSettings()
     public var overwrite = false
-    /// Per-stream effects (a job's `streams:`): a stream's id or name → render options whose
-    /// effect settings (poses, annotations, background, mirror, size) apply to that stream.
-    public var streamEffects: [String: RenderOptions] = [:]
+    /// Per-stream effects (a job's `streams:`): a stream's id or name → its effects.
+    public var streamEffects: [String: StreamEffects] = [:]
+
+    /// One stream's own effects: render options whose effect settings (poses, annotations,
+    /// background, mirror, size) apply to its pictures, with the clock its pose times are on.
+    public struct StreamEffects: Sendable {
+        public var options: RenderOptions
+        /// `--pose-time call|epoch`: pose and scene times on the call's clock or Unix time, placed
+        /// on each of the stream's files through the timeline; `nil`: the file's own times.
+        public var poseClock: CallPoseClock?
+
+        public init(options: RenderOptions, poseClock: CallPoseClock? = nil) {
+            self.options = options
+            self.poseClock = poseClock
+        }
+    }
 
     public init(call: Call, output: String) {
         self.call = call
@@ -41,7 +54,7 @@ public struct ComposeOptions: Sendable {
 
     /// Every file the composition reads: none may be written over.
     public var inputFiles: [String] {
-        call.streams.flatMap { $0.tracks.map(\.path) } + streamEffects.values.flatMap(\.inputFiles)
+        call.streams.flatMap { $0.tracks.map(\.path) } + streamEffects.values.flatMap(\.options.inputFiles)
             + (layoutFile.map { [$0] } ?? [])
     }
 

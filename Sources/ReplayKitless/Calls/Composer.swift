@@ -60,6 +60,7 @@ private final class ComposeSession: @unchecked Sendable {
     let encoder: Encoder
     let muxer: Muxer
     let videoOut: Int
+    let sound: CallSoundTrack?
     let extraEffects: [any FrameEffect]
     let names: TileNames?
     var report: ComposeReport
@@ -92,8 +93,9 @@ private final class ComposeSession: @unchecked Sendable {
         for participant in participants {
             var list: [TrackFrames] = []
             for (stream, track) in participant.videoTracks {
-                var own = effects[stream.id]
+                var own = effects[stream.id]?.options
                 own?.input = track.path
+                if let clock = effects[stream.id]?.poseClock { own?.poses?.clockOffset = try call.poseClockOffset(clock, track: track) }
                 list.append(try TrackFrames(stream: stream, track: track, effects: own, threads: decoderThreads))
             }
             tracks.append(list)
@@ -120,9 +122,10 @@ private final class ComposeSession: @unchecked Sendable {
                               frameRate: AVRational(num: Int32(options.fps), den: 1), colorOf: nil, alpha: false,
                               globalHeader: muxer.needsGlobalHeader)
         videoOut = try muxer.addStream(encoder: encoder)
-        // HOOK(mixer, #23 item 4): the call's sound — every stream's audio at its call time from
-        // `options.from`, resampled to 48 kHz, summed, clipped; AAC (Opus in WebM) — adds its
-        // stream to `muxer` here, before the header, and writes its packets from its own thread.
+        // The call's sound (every stream's, at its call time from `from`, 48 kHz, summed, clipped),
+        // written by the encoding thread in step with the pictures.
+        sound = call.streams.contains(where: \.hasAudio)
+            ? try CallSoundTrack(call: call, from: options.from, to: options.end, muxer: muxer) : nil
         try muxer.writeHeader()
 
         report = ComposeReport(input: call.source, output: .init(
@@ -155,8 +158,9 @@ private final class ComposeSession: @unchecked Sendable {
     }
 
     /// A job's `streams:` keyed by stream id: unknown keys are bad input naming the key and the ids.
-    static func streamEffects(_ byKey: [String: RenderOptions], call: Call) throws(ReplayError) -> [String: RenderOptions] {
-        var byID: [String: RenderOptions] = [:]
+    static func streamEffects(_ byKey: [String: ComposeOptions.StreamEffects], call: Call) throws(ReplayError)
+        -> [String: ComposeOptions.StreamEffects] {
+        var byID: [String: ComposeOptions.StreamEffects] = [:]
         for key in byKey.keys.sorted() {
             let stream: CallStream
             do { stream = try call.stream(key) } catch {
@@ -282,16 +286,19 @@ private final class ComposeSession: @unchecked Sendable {
             }
         }
         while let frame = composed.take() {
+            let end = Double(frame.pts + 1) / Double(options.fps)
             do { try encoder.send(frame) } catch {
                 frame.recycle()
                 throw error
             }
             frame.recycle()
             try drain()
+            try sound?.write(upTo: end)
         }
         guard !failed else { return }
         try encoder.send(nil)
         try drain()
+        try sound?.finish()
     }
 
     // MARK: Finishing
@@ -312,6 +319,10 @@ private final class ComposeSession: @unchecked Sendable {
                 if counts.decodeErrors > 0 {
                     report.warnings.append("stream \(track.stream.id) (\(track.stream.name), \(track.track.name)): \(counts.decodeErrors) decode errors "
                                            + "concealed or skipped; the first: \(counts.firstProblem ?? "unknown")")
+                }
+                if let cutShort = counts.cutShort {
+                    entry.decodeErrors += 1
+                    report.warnings.append("stream \(track.stream.id) (\(track.stream.name), \(track.track.name)): \(cutShort) (its last picture is held until its stop)")
                 }
                 if counts.badTimestamps > 0 {
                     report.warnings.append("stream \(track.stream.id) (\(track.track.name)): \(counts.badTimestamps) pictures with non-increasing timestamps dropped")

@@ -72,21 +72,3 @@ final class TilePainter {
         image.cr.paste(into: canvas.cr, x: target.x / 2, y: target.y / 2)
     }
 }
-
-extension Plane {
-    /// Copies this plane into `destination` with its top-left sample at (`x`, `y`) (it must fit).
-    func paste(into destination: Plane, x: Int, y: Int) {
-        for row in 0..<height {
-            (destination.base + (y + row) * destination.stride + x).update(from: base + row * stride, count: width)
-        }
-    }
-
-    /// Sets the samples of columns `x ..< x + width`, rows `y ..< y + height` (clipped to the plane) to `value`.
-    func fill(_ value: UInt8, x: Int, y: Int, width: Int, height: Int) {
-        let left = max(0, x), right = min(self.width, x + width)
-        guard left < right else { return }
-        for row in max(0, y)..<max(max(0, y), min(self.height, y + height)) {
-            (base + row * stride + left).update(repeating: value, count: right - left)
-        }
-    }
-}

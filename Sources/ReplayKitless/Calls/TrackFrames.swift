@@ -40,6 +40,8 @@ final class TrackFrames: @unchecked Sendable {
         var resolutionChanges = 0
         var lastSize: (Int, Int)?
         var firstProblem: String?
+        /// The file's pictures end well before its declared duration (an archive cut short).
+        var cutShort: String?
     }
 
     /// The picture shown now, and the one after it (already taken from the queue).
@@ -183,7 +185,9 @@ final class TrackFrames: @unchecked Sendable {
             guard try receiveAll() else { return }
         }
         do { try decoder.send(nil) } catch { noteProblem(error.message) }
-        _ = try receiveAll()
+        guard try receiveAll(), let last = previousPTS else { return }
+        let end = timeBase.seconds(last + max(previousDuration, frameTicks))
+        if let warning = demuxer.cutShortWarning(ofVideoStream: videoIndex, endingAt: end) { counters.withLock { $0.cutShort = warning } }
     }
 
     /// Counts a decode or read error; the first is kept for the warning that names the stream.

@@ -30,6 +30,22 @@ public struct Plane: @unchecked Sendable {
         for y in 0..<height { row(y).update(repeating: value) }
     }
 
+    /// Copies this plane into `destination` with its top-left sample at (`x`, `y`) (it must fit).
+    func paste(into destination: Plane, x: Int, y: Int) {
+        for row in 0..<height {
+            (destination.base + (y + row) * destination.stride + x).update(from: base + row * stride, count: width)
+        }
+    }
+
+    /// Sets the samples of columns `x ..< x + width`, rows `y ..< y + height` (clipped to the plane) to `value`.
+    func fill(_ value: UInt8, x: Int, y: Int, width: Int, height: Int) {
+        let left = max(0, x), right = min(self.width, x + width)
+        guard left < right else { return }
+        for row in max(0, y)..<max(max(0, y), min(self.height, y + height)) {
+            (base + row * stride + left).update(repeating: value, count: right - left)
+        }
+    }
+
     /// Whether some sample is below `value` (it stops at the first).
     func hasSample(below value: UInt8) -> Bool {
         for y in 0..<height where row(y).contains(where: { $0 < value }) { return true }

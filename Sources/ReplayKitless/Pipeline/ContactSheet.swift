@@ -89,18 +89,12 @@ public final class ContactSheet: FrameEffect {
         for (index, cell) in cells.enumerated() {
             guard let picture = cell.picture.yuvImage else { continue }   // always 4:2:0
             let x = gap + (index % columns) * (first.width + gap), y = gap + (index / columns) * (first.height + gap)
-            paste(picture.luma, into: sheet.image.luma, x: x, y: y)
-            paste(picture.cb, into: sheet.image.cb, x: x / 2, y: y / 2)
-            paste(picture.cr, into: sheet.image.cr, x: x / 2, y: y / 2)
+            picture.luma.paste(into: sheet.image.luma, x: x, y: y)
+            picture.cb.paste(into: sheet.image.cb, x: x / 2, y: y / 2)
+            picture.cr.paste(into: sheet.image.cr, x: x / 2, y: y / 2)
         }
         let png = try ImageWriter.png(try ImageWriter.rgb(sheet.image))
         try output.write(png)
-    }
-
-    private func paste(_ source: Plane, into destination: Plane, x: Int, y: Int) {
-        for row in 0..<source.height {
-            (destination.base + (y + row) * destination.stride + x).update(from: source.base + row * source.stride, count: source.width)
-        }
     }
 
     /// A downscaled copy of `image` (bicubic), labelled with the frame's index and time.

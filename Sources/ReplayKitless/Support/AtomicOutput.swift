@@ -192,7 +192,10 @@ package final class InterruptCleanup: @unchecked Sendable {
     private func interrupted(by signalNumber: Int32) {
         let pending = lock.withLock { paths }
         for path in pending { unlink(path) }
-        for directory in lock.withLock({ directories }) { try? FileManager.default.removeItem(atPath: directory) }
+        for directory in lock.withLock({ directories }) {
+            // Again if a file appeared while the folder was emptied (the work goes on meanwhile).
+            for _ in 0..<3 where FileManager.default.fileExists(atPath: directory) { try? FileManager.default.removeItem(atPath: directory) }
+        }
         let newLine = ProgressReporter.barIsOpen.withLock { $0 } ? "\n" : ""
         FileHandle.standardError.write(Data((newLine + "fxreplay: interrupted, no output written\n").utf8))
         _exit(128 + signalNumber)
