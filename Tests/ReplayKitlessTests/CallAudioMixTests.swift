@@ -1,3 +1,4 @@
+import CFFmpeg
 import FxTestSupport
 import XCTest
 @testable import ReplayKitless
@@ -139,6 +140,26 @@ final class CallAudioMixTests: XCTestCase {
         XCTAssertGreaterThan(heard.map { $0 * $0 }.reduce(0, +) / Float(heard.count), 0.1, "the tone until the stop")
     }
 
+    /// A file cut short (an archive that was not finished) is heard up to the cut, not refused.
+    func testTruncatedTrackIsHeardUpToTheCut() throws {
+        let whole = folder.appendingPathComponent("whole.webm")
+        try CallFixtures.writeMedia(whole.path, video: nil, audio: FixtureAudio(duration: 2, beeps: [0.3, 1.6]))
+        let bytes = try Data(contentsOf: whole)
+        try bytes.prefix(bytes.count * 6 / 10).write(to: folder.appendingPathComponent("cut.webm"))
+        let call = try CallFixtures.call([FixtureStream(id: "cut", tracks: [FixtureTrack(file: "cut.webm", stop: 2)])], in: folder)
+        let source = try decodedAudio(whole.path).beepOnsets.map(call.streams[0].tracks[0].callTime(ofMediaTime:))
+        let mix = try CallAudioMix(call: call, to: 2)
+        var left: [Float] = []
+        while true {
+            let part = try mix.read(frames: 4096)
+            if part.left.isEmpty { break }
+            left += part.left
+        }
+        XCTAssertEqual(left.count, 96000)
+        assertOnsets(BeepDetector.onsets(left, sampleRate: 48000), [source[0]])
+        XCTAssertTrue(Set(mix.damagedPackets.keys).isSubset(of: ["cut"]))
+    }
+
     /// The encoded sound of a composition: `(to − from) × 48000` samples (± one encoder frame),
     /// the beeps still at their times, in each container's codec.
     func testSoundTrackLengthAndTimingInEachContainer() throws {
@@ -159,6 +180,48 @@ final class CallAudioMixTests: XCTestCase {
             XCTAssertEqual(Double(samples), 2.4 * 48000, accuracy: 1024, name)
             let decoded = try decodedAudio(path)
             assertOnsets(decoded.beepOnsets, expected)
+        }
+    }
+
+    /// Pictures and sound in one output, as compose writes them: the sound's codec priming moves
+    /// no stream (the first picture still has time 0), and a beep is heard when the frame of its
+    /// call time is shown, in every container.
+    func testSoundAndPicturesStayInStep() throws {
+        let call = try CallFixtures.call(threeParticipants(), in: folder)
+        let expected = try expectedBeeps(call).filter { $0 >= 0.5 && $0 < 2.9 }.map { $0 - 0.5 }
+        for name in ["av.mp4", "av.mkv", "av.webm"] {
+            let path = folder.appendingPathComponent(name).path
+            let muxer = try Muxer(output: try AtomicOutput(path: path, overwrite: true), bitexact: false)
+            var settings = EncoderSettings()
+            settings.preset = "ultrafast"
+            let codec = VideoCodec.defaultCodec(forOutput: path)
+            let encoder = try Encoder(settings: settings, codec: codec == .vp9 ? .vp8 : codec, width: 64, height: 48,
+                                      timeBase: AVRational(num: 1, den: 20), frameRate: AVRational(num: 20, den: 1),
+                                      colorOf: nil, alpha: false, globalHeader: muxer.needsGlobalHeader)
+            let video = try muxer.addStream(encoder: encoder)
+            let sound = try CallSoundTrack(call: call, from: 0.5, to: 2.9, muxer: muxer)
+            try muxer.writeHeader()
+            let picture = try Frame(width: 64, height: 48, format: AV_PIX_FMT_YUV420P)
+            let packet = Packet()
+            func drain() throws {
+                while try encoder.receive(into: packet) == .produced { try muxer.write(packet, stream: video) }
+            }
+            for k in 0..<48 {
+                picture.yuvImage!.luma.fill(UInt8(16 + k * 4))
+                picture.pts = Int64(k)
+                picture.duration = 1
+                try encoder.send(picture)
+                try drain()
+                try sound.write(upTo: Double(k + 1) / 20)
+            }
+            try encoder.send(nil)
+            try drain()
+            try sound.finish()
+            try muxer.finish()
+            let probe = try MediaProbe.probe(path)
+            let videoStart = try XCTUnwrap(probe.streams.first { $0.kind == .video }?.startSeconds)
+            XCTAssertEqual(videoStart, 0, accuracy: 0.0005, "\(name): the first picture moved")
+            assertOnsets(try decodedAudio(path).beepOnsets.map { $0 - videoStart }, expected)
         }
     }
 }

@@ -7,8 +7,10 @@
 ///     for k in frames { …write video frame k…; try sound.write(upTo: Double(k + 1) / fps) }
 ///     try sound.finish()                                                           // before muxer.finish()
 ///
-/// The first sample has presentation time 0 (call time `from`); the stream holds
-/// `(to − from) × 48000` samples, ending with the encoder's last frame.
+/// Sample `n` has presentation time `n / 48000` (call time `from + n / 48000`), in step with
+/// pictures whose frame `k` has time `k / fps`; the stream holds `(to − from) × 48000` samples,
+/// ending with the encoder's last frame. (In Matroska, AAC's priming, 21 ms, plays in place of
+/// the first samples: see ``AudioEncoder``.)
 final class CallSoundTrack {
     let mix: CallAudioMix
     /// The output stream the sound is written to.
@@ -18,8 +20,6 @@ final class CallSoundTrack {
     private let left = UnsafeMutablePointer<Float>.allocate(capacity: chunk)
     private let right = UnsafeMutablePointer<Float>.allocate(capacity: chunk)
     private let planes: [UnsafePointer<Float>]
-    /// Mix samples not encoded: the codec's priming plays in their place (see `init`).
-    private var primingSkip = 0
 
     /// Adds the sound stream to `muxer`, whose header must not be written yet.
     /// - Parameters:
@@ -32,14 +32,6 @@ final class CallSoundTrack {
         encoder = try AudioEncoder(codec: chosen, sampleRate: CallAudioMix.sampleRate, channels: 2, bitRate: bitRate,
                                    bitexact: false, muxer: muxer)
         planes = [UnsafePointer(left), UnsafePointer(right)]
-        // MP4/MOV (edit list) and WebM/Matroska with Opus (CodecDelay) tell players to drop the
-        // codec's priming; Matroska with AAC cannot, and the muxer would shift every stream to
-        // make room for it. There the priming takes the place of the mix's first samples
-        // instead, so that every sample plays at its own time and the pictures keep theirs.
-        if muxer.formatName == "matroska" && chosen == .aac {
-            primingSkip = encoder.initialPadding
-            encoder.nextPTS = Int64(primingSkip)
-        }
     }
 
     deinit {
@@ -54,10 +46,7 @@ final class CallSoundTrack {
         while mix.position < target {
             let n = try mix.read(frames: Int(min(Int64(Self.chunk), target - mix.position)), left: left, right: right)
             guard n > 0 else { break }
-            let skipped = min(n, primingSkip)
-            primingSkip -= skipped
-            guard n > skipped else { continue }
-            try encoder.add(planes: skipped == 0 ? planes : planes.map { $0 + skipped }, count: n - skipped)
+            try encoder.add(planes: planes, count: n)
         }
     }
 

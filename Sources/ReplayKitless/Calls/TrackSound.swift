@@ -12,17 +12,16 @@ final class TrackSound {
     let track: CallTrack
     /// The stream the track belongs to, for messages.
     let streamID: String
-    /// Packets the decoder refused (damaged media), concealed as silence.
-    private(set) var damagedPackets = 0
+    /// Packets the decoder refused (damaged media, a file cut short), concealed as silence.
+    var damagedPackets: Int { frames.decodeErrors }
 
     static let gapTolerance = 0.020
 
     private let rate: Int
-    private let demuxer: Demuxer
-    private let decoder: Decoder
-    private let streamIndex: Int
-    private let packet = Packet()
-    private let frame = Frame()
+    private let frames: StreamFrames
+    private var decoder: Decoder { frames.decoder }
+    /// The frame being placed (from ``StreamFrames/next()``).
+    private var frame = Frame()
     private var resampler: Resampler?
     private let samples = PositionedSamples()
     /// First call sample not heard: the track's stop.
@@ -31,8 +30,11 @@ final class TrackSound {
     private var expectedNext: Double?
     /// `frame` holds a decoded frame that starts after a gap, beyond the last window asked for.
     private var holding = false
-    private var draining = false
     private var exhausted = false
+
+    /// Where the second frame starts and the length of a frame (media seconds), until the first
+    /// frame after a seek is placed.
+    private var snapGrid: (origin: Double, step: Double)?
 
     /// Opens the track's first audio stream; with `position` (a call sample) well into the
     /// media, seeks close before it instead of decoding everything before.
@@ -41,13 +43,12 @@ final class TrackSound {
         self.streamID = streamID
         self.rate = rate
         stopSample = Int64((track.stop * Double(rate)).rounded())
-        demuxer = try Demuxer(url: track.path)
+        let demuxer = try Demuxer(url: track.path)
         guard let audio = demuxer.streams.first(where: { $0.kind == .audio }) else {
             throw .badInput("\(track.path): stream \(streamID): no audio stream")
         }
-        streamIndex = audio.index
-        decoder = try Decoder(demuxer: demuxer, stream: audio.index, threads: 1)
-        demuxer.keepOnly(streams: [audio.index])
+        frames = StreamFrames(demuxer: demuxer, stream: audio, decoder: try Decoder(demuxer: demuxer, stream: audio.index, threads: 1),
+                              readErrorEndsStream: true)
         let mediaTime = track.mediaTime(ofCallTime: Double(position) / Double(rate))
         if mediaTime - track.mediaStart > Self.seekDistance { seek(to: mediaTime) }
         samples.restart(at: position)
@@ -66,18 +67,12 @@ final class TrackSound {
             let first = decoder.timeBase.seconds(frame.pts) + duration(of: frame)
             if (try? decodeFrame()) == true { snapGrid = (first, duration(of: frame)) }
         }
-        decoder.flush()
-        draining = false
-        demuxer.seek(toSeconds: mediaTime - 0.5)
+        frames.seek(toSeconds: mediaTime - 0.5)
     }
 
     private func duration(of frame: Frame) -> Double {
         Double(frame.pointer.pointee.nb_samples) / Double(max(1, frame.pointer.pointee.sample_rate))
     }
-
-    /// Where the second frame starts and the length of a frame (media seconds), until the first
-    /// frame after a seek is placed.
-    private var snapGrid: (origin: Double, step: Double)?
 
     /// Whether nothing more will be heard from call sample `position` on.
     func isFinished(at position: Int64) -> Bool { position >= stopSample || (exhausted && samples.end <= position) }
@@ -163,29 +158,10 @@ final class TrackSound {
         expectedNext = nil
     }
 
-    /// Decodes the next frame into `frame`; `false` at the end. Damaged packets are skipped and
-    /// counted; a read error ends the track (an archive cut short).
+    /// Decodes the next frame into `frame`; `false` at the end.
     private func decodeFrame() throws(ReplayError) -> Bool {
-        while true {
-            let output: CodecOutput
-            do { output = try decoder.receive(into: frame) } catch { damagedPackets += 1; continue }
-            switch output {
-            case .produced: return true
-            case .endOfStream: return false
-            case .needsInput:
-                if draining { return false }
-                let more: Bool
-                do { more = try demuxer.read(into: packet) } catch { damagedPackets += 1; more = false }
-                if more {
-                    if packet.streamIndex == streamIndex {
-                        do { try decoder.send(packet) } catch { damagedPackets += 1 }
-                    }
-                    packet.unref()
-                } else {
-                    draining = true
-                    try? decoder.send(nil)
-                }
-            }
-        }
+        guard let next = try frames.next() else { return false }
+        frame = next
+        return true
     }
 }

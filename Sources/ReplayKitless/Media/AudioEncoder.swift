@@ -32,10 +32,10 @@ final class AudioEncoder {
     private var filled = 0
     /// `frame`'s sample planes (one, interleaved, for Opus).
     private var planes: [UnsafeMutablePointer<Float>] = []
-    /// Timestamp, in samples, of the next sample added (settable before the first).
-    var nextPTS: Int64
-    /// Samples of priming the codec puts before the first one added (AAC 1024, Opus 312).
-    var initialPadding: Int { Int(context.pointee.initial_padding) }
+    /// Timestamp, in samples, of the next sample encoded.
+    private var nextPTS: Int64
+    /// Leading samples still to be left out (see `init`).
+    private var leadingSamplesToDrop = 0
 
     /// Adds the stream to `muxer` (before its header is written).
     /// - Parameter startSample: timestamp of the first sample, in samples (an audio/video offset).
@@ -63,6 +63,18 @@ final class AudioEncoder {
             try ffmpeg("avcodec_open2", avcodec_open2(context, avCodec, nil))
         } catch { throw .processing("\(muxer.output.finalPath): \(codec.encoderName) at \(sampleRate) Hz, \(channels) channels: \(error)") }
         frameSize = context.pointee.frame_size > 0 ? Int(context.pointee.frame_size) : 1024
+        // The codec puts priming before the first sample (AAC 1024, Opus 312), so its first packet
+        // would start before the first sample's time. MP4/MOV hide the priming with an edit list.
+        // Matroska and WebM cannot store that negative start: their muxer would shift every
+        // stream, the pictures too, to make room (7 ms with Opus). There the packets start at the
+        // first sample's time instead. With Opus the container records the priming (CodecDelay)
+        // and players drop it, so every sample keeps its time; AAC's priming is not recorded and
+        // is played, so it takes the place of the first samples, which are left out.
+        if !muxer.isMP4Family {
+            let priming = Int(context.pointee.initial_padding)
+            nextPTS += Int64(priming)
+            if codec != .opus { leadingSamplesToDrop = priming }
+        }
         guard let avStream = avformat_new_stream(muxer.context, nil) else { throw .processing("avformat_new_stream: out of memory") }
         avcodec_parameters_from_context(avStream.pointee.codecpar, context)
         avStream.pointee.time_base = context.pointee.time_base
@@ -106,7 +118,8 @@ final class AudioEncoder {
 
     /// Moves `count` samples into codec frames: `copy(frame planes, offset in frame, samples done, n)`.
     private func add(count: Int, copy: ([UnsafeMutablePointer<Float>], Int, Int, Int) -> Void) throws(ReplayError) {
-        var done = 0
+        var done = min(count, leadingSamplesToDrop)
+        leadingSamplesToDrop -= done
         while done < count {
             if filled == 0 { try prepareFrame() }
             let n = min(frameSize - filled, count - done)

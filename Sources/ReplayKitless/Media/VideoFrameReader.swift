@@ -1,19 +1,15 @@
 import CFFmpeg
 
-/// Decodes the frames of one video stream in presentation order: the demux/send/receive/drain
-/// loop in one place, for every tool that reads pictures (compare, framehash, probe, masks).
+/// Decodes the frames of one video stream in presentation order (``StreamFrames``), for every
+/// tool that reads pictures (compare, framehash, probe, masks).
 final class VideoFrameReader {
     let demuxer: Demuxer
     let stream: StreamInfo
-    private let decoder: Decoder
-    private let packet = Packet()
-    private let frame = Frame()
+    private let frames: StreamFrames
     private let converted = Frame()
     private let scaler = Scaler()
-    private var draining = false
-    private var finished = false
     /// Packets the decoder rejected as corrupt (skipped).
-    private(set) var decodeErrors = 0
+    var decodeErrors: Int { frames.decodeErrors }
 
     /// Opens the best video stream of `url` (or stream `index`).
     /// - Parameters:
@@ -28,36 +24,12 @@ final class VideoFrameReader {
             throw .badInput("\(url): no video stream")
         }
         stream = chosen
-        decoder = try Decoder(demuxer: demuxer, stream: chosen.index, threads: threads, keyframesOnly: keyframesOnly, alpha: alpha)
-        demuxer.keepOnly(streams: [chosen.index])
+        let decoder = try Decoder(demuxer: demuxer, stream: chosen.index, threads: threads, keyframesOnly: keyframesOnly, alpha: alpha)
+        frames = StreamFrames(demuxer: demuxer, stream: chosen, decoder: decoder)
     }
 
     /// The next decoded frame, valid until the next call; `nil` at the end of the stream.
-    func next() throws(ReplayError) -> Frame? {
-        while !finished {
-            let result: CodecOutput
-            do { result = try decoder.receive(into: frame) } catch {
-                decodeErrors += 1
-                continue
-            }
-            switch result {
-            case .produced: return frame
-            case .endOfStream: finished = true
-            case .needsInput:
-                if draining { finished = true; break }
-                if try demuxer.read(into: packet) {
-                    if packet.streamIndex == stream.index {
-                        do { try decoder.send(packet) } catch { decodeErrors += 1 }
-                    }
-                    packet.unref()
-                } else {
-                    draining = true
-                    do { try decoder.send(nil) } catch { decodeErrors += 1 }
-                }
-            }
-        }
-        return nil
-    }
+    func next() throws(ReplayError) -> Frame? { try frames.next() }
 
     /// An 8-bit planar view of `frame` (a frame from ``next()``): the frame itself when it is
     /// 8-bit planar Y'CbCr, else a 4:2:0 conversion in a buffer reused between calls.
