@@ -197,7 +197,7 @@ enum CallZip {
                 guard count <= limit else {
                     throw ReplayError.badInput("\(zip): member \(entry.path) expands beyond its declared \(limit) bytes: refused as a ZIP bomb")
                 }
-                do { try consumer(data) } catch { throw error }
+                try consumer(data)
             }
         } catch let error as ReplayError {
             throw error
