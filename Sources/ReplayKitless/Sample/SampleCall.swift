@@ -105,7 +105,7 @@ struct SampleCall {
                 videoType: participant.hasVideo ? "camera" : nil))
         }
         let manifest = SampleManifest(id: archiveId, createdAt: Self.createdAt, sessionId: sessionId, name: "Sample call",
-                                event: "archive", outputMode: "individual", files: entries)
+                                      event: "archive", outputMode: "individual", files: entries)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let manifestData: Data
