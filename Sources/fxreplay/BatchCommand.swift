@@ -51,9 +51,12 @@ struct Batch: ParsableCommand {
     }
 
     func run() throws {
+        let rows = try manifest.map { path throws(ReplayError) in try Manifest.load(path) }
+        // Calls (.zip, .json) are composed: a batch of calls only has its job checked as compose's.
+        let callsOnly = rows.map { $0.allSatisfy { BatchRecording.isCall($0.input) } } ?? inputs.allSatisfy(BatchRecording.isCall)
         let spec = try job.map { path throws(ReplayError) -> JobSpec in
             let spec = try JobSpec(contentsOf: path)
-            try RenderJob.check(spec.options, origin: path)
+            try RenderJob.check(spec.options, origin: path, compose: callsOnly)
             // The batch section's naming patterns become render options too.
             for option in spec.patternOptions { try RenderJob.check([option], origin: path) }
             return spec
@@ -65,11 +68,11 @@ struct Batch: ParsableCommand {
         var planner = BatchPlanner(outputDirectory: out, job: spec)
         planner.reportPath = settings.reportPath
         var recordings: [BatchRecording]
-        if let manifest {
-            let rows = try Manifest.load(manifest)
-            var checker = RenderJob.OptionChecker()
+        if let manifest, let rows {
+            var checkers = [false: RenderJob.OptionChecker(), true: RenderJob.OptionChecker(compose: true)]
             for row in rows {
-                try checker.check(BatchPlanner.jobOptions(spec?.options ?? [], under: row.options) + row.options, origin: manifest, line: row.line)
+                try checkers[BatchRecording.isCall(row.input)]!.check(BatchPlanner.jobOptions(spec?.options ?? [], under: row.options) + row.options,
+                                                                      origin: manifest, line: row.line)
             }
             recordings = try planner.recordings(rows: rows, manifest: manifest)
         } else {

@@ -20,7 +20,7 @@ struct Compose: ParsableCommand {
     @Option(help: "The participant (stream id or name) focus and pip show large (default: the first to join with video).")
     var focus: String?
 
-    @Option(help: "Output size WxH.")
+    @Option(parsing: .unconditional, help: "Output size WxH.", transform: PictureSize.checkedArgument)
     var size: PictureSize = PictureSize(width: 1280, height: 720)
 
     @Option(parsing: .unconditional, help: "Output frames per second.")
@@ -57,6 +57,8 @@ struct Compose: ParsableCommand {
 
     @OptionGroup var progress: ProgressOptions
 
+    @OptionGroup var inputAccess: InputAccessOptions
+
     /// Expanded by the entry point before parsing (see `RenderJob`); its `streams:` section is read here.
     @Option(help: "Job spec (YAML or JSON) whose keys are compose's option names, and whose streams: section maps a stream id or name to render options for that stream.")
     var job: String?
@@ -64,9 +66,8 @@ struct Compose: ParsableCommand {
     func validate() throws {
         try requireFileNames(["CALL": [call], "-o": [output], "--report": [report], "--preview": [preview], "--font": [font], "--job": [job]])
         guard (1...240).contains(fps) else { throw ValidationError("--fps must be 1 to 240") }
-        guard size.width >= 2, size.height >= 2, size.width <= 16384, size.height <= 16384 else {
-            throw ValidationError("--size must be 2x2 to 16384x16384")
-        }
+        guard size.width >= 2, size.height >= 2 else { throw ValidationError("--size must be at least 2x2") }
+        try requirePNGName(preview)
         guard from.isFinite, from >= 0 else { throw ValidationError("--from must be 0 or more seconds") }
         if let to { guard to.isFinite, to > from else { throw ValidationError("--to must be later than --from") } }
         guard backgroundColor.hasPrefix("#"), backgroundColor.count == 7, RGBAColor(hex: backgroundColor) != nil else {

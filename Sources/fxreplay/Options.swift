@@ -116,6 +116,7 @@ extension QACompare: ReadsInputs {}
 extension QALatency: ReadsInputs {}
 extension QAOverlay: ReadsInputs {}
 extension Batch: ReadsInputs {}
+extension Compose: ReadsInputs {}
 
 extension PictureSize: ExpressibleByArgument {
     public init?(argument: String) { self.init(parsing: argument) }
@@ -132,6 +133,14 @@ extension PictureSize: ExpressibleByArgument {
 func requireFileNames(_ values: KeyValuePairs<String, [String?]>) throws {
     for (name, paths) in values where paths.contains("") {
         throw ValidationError("\(name): empty file name")
+    }
+}
+
+/// Refuses a `--preview` name that does not end in `.png` (standard output and devices aside): a
+/// contact sheet is a PNG picture, and the name cannot then be a recording's.
+func requirePNGName(_ preview: String?) throws {
+    if let preview, !preview.lowercased().hasSuffix(".png"), preview != "-", !preview.hasPrefix("/dev/") {
+        throw ValidationError("--preview: '\(preview)' does not end in .png (the contact sheet is a PNG picture)")
     }
 }
 

@@ -73,9 +73,7 @@ struct Render: ParsableCommand {
         try requireFileNames(["INPUT": [input], "-o": [output], "--report": [report], "--annotations": [annotations],
                               "--font": [font], "--preview": [preview], "--job": [job]])
         if let maxDecodeErrors, maxDecodeErrors < 0 { throw ValidationError("--max-decode-errors must be 0 or more") }
-        if let preview, !preview.lowercased().hasSuffix(".png"), preview != "-", !preview.hasPrefix("/dev/") {
-            throw ValidationError("--preview: '\(preview)' does not end in .png (the contact sheet is a PNG picture)")
-        }
+        try requirePNGName(preview)
     }
 
     /// Options that only make sense together. Checked when the command runs, not in `validate()`,

@@ -26,10 +26,11 @@ func float32Values(_ path: String) throws -> [Float] {
                 .replacingOccurrences(of: directory, with: "DIR")
         }
         for name in ["call.mp4", "call.poses.jsonl", "call.poses.csv", "call.poses.pose32", "call.mask.mkv",
-                     "background.png", "annotations.json", "job.yaml", "scene.json"] {
+                     "background.png", "annotations.json", "job.yaml", "scene.json",
+                     "call-archive.zip", "call-archive.poses.jsonl", "call-archive.job.yaml"] {
             #expect(try contents(a, name) == contents(b, name), "\(name) differs between two runs with the same seed")
         }
-        for name in ["call.mp4", "call.poses.pose32", "call.mask.mkv"] {
+        for name in ["call.mp4", "call.poses.pose32", "call.mask.mkv", "call-archive.zip", "call-archive.poses.jsonl"] {
             #expect(try contents(a, name) != contents(c, name), "\(name) does not depend on the seed")
         }
         #expect(try contents(a, "background.png") == contents(c, "background.png"))

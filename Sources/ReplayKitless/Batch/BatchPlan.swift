@@ -13,6 +13,8 @@ public struct BatchRecording: Sendable, Equatable {
     /// inputs found by naming convention, and the manifest row's options, in that order, so
     /// the more specific wins.
     public var arguments: [String]
+    /// The fxreplay command that makes the output: `render`, or `compose` for a call (``isCall(_:)``).
+    public var command = "render"
     /// Local files among the arguments (input, discovered inputs, files named by options, the
     /// meshes of a scene): a change to any of them makes an old output stale.
     public var files: [String]
@@ -136,7 +138,9 @@ public struct BatchPlanner: Sendable {
         // with NAME.poses.jsonl present).
         let jobOptions = Self.jobOptions(jobOptions, under: rowOptions)
         let choices = Set((jobOptions + rowOptions).filter(\.isSet).map(\.key))
-        let found = discovery.inputs(for: input).filter { Self.alternatives[$0.option].map { !choices.contains($0) } ?? true }
+        // A call's per-stream inputs are a job's `streams:`, not files found next to it by name.
+        let isCall = BatchRecording.isCall(input)
+        let found = isCall ? [] : discovery.inputs(for: input).filter { Self.alternatives[$0.option].map { !choices.contains($0) } ?? true }
         var files: [String] = []
         var seen: Set<String> = []
         let values = (jobOptions + rowOptions).flatMap { option in option.values.map { (option.key, $0) } }
@@ -145,10 +149,12 @@ public struct BatchPlanner: Sendable {
         where seen.insert(path).inserted && BatchPaths.isRegularFile(path) {
             files.append(path)
         }
+        // compose reads the job itself, for its `streams:` section.
+        let jobArguments = isCall ? callJobArguments(&files) : jobOptions.flatMap(\.arguments)
         return BatchRecording(name: BatchPaths.name(of: output), listed: listed, input: input, output: output,
-                              arguments: [input, "-o", output] + jobOptions.flatMap(\.arguments) + found.map(\.argument)
+                              arguments: [input, "-o", output] + jobArguments + found.map(\.argument)
                                   + rowOptions.flatMap(\.arguments),
-                              files: files)
+                              command: isCall ? "compose" : "render", files: files)
     }
 
     /// ``files(option:value:)``, looked up once per option value and batch.

@@ -224,7 +224,7 @@ public final class BatchRunner: @unchecked Sendable {
         var control = ["--progress=json", "--report=\(layout.report(recording))", "--overwrite"]
         if settings.verbose { control.append("--verbose") }
         control += settings.renderArguments
-        return try ChildProcess(executable: settings.executable, arguments: ["render"] + recording.arguments + control)
+        return try ChildProcess(executable: settings.executable, arguments: [recording.command] + recording.arguments + control)
     }
 
     /// Copies the child's output to its log while following its progress, waits for it, and

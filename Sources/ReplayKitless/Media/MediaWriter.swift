@@ -159,6 +159,10 @@ public final class MediaWriter {
         try samples.withUnsafeBufferPointer { (buffer) throws(ReplayError) in try audio.add(interleaved: buffer) }
     }
 
+    /// Where the file is until it is moved into place (a group's output that is never committed is
+    /// read from here, and removed with the group).
+    public var temporaryPath: String { muxer.output.temporaryPath }
+
     /// Drains both encoders, writes the trailer and (unless it belongs to a group) moves the file into place.
     public func finish() throws(ReplayError) {
         try drain(flush: true)

@@ -22,11 +22,13 @@ public struct SampleSummary: Sendable {
 /// - `call.mask.mkv`: the person's exact coverage (and the flash square) as lossless FFV1, full
 ///   range, with the video's timestamps;
 /// - `background.png`: a replacement background; `annotations.json`: marks on box corners and a
-///   tap on a box; `job.yaml`: the demo render's options; `scene.json`: the truth, for tests.
+///   tap on a box; `job.yaml`: the demo render's options; `scene.json`: the truth, for tests;
+/// - `call-archive.zip` with its epoch pose log and compose job: the same recording as the
+///   publisher of a whole call with two more participants (``SampleCall``).
 public enum SampleGenerator {
     /// The files of a sample, as named in the directory.
     public static let fileNames = ["call.mp4", "call.poses.jsonl", "call.poses.csv", "call.poses.pose32", "call.mask.mkv",
-                                   "background.png", "annotations.json", "job.yaml", "scene.json"]
+                                   "background.png", "annotations.json", "job.yaml", "scene.json"] + SampleCall.fileNames
 
     /// `name` inside `directory`, spelled as `directory` was given (relative stays relative).
     public static func path(_ name: String, in directory: String) -> String {
@@ -51,7 +53,13 @@ public enum SampleGenerator {
         let file = { (name: String) in path(name, in: directory) }
         // All files appear together: a failure part-way (a full disk) leaves none of them.
         let outputs = OutputGroup()
-        try writeVideos(scene, call: file("call.mp4"), mask: file("call.mask.mkv"), into: outputs)
+        // The call archive's media are written hidden next to the outputs and zipped; never
+        // committed, they go when this group does (or on SIGINT, as every temporary output).
+        let members = OutputGroup()
+        let call = SampleCall(scene: scene)
+        let publisher = try call.publisherWriter(directory: directory, members: members)
+        try writeVideos(scene, call: file("call.mp4"), mask: file("call.mask.mkv"), publisher: publisher, into: outputs)
+        try call.write(publisherFile: publisher.temporaryPath, directory: directory, members: members, into: outputs)
         let samples = scene.frames.map { PoseSample(key: .time(scene.seconds(of: $0)), pose32: $0.pose32) }
         do {
             for name in ["call.poses.jsonl", "call.poses.csv", "call.poses.pose32"] {
@@ -68,19 +76,14 @@ public enum SampleGenerator {
                              flashes: scene.frames.filter(\.flash).count)
     }
 
-    /// The call and its mask, frame by frame: both files get every frame at the same time.
-    private static func writeVideos(_ scene: SampleScene, call: String, mask: String, into outputs: OutputGroup) throws(ReplayError) {
+    /// The call and its mask, frame by frame: both files (and the call archive's copy of the
+    /// call, `publisher`) get every frame at the same time.
+    private static func writeVideos(_ scene: SampleScene, call: String, mask: String, publisher: MediaWriter,
+                                    into outputs: OutputGroup) throws(ReplayError) {
         let size = scene.settings.size
-        // Untagged, as phones write it: readers take BT.709 above 576 lines, BT.601 up to there.
-        let colorSpace = ColorSpace(tag: AVCOL_SPC_UNSPECIFIED, fullRange: false, height: size.height)
-        var encoder = EncoderSettings()
-        encoder.codec = .h264
-        encoder.preset = "medium"
-        encoder.crf = 23
+        let colorSpace = publisherColorSpace(size)
         let video = try MediaWriter(
-            path: call,
-            video: .init(size: size, timeBase: Rational(1, 90000), frameRate: Rational(Int32(SampleScene.nominalRate), 1),
-                         encoder: encoder, colorSpace: colorSpace),
+            path: call, video: publisherVideo(size),
             audio: .init(sampleRate: SampleSound.sampleRate, channels: 1, startSample: SampleSound.startSample), group: outputs)
         var maskEncoder = EncoderSettings()
         maskEncoder.codec = .ffv1
@@ -89,29 +92,21 @@ public enum SampleGenerator {
                                     group: outputs)
         let world = SampleWorldPainter(width: size.width, height: size.height, colorSpace: colorSpace)
         let person = SamplePersonPainter(width: size.width, height: size.height, colorSpace: colorSpace)
+        // Each picture is painted once and copied into both recordings of it.
+        let pictureBuffer = PlanarBuffer(width: size.width, height: size.height, colorSpace: colorSpace)
+        let picture = pictureBuffer.image
         let coverageBuffer = PlanarBuffer(width: size.width, height: size.height)
         let coverage = coverageBuffer.image.luma
         let white = colorSpace.yuv(red: 255, green: 255, blue: 255)
-        let square = scene.flashSquare
         let sei = PoseSEI()
         for frame in scene.frames {
-            let seconds = scene.seconds(of: frame)
-            try video.addVideoFrame(pts: frame.milliseconds * 90, duration: frame.durationMilliseconds * 90,
-                                    sei: sei.userDataPayload(for: frame.pose32)) { image in
-                world.paint(scene.camera(of: frame), into: image)
-                person.paint(at: seconds, into: image, mask: coverage)
-                guard frame.flash else { return }
-                for y in square.y..<square.y + square.size {
-                    for x in square.x..<square.x + square.size {
-                        image.luma[x, y] = white.y
-                        coverage[x, y] = 255
-                    }
-                }
-                for y in (square.y >> 1)..<((square.y + square.size) >> 1) {
-                    for x in (square.x >> 1)..<((square.x + square.size) >> 1) {
-                        image.cb[x, y] = white.cb
-                        image.cr[x, y] = white.cr
-                    }
+            world.paint(scene.camera(of: frame), into: picture)
+            person.paint(at: scene.seconds(of: frame), into: picture, mask: coverage)
+            if frame.flash { paintSquare(scene.flashSquare, white, into: picture, coverage: coverage) }
+            let payload = sei.userDataPayload(for: frame.pose32)
+            for writer in [video, publisher] {
+                try writer.addVideoFrame(pts: frame.milliseconds * 90, duration: frame.durationMilliseconds * 90, sei: payload) {
+                    $0.copy(from: picture)
                 }
             }
             try masks.addVideoFrame(pts: frame.milliseconds, duration: frame.durationMilliseconds) { image in
@@ -121,9 +116,46 @@ public enum SampleGenerator {
             }
         }
         let last = scene.frames[scene.frames.count - 1]
-        try video.addAudio(SampleSound.samples(for: scene, endMilliseconds: last.milliseconds + last.durationMilliseconds))
+        let end = last.milliseconds + last.durationMilliseconds
+        try video.addAudio(SampleSound.samples(for: scene, endMilliseconds: end))
+        try publisher.addAudio(SampleSound.samples(for: scene, from: publisherAudioStart, endMilliseconds: end))
         try video.finish()
         try masks.finish()
-        withExtendedLifetime(coverageBuffer) {}
+        try publisher.finish()
+        withExtendedLifetime((pictureBuffer, coverageBuffer)) {}
+    }
+
+    /// Untagged, as phones write it: readers take BT.709 above 576 lines, BT.601 up to there.
+    static func publisherColorSpace(_ size: PictureSize) -> ColorSpace {
+        ColorSpace(tag: AVCOL_SPC_UNSPECIFIED, fullRange: false, height: size.height)
+    }
+
+    /// The phone's H.264 track: x264 medium, CRF 23, times in 1/90000 s (whole milliseconds).
+    static func publisherVideo(_ size: PictureSize) -> MediaWriter.VideoSpec {
+        var encoder = EncoderSettings()
+        encoder.codec = .h264
+        encoder.preset = "medium"
+        encoder.crf = 23
+        return .init(size: size, timeBase: Rational(1, 90000), frameRate: Rational(Int32(SampleScene.nominalRate), 1),
+                     encoder: encoder, colorSpace: publisherColorSpace(size))
+    }
+
+    /// Where the archive's Opus copy of the sound starts (samples of stream time): with the first
+    /// frame (Opus has no millisecond edit list to line up with, unlike AAC in MP4).
+    static let publisherAudioStart = SampleScene.startMilliseconds * Int64(SampleSound.sampleRate / 1000)
+
+    /// Paints `square` in `color` into `image` (whole 4:2:0 chroma samples: its corner and side are
+    /// even) and marks it as foreground in `coverage`.
+    static func paintSquare(_ square: (x: Int, y: Int, size: Int), _ color: YUVColor, into image: YUVImage, coverage: Plane?) {
+        for y in square.y..<square.y + square.size {
+            image.luma.row(y)[square.x..<square.x + square.size].update(repeating: color.y)
+            coverage?.row(y)[square.x..<square.x + square.size].update(repeating: 255)
+        }
+        for y in (square.y >> 1)..<((square.y + square.size) >> 1) {
+            for x in (square.x >> 1)..<((square.x + square.size) >> 1) {
+                image.cb[x, y] = color.cb
+                image.cr[x, y] = color.cr
+            }
+        }
     }
 }

@@ -30,9 +30,15 @@ struct SamplePersonPainter {
     private let height: Int
     private let colors: [(y: Double, cb: Double, cr: Double)]
 
-    init(width: Int, height: Int, colorSpace: ColorSpace) {
+    /// Where the person stands across the picture, as a fraction of its width.
+    private let across: Double
+
+    /// - Parameter across: the middle of the person as a fraction of the width (the publisher
+    ///   stands to the right of the boxes; a portrait camera has its person in the middle).
+    init(width: Int, height: Int, colorSpace: ColorSpace, across: Double = 0.74) {
         self.width = width
         self.height = height
+        self.across = across
         colors = [(38.0, 96.0, 112.0), (198, 146, 116), (58, 40, 30), (226, 174, 142)].map {
             colorSpace.yuvUnrounded(red: $0.0, green: $0.1, blue: $0.2)
         }
@@ -41,7 +47,7 @@ struct SamplePersonPainter {
     /// The parts at `seconds`, back to front: shirt, neck, hair, face.
     private func parts(at seconds: Double) -> [Part] {
         let h = Double(height)
-        let x = 0.74 * Double(width) + 0.035 * Double(width) * sin(2 * .pi * seconds / 6.5)
+        let x = across * Double(width) + 0.035 * Double(width) * sin(2 * .pi * seconds / 6.5)
         let bob = 0.008 * h * sin(2 * .pi * seconds / 3.1)
         return [
             Part(outline: .trapezoid(x: x, top: 0.64 * h + bob, bottom: 1.1 * h, topHalf: 0.17 * h, bottomHalf: 0.3 * h,

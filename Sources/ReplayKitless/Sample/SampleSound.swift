@@ -1,7 +1,9 @@
 import Foundation
 
-/// The sample call's sound: a quiet room tone (a 120 Hz hum and a little noise) and the A/V sync
-/// probe, a 1 kHz beep starting at phase 0 exactly at each flash frame's presentation time.
+/// The sample call's sound: a quiet room tone (a hum and a little noise) and the A/V sync
+/// probes, beeps starting at phase 0 exactly at chosen times (the publisher's: 1 kHz at each flash
+/// frame's presentation time). The call archive's other participants are made of the same parts
+/// with their own hum, seed and tones, so each voice can be told apart in a mix.
 enum SampleSound {
     static let sampleRate = 48000
     static let beepAmplitude = 0.5
@@ -20,25 +22,38 @@ enum SampleSound {
         return priming + (firstFrame - priming) / perMillisecond * perMillisecond
     }
 
-    /// Mono samples from ``startSample`` to `endMilliseconds` (stream time).
-    static func samples(for scene: SampleScene, endMilliseconds: Int64) -> [Float] {
+    /// Mono samples from `startSample` to `endMilliseconds` (stream time): the publisher's room
+    /// tone with a 1 kHz beep at each flash frame.
+    static func samples(for scene: SampleScene, from startSample: Int64 = startSample, endMilliseconds: Int64) -> [Float] {
         let perMillisecond = Int64(sampleRate / 1000)
-        let count = Int(endMilliseconds * perMillisecond - startSample)
-        var random = SampleRandom(seed: scene.settings.seed ^ 0x5EED_50D5)
-        var samples = (0..<count).map { n -> Float in
-            let hum = 0.01 * sin(2 * Double.pi * 120 * Double(n) / Double(sampleRate))
-            return Float(hum + 0.006 * (2 * random.unit() - 1))
-        }
-        let length = Int(SampleScene.beepSeconds * Double(sampleRate))
-        let fade = Int(fadeSeconds * Double(sampleRate))
+        var samples = roomTone(count: Int(endMilliseconds * perMillisecond - startSample), seed: scene.settings.seed ^ 0x5EED_50D5)
         for frame in scene.frames where frame.flash {
-            let first = Int(frame.milliseconds * perMillisecond - startSample)
-            for k in 0..<min(length, count - first) {
-                let envelope = min(1, Double(length - k) / Double(fade))
-                let tone = beepAmplitude * envelope * sin(2 * Double.pi * SampleScene.beepFrequency * Double(k) / Double(sampleRate))
-                samples[first + k] += Float(tone)
-            }
+            addBeep(to: &samples, at: Int(frame.milliseconds * perMillisecond - startSample),
+                    frequency: SampleScene.beepFrequency, seconds: SampleScene.beepSeconds)
         }
         return samples
+    }
+
+    /// `count` samples of a room: a hum at `hum` Hz (amplitude 0.01) and white noise (±0.006).
+    static func roomTone(count: Int, seed: UInt64, hum humFrequency: Double = 120) -> [Float] {
+        var random = SampleRandom(seed: seed)
+        return (0..<count).map { n -> Float in
+            let hum = 0.01 * sin(2 * Double.pi * humFrequency * Double(n) / Double(sampleRate))
+            return Float(hum + 0.006 * (2 * random.unit() - 1))
+        }
+    }
+
+    /// Adds a sine beep starting at phase 0 at sample `first`, `seconds` long with a ``fadeSeconds``
+    /// fade-out, cut at the end of `samples`.
+    static func addBeep(to samples: inout [Float], at first: Int, frequency: Double, seconds: Double,
+                        amplitude: Double = beepAmplitude) {
+        let length = Int(seconds * Double(sampleRate))
+        let fade = Int(fadeSeconds * Double(sampleRate))
+        guard first >= 0 else { return }
+        for k in 0..<max(0, min(length, samples.count - first)) {
+            let envelope = min(1, Double(length - k) / Double(fade))
+            let tone = amplitude * envelope * sin(2 * Double.pi * frequency * Double(k) / Double(sampleRate))
+            samples[first + k] += Float(tone)
+        }
     }
 }

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# fxreplay compose vs the ffmpeg CLI doing the same job (formats.md §9), ROUNDS rounds interleaved:
+# a 4-participant call (640x480 VP8 + Opus WebM each, participant i joining at i*STAGGER s and
+# staying to the end of a CALL_SECONDS call) composed to a 1280x720 grid, H.264 (PRESET) + AAC.
+# ffmpeg: -itsoffset per input, scale to each grid cell keeping the aspect ratio, overlay onto a
+# black canvas; asetpts+adelay per sound, amix at unity gain. (ffmpeg's grid is the final 2x2 one
+# from the start; fxreplay's grows with the participants: the same pictures decoded, scaled,
+# placed and encoded.) Prints median wall-time and peak-RSS ratios.
+# Then a 16-participant call (320x240 sources, joining every STAGGER16 s) composed by fxreplay
+# alone: its speed (x realtime) and peak RSS (target < 1 GiB).
+#   ROUNDS=3 benchmarks/compose.sh        (CALL_SECONDS=60 STAGGER=5 STAGGER16=2 PRESET=veryfast CRF=23)
+source "$(dirname "$0")/common.sh"
+CALL_SECONDS="${CALL_SECONDS:-60}" STAGGER="${STAGGER:-5}" STAGGER16="${STAGGER16:-2}"
+PRESET="${PRESET:-veryfast}" CRF="${CRF:-23}"
+build_release
+
+# make_call DIR COUNT SIZE STAGGER: COUNT WebM files (VP8 + Opus; testsrc2 turned to its own hue,
+# a sine of its own pitch beeping 4x a second) and the archive manifest placing them on the call.
+make_call() {
+  local dir="$1" count="$2" size="$3" stagger="$4" files=""
+  mkdir -p "$dir"
+  for i in $(seq 0 $((count - 1))); do
+    local start=$((i * stagger)) length=$((CALL_SECONDS - i * stagger))
+    local file="$dir/p$i.webm"
+    [ -f "$file" ] || ffmpeg -v error -y -f lavfi -i "testsrc2=size=$size:rate=30,hue=h=$((i * 360 / count))" \
+      -f lavfi -i "sine=frequency=$((300 + 45 * i)):sample_rate=48000:beep_factor=4" -t "$length" \
+      -c:v libvpx -deadline realtime -cpu-used 8 -b:v 1M -c:a libopus -b:a 48k "$file"
+    files+="${files:+,}{\"streamId\": \"p$i\", \"filename\": \"p$i.webm\", \"startTimeOffset\": $((start * 1000)),"
+    files+=" \"stopTimeOffset\": $((CALL_SECONDS * 1000)), \"connectionData\": \"{\\\"name\\\":\\\"P$i\\\"}\", \"videoType\": \"camera\"}"
+  done
+  echo "{\"id\": \"bench-$count\", \"createdAt\": 1767225600000, \"sessionId\": \"bench\", \"name\": \"benchmark\", \"files\": [$files]}" \
+    > "$dir/archive.json"
+}
+
+CALL4="$BENCH_DIR/call4x640x480-${CALL_SECONDS}s"
+make_call "$CALL4" 4 640x480 "$STAGGER"
+
+# The ffmpeg CLI's composition: the 2x2 grid of §9 (cells 640x360, each 640x480 picture contained
+# as 480x360, centred), every input delayed by its start, sounds delayed and summed.
+ffmpeg_inputs=() graph="color=black:size=1280x720:rate=30:duration=$CALL_SECONDS[c0];" mix=""
+cells=("80:0" "720:0" "80:360" "720:360")
+for i in 0 1 2 3; do
+  start=$((i * STAGGER))
+  ffmpeg_inputs+=(-itsoffset "$start" -i "$CALL4/p$i.webm")
+  graph+="[$i:v]scale=480:360,setsar=1[v$i];[c$i][v$i]overlay=${cells[$i]}:eof_action=pass[c$((i + 1))];"
+  graph+="[$i:a]asetpts=PTS-STARTPTS,aresample=48000,adelay=$((start * 1000)):all=1[a$i];"
+  mix+="[a$i]"
+done
+graph+="${mix}amix=inputs=4:duration=longest:normalize=0[a]"
+
+rm -f "$BENCH_DIR/times.txt"
+for round in $(seq "$ROUNDS"); do
+  measure fxreplay "$FX" compose "$CALL4/archive.json" -o "$BENCH_DIR/fx-call4.mp4" --size 1280x720 --fps 30 \
+    --codec h264 --preset "$PRESET" --crf "$CRF" --progress none --overwrite
+  measure ffmpeg ffmpeg -v error -y "${ffmpeg_inputs[@]}" -filter_complex "$graph" -map "[c4]" -map "[a]" -t "$CALL_SECONDS" \
+    -c:v libx264 -preset "$PRESET" -crf "$CRF" -pix_fmt yuv420p -c:a aac -ar 48000 "$BENCH_DIR/ff-call4.mp4"
+done
+echo "compose, 4 participants 640x480 VP8/Opus, ${CALL_SECONDS} s call, to 1280x720 libx264 preset=$PRESET crf=$CRF + AAC"
+summarize fxreplay ffmpeg
+
+CALL16="$BENCH_DIR/call16x320x240-${CALL_SECONDS}s"
+make_call "$CALL16" 16 320x240 "$STAGGER16"
+rm -f "$BENCH_DIR/times.txt"
+measure fxreplay16 "$FX" compose "$CALL16/archive.json" -o "$BENCH_DIR/fx-call16.mp4" --size 1280x720 --fps 30 \
+  --codec h264 --preset "$PRESET" --crf "$CRF" --progress none --overwrite
+read -r _ seconds kib < "$BENCH_DIR/times.txt"
+awk -v s="$seconds" -v k="$kib" -v call="$CALL_SECONDS" 'BEGIN {
+  printf "compose, 16 participants 320x240, %d s call: %.2f s, %.2fx realtime, peak RSS %.0f MiB (target < 1024)\n", call, s, call / s, k / 1024 }'
