@@ -302,7 +302,8 @@ struct QALatency: ParsableCommand {
         }
         guard !delays.isEmpty else { throw ReplayError.usage("--delay: no delay given (e.g. 200ms)") }
         let outputs = OutputGroup()
-        let inputs = [input, annotations] + (poseOptions.poses.map { [$0] } ?? [])
+        // The scene's meshes are read too (AnnotationSettings lists them).
+        let inputs = [input] + AnnotationSettings(scene: annotations).inputFiles + (poseOptions.poses.map { [$0] } ?? [])
         let plotOutput = try plot.map { path throws(ReplayError) in try outputs.reserve(path, inputs: inputs) }
         let reportOutput = try report.map { path throws(ReplayError) in try outputs.reserve(path, inputs: inputs) }
         let scene = try AnnotationScene.load(path: annotations)

@@ -129,6 +129,8 @@ import Testing
         let input = sample.appendingPathComponent("call.mp4").path
         let track = try runFxreplay(["track", input, "--poses-from-sei", "--annotations", scene, "-o", mesh])
         #expect(track.status == 2 && track.stderr.contains("refusing to write over"), "\(track.stderr)")
+        let latency = try runFxreplay(["qa", "latency", input, "--poses-from-sei", "--annotations", scene, "--delay", "100ms", "--plot", mesh])
+        #expect(latency.status == 2 && latency.stderr.contains("refusing to write over"), "\(latency.stderr)")
         for (flag, target) in [("--report", font), ("--report", mesh), ("-o", mesh)] {
             var arguments = ["render", input, "--poses-from-sei", "--annotations", scene, "--font", font, "--overwrite", "--progress", "none"]
             arguments += flag == "-o" ? ["-o", target] : ["-o", dir.appendingPathComponent("out.mkv").path, flag, target]
