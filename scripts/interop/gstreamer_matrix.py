@@ -64,9 +64,11 @@ def render(fxreplay, arguments):
     return run([fxreplay, "render", *arguments, "--overwrite", "--progress", "none"], timeout=600)
 
 
-def check_output(name, output, container, expected, *, rotated_from=None, kept=False, poses=None):
+def check_output(name, output, container, expected, *, rotated_from=None, kept=False, poses=None, pictures_follow_pre_skip=True):
     """All GStreamer checks of one output against ffprobe's readings and the frame times the contract
-    gives it (`expected`: render keeps the input's; compose's frame k is at k / fps)."""
+    gives it (`expected`: render keeps the input's; compose's frame k is at k / fps). A render's
+    pictures move by the Opus pre-skip in Matroska (README); compose writes its sound from the first
+    sample on, so its pictures stay at k / fps (`pictures_follow_pre_skip=False`)."""
     gst = gst_read(output)
     probe = ffprobe(output)
     problems = gst["errors"] + gst["warnings"] + ([] if gst["discoverer_result"] == "ok" else [gst["discoverer_result"]])
@@ -81,7 +83,7 @@ def check_output(name, output, container, expected, *, rotated_from=None, kept=F
     # against the video (the video's times grow by it, rounded to the millisecond), and FFmpeg
     # reads the audio as starting that much earlier, where GStreamer starts at the first sample heard.
     pre_skip = opus_pre_skip(output) if matroska and audio is not None and audio["codec_name"] == "opus" else 0.0
-    expected = [time + pre_skip for time in expected]
+    expected = [time + (pre_skip if pictures_follow_pre_skip else 0.0) for time in expected]
     shift_note = f"; Opus pre-skip {pre_skip * 1e3:.1f} ms added (README)" if pre_skip else ""
     # A frame's time on the file's timeline: Matroska's block times are the buffers' timestamps
     # (matroskademux counts stream time from the file's first timestamp); MP4's edit list is
@@ -272,7 +274,7 @@ def check_compose(fxreplay, work, sample):
             result(f"compose {container}: render", False, f"exit {status}: {err.strip()}")
             continue
         count = len(ffprobe_frame_times(output))
-        check_output(f"compose {container}", output, container, [k / 30 for k in range(count)])
+        check_output(f"compose {container}", output, container, [k / 30 for k in range(count)], pictures_follow_pre_skip=False)
 
 
 if __name__ == "__main__":

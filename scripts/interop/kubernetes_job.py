@@ -19,6 +19,7 @@ import copy
 import json
 import os
 import shutil
+import tempfile
 import subprocess
 import sys
 
@@ -58,9 +59,9 @@ def check_schemas(work):
     return documents
 
 
-def pod_run(fxreplay, data, mount, command, index, user, group, completions):
-    """The container's command as the pod of completion `index` runs it, returning its exit status."""
-    bin_dir = os.path.join(os.path.dirname(data), "image-bin")
+def pod_run(bin_dir, data, mount, command, index, user, group, completions):
+    """The container's command as the pod of completion `index` runs it (`bin_dir` holding the image's
+    fxreplay), returning its exit status."""
     environment = ["PATH=" + bin_dir + ":/usr/bin:/bin", f"HOME=/tmp", f"JOB_COMPLETION_INDEX={index}",
                    f"HOSTNAME=fxreplay-batch-{index}-x7k2q", "KUBERNETES_SERVICE_HOST=10.96.0.1",
                    "KUBERNETES_SERVICE_PORT=443"]
@@ -84,8 +85,10 @@ def check_pods(fxreplay, work, documents):
     final_codes = set(job["spec"]["podFailurePolicy"]["rules"][0]["onExitCodes"]["values"])
 
     # The image: fxreplay on PATH (Dockerfile: /usr/local/bin/fxreplay); the volume: recordings, manifest.
-    bin_dir = os.path.join(work, "image-bin")
-    os.makedirs(bin_dir, exist_ok=True)
+    # In a folder of its own under /tmp: the pod's user must reach it, and `work` may be inside a
+    # private (0700) temporary folder.
+    bin_dir = tempfile.mkdtemp(prefix="fxreplay-image-bin.")
+    os.chmod(bin_dir, 0o755)
     shutil.copy(fxreplay, os.path.join(bin_dir, "fxreplay"))
     data = os.path.join(work, "volume")
     sample = os.path.join(work, "sample")
@@ -114,7 +117,7 @@ def check_pods(fxreplay, work, documents):
     try:
         statuses = {}
         for index in range(completions):
-            statuses[index], stderr = pod_run(fxreplay, data, mount, command, index, user, group, completions)
+            statuses[index], stderr = pod_run(bin_dir, data, mount, command, index, user, group, completions)
         result(f"kubernetes: {completions} pods ran the manifest's command, JOB_COMPLETION_INDEX 0..{completions - 1}",
                set(statuses.values()) == {0},
                f"exit statuses {statuses}" + ("" if set(statuses.values()) == {0} else f"; last stderr {stderr.strip()[-300:]}"))
@@ -135,7 +138,7 @@ def check_pods(fxreplay, work, documents):
         result("kubernetes: per-recording logs on the volume", all(os.path.exists(os.path.join(out, "logs", f"{name}.log")) for name in names))
 
         # backoffLimitPerIndex: a retried index skips what is done.
-        status, stderr = pod_run(fxreplay, data, mount, command, 0, user, group, completions)
+        status, stderr = pod_run(bin_dir, data, mount, command, 0, user, group, completions)
         with open(os.path.join(out, f"batch-report-0-of-{completions}.json")) as file:
             again = {e["status"] for e in json.load(file)["recordings"]}
         result("kubernetes: a retried index skips finished recordings", status == 0 and again <= {"skipped"},
@@ -144,7 +147,7 @@ def check_pods(fxreplay, work, documents):
         # The podFailurePolicy's final exit codes: bad input is final, a failed recording is retried.
         with open(os.path.join(data, relative), "w") as file:
             file.write("input,crf\nin/call1.mp4,not-a-number\n")
-        status, stderr = pod_run(fxreplay, data, mount, command, 0, user, group, completions)
+        status, stderr = pod_run(bin_dir, data, mount, command, 0, user, group, completions)
         result("kubernetes: a bad manifest exits with a code the policy fails the index for", status in final_codes,
                f"exit {status} (FailIndex on {sorted(final_codes)}): {stderr.strip()[-200:]}")
         # Enough damaged recordings that index 0 gets some (the share is a hash of the path).
@@ -155,12 +158,13 @@ def check_pods(fxreplay, work, documents):
             os.chown(os.path.join(data, name), 0, group)
         with open(os.path.join(data, relative), "w") as file:
             file.write("input\n" + "".join(f"{name}\n" for name in damaged))
-        status, stderr = pod_run(fxreplay, data, mount, command, 0, user, group, completions)
+        status, stderr = pod_run(bin_dir, data, mount, command, 0, user, group, completions)
         result("kubernetes: a failed recording exits 1, which the policy retries", status == 1 and 1 not in final_codes,
                f"exit {status}" + ("" if status == 1 else f": {stderr.strip()[-200:]}"))
     finally:
         if created_mount:
             os.rmdir(mount)
+        shutil.rmtree(bin_dir, ignore_errors=True)
 
 
 def main():
