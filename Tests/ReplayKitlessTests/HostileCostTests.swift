@@ -164,10 +164,14 @@ import Testing
     @Test func conversionsOfComputedValuesAreClamped() throws {
         #expect(ProgressReporter.clock(.infinity) == ProgressReporter.clock(Double(Int32.max)))
         #expect(ProgressReporter.clock(.nan) == "0:00")
-        let image = TestFrame(width: 32, height: 32).image
+        // The frame (which owns the pixels) is kept alive while its image is drawn into.
+        let frame = TestFrame(width: 32, height: 32)
         let style = MarkerStyle(color: RGBAColor(red: 255, green: 0, blue: 0), radius: 4, thickness: 1)
-        for x in [1e300, -1e300, .nan, .infinity] { style.draw(at: x, 16, in: image) }
-        style.draw(at: 16, 16, in: image)
+        for x in [1e300, -1e300, .nan, .infinity] { style.draw(at: x, 16, in: frame.image) }
+        #expect(frame.changed.isEmpty, "a marker off the picture drew \(frame.changed.count) pixels")
+        style.draw(at: 16, 16, in: frame.image)
+        #expect(!frame.changed.isEmpty)
+        withExtendedLifetime(frame) {}
     }
 
     /// A camera a thousand times farther out than the Sun, or a lens of 1e-300 pixels, projects to
