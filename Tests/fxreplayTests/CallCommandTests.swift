@@ -95,6 +95,29 @@ enum CallCommandFixtures {
     static func contents(_ folder: String) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
     }
+
+    /// Runs fxreplay with `arguments` and TMPDIR `tmp`, sends SIGINT once something appears in
+    /// `outDir` (the run is writing its outputs, a ZIP long extracted) and `settle` seconds more,
+    /// and returns the exit status. `whileRunning` looks at the run just before the signal.
+    static func interruptOnceWriting(_ arguments: [String], tmp: String, outDir: String, settle: TimeInterval = 0,
+                                     whileRunning: () -> Void = {}) throws -> Int32 {
+        let process = Process()
+        process.executableURL = fxreplayExecutable
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = tmp
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, contents(outDir).isEmpty { Thread.sleep(forTimeInterval: 0.05) }
+        Thread.sleep(forTimeInterval: settle)
+        whileRunning()
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
 }
 
 @Suite struct CallProbeCommandTests {
@@ -313,22 +336,13 @@ enum CallCommandFixtures {
         try CallCommandFixtures.makeZip(zip, members: [("manifest.json", dir + "/call/manifest.json"), ("long.mkv", dir + "/call/long.mkv")])
         let outDir = dir + "/out"
         try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = fxreplayExecutable
-        process.arguments = ["render", zip, "--stream", "long", "-o", outDir + "/long.mp4", "--preset", "veryslow", "--progress", "none"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["TMPDIR"] = tmp
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Wait until the render writes its temporary output: the ZIP is extracted by then.
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, CallCommandFixtures.contents(outDir).isEmpty { Thread.sleep(forTimeInterval: 0.05) }
-        #expect(CallCommandFixtures.contents(tmp).count == 1, "the private folder exists while rendering")
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 130)
+        // Interrupted once the render writes its temporary output: the ZIP is extracted by then.
+        let status = try CallCommandFixtures.interruptOnceWriting(
+            ["render", zip, "--stream", "long", "-o", outDir + "/long.mp4", "--preset", "veryslow", "--progress", "none"],
+            tmp: tmp, outDir: outDir) {
+            #expect(CallCommandFixtures.contents(tmp).count == 1, "the private folder exists while rendering")
+        }
+        #expect(status == 130)
         #expect(CallCommandFixtures.contents(outDir).isEmpty)
         #expect(CallCommandFixtures.contents(tmp).isEmpty, "\(CallCommandFixtures.contents(tmp))")
     }
