@@ -34,6 +34,8 @@ struct EncoderOptions: ParsableArguments {
     @Flag(help: "Byte-identical output across runs: fixed thread count, bit-exact container and encoder flags.")
     var deterministic = false
 
+    @OptionGroup var controls: EncoderControlOptions
+
     func validate() throws {
         if let crf, !(0...63).contains(crf) { throw ValidationError("--crf must be between 0 and 63") }
         if let bitrate, Self.parseBitrate(bitrate) == nil { throw ValidationError("--bitrate: '\(bitrate)' is not a bitrate like 2500k or 4M (at most 2000M)") }
@@ -52,6 +54,7 @@ struct EncoderOptions: ParsableArguments {
         settings.bitrate = bitrate.flatMap(Self.parseBitrate)
         settings.threads = threads
         settings.deterministic = deterministic
+        controls.apply(to: &settings)
         return settings
     }
 

@@ -18,6 +18,10 @@ struct Render: ParsableCommand {
 
     @OptionGroup var encoder: EncoderOptions
 
+    @OptionGroup var sound: AudioOptions
+
+    @OptionGroup var trimming: TrimOptions
+
     @Option(parsing: .unconditional, help: "Output size WxH in display orientation (default: the first frame's).",
             transform: PictureSize.checkedArgument)
     var size: PictureSize?
@@ -91,6 +95,9 @@ struct Render: ParsableCommand {
     func renderOptions(input: String, clockOffset: Double?) throws -> RenderOptions {
         var options = RenderOptions(input: input, output: output)
         options.encoder = encoder.settings
+        options.audio = sound.settings
+        options.from = trimming.from
+        options.to = trimming.to
         options.size = size
         options.keepRotation = keepRotation
         options.mirror = mirror

@@ -25,12 +25,13 @@ final class CallSoundTrack {
     /// - Parameters:
     ///   - codec: `nil` picks Opus for WebM, AAC otherwise.
     ///   - bitRate: bits per second of the encoded sound.
+    ///   - startSample: the output timestamp of sample 0, in samples (a render keeps the input's clock).
     init(call: Call, from: Double = 0, to: Double? = nil, muxer: Muxer, codec: AudioCodec? = nil,
-         bitRate: Int = 128_000) throws(ReplayError) {
+         bitRate: Int = 128_000, startSample: Int64 = 0) throws(ReplayError) {
         mix = try CallAudioMix(call: call, from: from, to: to)
         let chosen = codec ?? (muxer.formatName == "webm" ? .opus : .aac)
-        encoder = try AudioEncoder(codec: chosen, sampleRate: CallAudioMix.sampleRate, channels: 2, bitRate: bitRate,
-                                   bitexact: false, muxer: muxer)
+        encoder = try AudioEncoder(codec: chosen, sampleRate: CallAudioMix.sampleRate, channels: 2, startSample: startSample,
+                                   bitRate: bitRate, bitexact: false, muxer: muxer)
         planes = [UnsafePointer(left), UnsafePointer(right)]
     }
 

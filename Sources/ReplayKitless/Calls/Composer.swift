@@ -111,6 +111,7 @@ private final class ComposeSession: @unchecked Sendable {
 
         let output = try AtomicOutput(path: options.output, overwrite: options.overwrite, inputs: options.inputFiles)
         muxer = try Muxer(output: output, bitexact: options.encoder.deterministic)
+        muxer.faststart = options.encoder.faststart
         let codec = options.encoder.codec ?? VideoCodec.defaultCodec(forOutput: options.output)
         let ignoredSettings = try options.encoder.check(for: codec)
         let codecID = avcodec_find_encoder_by_name(codec.encoderName)?.pointee.id ?? AV_CODEC_ID_NONE

@@ -66,6 +66,22 @@ public struct EncoderSettings: Sendable, Codable, Equatable {
     public var threads: Int = 0
     /// Fixed thread count and bit-exact flags so two runs produce the same bytes.
     public var deterministic: Bool = false
+    /// Frames between keyframes at most (ffmpeg's `-g`); `nil`: the encoder's default.
+    public var keyint: Int?
+    /// The encoder's tuning (`-tune`: film, animation, grain, stillimage, zerolatency…).
+    public var tune: String?
+    /// The codec profile (`-profile:v`: baseline, main, high, high444…; a number for VPx).
+    public var profile: String?
+    /// The codec level (`-level`: 3.1, 4.0…).
+    public var level: String?
+    /// The encoded pixel format by FFmpeg's name (`-pix_fmt`), 8-bit for now; `nil`: 4:2:0.
+    public var pixelFormat: String?
+    /// Encoder options passed through as they are (ffmpeg's `-KEY VALUE`), each checked against
+    /// the encoder's own options before anything is written.
+    public var encoderOptions: [String: String] = [:]
+    /// MP4/MOV outputs carry their index (`moov`) before the media, so playback over the web can
+    /// start before the download ends (`-movflags +faststart`).
+    public var faststart = true
 
     public init() {}
 
@@ -122,10 +138,8 @@ final class Encoder: @unchecked Sendable {
         self.context = context
         self.timeBase = timeBase
         let supported = Encoder.supportedPixelFormats(avCodec)
-        guard let format = codec.preferredPixelFormats(alpha: alpha).first(where: { supported.isEmpty || supported.contains($0) }) else {
-            throw .processing("\(codec.encoderName) cannot encode the requested pixel format")
-        }
-        pixelFormat = format
+        pixelFormat = try settings.chosenPixelFormat(codec: codec, alpha: alpha, supported: supported)
+        let format = pixelFormat
         carriesSEI = codec.carriesSEI
         context.pointee.width = Int32(width)
         context.pointee.height = Int32(height)
@@ -148,9 +162,12 @@ final class Encoder: @unchecked Sendable {
         var options: OpaquePointer? = nil
         defer { av_dict_free(&options) }
         Encoder.applyCodecOptions(settings, codec: codec, alpha: alpha, into: &options)
+        try settings.applyUserControls(to: context, codec: codec, defaults: &options)
         let status = avcodec_open2(context, avCodec, &options)
         guard status >= 0 else {
-            throw .processing("cannot open encoder \(codec.encoderName) at \(width)x\(height): \(ffmpegErrorText(status))")
+            let message = "cannot open encoder \(codec.encoderName) at \(width)x\(height): \(ffmpegErrorText(status))"
+            // A profile, level or option the encoder refuses together (High with 4:4:4, say) is the user's to change.
+            throw settings.userControls.isEmpty ? .processing(message) : .usage("\(message) with \(settings.userControls.joined(separator: " "))")
         }
     }
 
@@ -238,8 +255,9 @@ extension Encoder {
     /// The last stage of a pipeline: encodes the frames `queue` hands over (recycling each), writes
     /// the packets as `stream` of `muxer` (calling `written` per packet) and drains at the end,
     /// unless `failed` says another stage failed. `afterFrame` gets each frame's pts once it is sent.
+    /// A frame shown before `start` (the one on screen at a trim's cut) starts at `start` instead.
     func encodeAll(from queue: BoundedQueue<Frame>, into muxer: Muxer, stream: Int, failed: () -> Bool, written: () -> Void,
-                   afterFrame: (Int64) throws(ReplayError) -> Void = { _ in }) throws(ReplayError) {
+                   startingAt start: Int64? = nil, afterFrame: (Int64) throws(ReplayError) -> Void = { _ in }) throws(ReplayError) {
         let packet = Packet()
         func drain() throws(ReplayError) {
             while try receive(into: packet) == .produced {
@@ -248,6 +266,10 @@ extension Encoder {
             }
         }
         while let frame = queue.take() {
+            if let start, frame.pts < start {
+                frame.duration -= start - frame.pts
+                frame.pts = start
+            }
             let pts = frame.pts
             do { try send(frame) } catch {
                 frame.recycle()

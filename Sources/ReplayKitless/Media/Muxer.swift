@@ -14,6 +14,8 @@ final class Muxer: @unchecked Sendable {
     /// Written as fragmented MP4, because the output cannot seek (a pipe).
     private(set) var isFragmented = false
     private var finished = false
+    /// MP4/MOV: write the index (`moov`) before the media (``EncoderSettings/faststart``).
+    var faststart = false
 
     /// The containers written: ones that keep every frame's own timestamp (AVI, for one, would
     /// re-time variable frame rates) and have been tested with every stream kind copied.
@@ -90,6 +92,17 @@ final class Muxer: @unchecked Sendable {
         parameters.pointee.codec_id = codec
         parameters.pointee.width = Int32(width)
         parameters.pointee.height = Int32(height)
+        return accepts(parameters)
+    }
+
+    /// Whether this container can hold sound of `codec` (as its encoder describes it).
+    func accepts(audio codec: AudioCodec) -> Bool {
+        guard let parameters = avcodec_parameters_alloc() else { return false }
+        defer { var owned: UnsafeMutablePointer<AVCodecParameters>? = parameters; avcodec_parameters_free(&owned) }
+        parameters.pointee.codec_type = AVMEDIA_TYPE_AUDIO
+        parameters.pointee.codec_id = codec == .opus ? AV_CODEC_ID_OPUS : AV_CODEC_ID_AAC
+        parameters.pointee.sample_rate = 48000
+        av_channel_layout_default(&parameters.pointee.ch_layout, 2)
         return accepts(parameters)
     }
 
@@ -199,6 +212,13 @@ final class Muxer: @unchecked Sendable {
         if isMP4Family, let pb = context.pointee.pb, pb.pointee.seekable == 0 {
             av_dict_set(&options, "movflags", "frag_keyframe+delay_moov+default_base_moof", 0)
             isFragmented = true
+        } else if isMP4Family && faststart {
+            // The index first: a player over the web starts before the download ends (a second
+            // pass at the end moves it, in the temporary file).
+            av_dict_set(&options, "movflags", "+faststart", 0)
+            // That pass reopens the file by the context's name: the temporary file's, not the final one.
+            av_free(context.pointee.url)
+            context.pointee.url = av_strdup(output.temporaryPath)
         }
         let status = avformat_write_header(context, &options)
         guard status >= 0 else { throw .processing("\(output.finalPath): cannot write header: \(ffmpegErrorText(status))") }

@@ -35,6 +35,13 @@ public struct RenderOptions: Sendable, Codable, Equatable {
     public var maxDecodeErrors: Int?
     /// Background replacement with supplied masks (formats.md §5); `nil`: none.
     public var background: BackgroundSettings?
+    /// What happens to the input's sound (copied, encoded anew, left out).
+    public var audio = AudioSettings()
+    /// Trimming: seconds after the first frame (the `t` of poses and annotations) where the
+    /// output starts and ends; `nil`: the input's start, end. Poses and annotations stay on the
+    /// input's timeline.
+    public var from: Double?
+    public var to: Double?
     /// Other files the command reads (a job spec, placement tracks): never written over either.
     public var otherInputs: [String] = []
 

@@ -94,6 +94,10 @@ private final class RenderSession: @unchecked Sendable {
     let framePoses: FramePoses?
     /// The pose SEI written with `embedPoses`, and kept (others stripped) when a frame carries it.
     let poseSEI: PoseSEI
+    /// The input's sound encoded anew (`--audio encode`, a container that cannot hold its codec, a trim).
+    let sound: RenderSound?
+    /// With --from/--to: the frames kept, as video timestamps (start, end), the input's clock.
+    let trim: (start: Int64, end: Int64?)?
 
     let decoded = BoundedQueue<Frame>(capacity: 8)
     let processed = BoundedQueue<Frame>(capacity: 8)
@@ -144,6 +148,7 @@ private final class RenderSession: @unchecked Sendable {
 
         let output = try AtomicOutput(path: options.output, overwrite: options.overwrite, inputs: options.inputFiles)
         muxer = try Muxer(output: output, bitexact: options.encoder.deterministic)
+        muxer.faststart = options.encoder.faststart
         muxer.copyMetadata(from: demuxer)
         let codec = try options.background?.alphaCodec(encoder: options.encoder, output: options.output)
             ?? options.encoder.codec ?? VideoCodec.defaultCodec(forOutput: options.output)
@@ -183,7 +188,23 @@ private final class RenderSession: @unchecked Sendable {
 
         var copied: [Int: Int] = [:]
         var dropped: [String] = []
+        // Trim times are seconds after the first frame (poses' t); the stream's clock may start elsewhere.
+        let tick = video.timeBase.seconds(1)
+        let videoStart = stream.pointee.start_time == noPTS ? 0 : video.timeBase.seconds(stream.pointee.start_time)
+        let trimSeconds = (start: options.from.map { videoStart + $0 }, end: options.to.map { videoStart + $0 })
+        trim = options.from == nil && options.to == nil ? nil
+            : (Int64(((trimSeconds.start ?? videoStart) / tick).rounded()), trimSeconds.end.map { Int64(($0 / tick).rounded()) })
+        if trim != nil, let mask = options.background?.mask, mask != .inputAlpha {
+            throw .usage("--from/--to with a mask file is not supported yet (masks are paired with frames from the first)")
+        }
+        var sound: RenderSound?
+        let encodedAudio = try Self.audioToEncode(options: options, demuxer: demuxer, muxer: muxer, trimmed: trim != nil)
         for info in demuxer.streams where info.index != video.index {
+            if info.kind == .audio && options.audio.mode == .none { continue }
+            if info.index == encodedAudio?.index {
+                sound = try RenderSound(input: options.input, from: trimSeconds.start, to: trimSeconds.end, settings: options.audio, muxer: muxer)
+                continue
+            }
             if let out = try muxer.addCopiedStream(from: demuxer, stream: info.index) {
                 copied[info.index] = out
             } else if !(timecodeKept && timecodeTracks.contains(info.index)) {
@@ -191,6 +212,7 @@ private final class RenderSession: @unchecked Sendable {
             }
         }
         self.copied = copied
+        self.sound = sound
         demuxer.keepOnly(streams: Set(copied.keys).union([video.index]))
         if options.embedPoses {
             guard options.poses != nil else { throw .usage("--embed-poses needs --poses FILE or --poses-from-sei") }
@@ -210,7 +232,10 @@ private final class RenderSession: @unchecked Sendable {
         // MP4/MOV hide what lies before 0 behind the edit list (AAC priming, rightly): a video
         // starting before 0 (an MPEG-TS whose clock wrapped) would lose its first frames in every
         // player, so then every stream moves later together until the earliest starts at 0.
-        if muxer.isMP4Family, stream.pointee.start_time != noPTS, stream.pointee.start_time < 0 {
+        if let trim {
+            // A trimmed render starts at 0: every stream moves earlier by the cut.
+            muxer.delayAll(by: -trim.start, in: videoTimeBase)
+        } else if muxer.isMP4Family, stream.pointee.start_time != noPTS, stream.pointee.start_time < 0 {
             var earliest: Int64 = 0
             for index in [video.index] + copied.keys {
                 let other = demuxer.stream(index).pointee
@@ -221,7 +246,9 @@ private final class RenderSession: @unchecked Sendable {
         }
         try muxer.writeHeader(movieTimeScale: videoTimeBase.den > 1000 ? videoTimeBase.den : nil)
 
-        if let framePoses {
+        if trim != nil {
+            expectedFrames = nil
+        } else if let framePoses {
             // The packet scan counts the frames shown (a declared count includes those an edit list cuts).
             expectedFrames = framePoses.scan.frames.count
         } else if video.declaredFrames > 0 {
@@ -249,6 +276,7 @@ private final class RenderSession: @unchecked Sendable {
            descriptor.comp.0.depth > 8 || descriptor.log2_chroma_w != 1 || descriptor.log2_chroma_h != 1 {
             report.warnings.append("the input's \(Scaler.name(inputFormat.rawValue)) pictures are processed as 8-bit 4:2:0")
         }
+        if let encodedAudio, let note = encodedAudio.note { report.warnings.append(note) }
         for stream in dropped {
             report.warnings.append("\(stream) dropped: a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot hold it")
         }
@@ -258,6 +286,22 @@ private final class RenderSession: @unchecked Sendable {
     static func isTimecodeTrack(_ stream: UnsafeMutablePointer<AVStream>) -> Bool {
         let parameters = stream.pointee.codecpar.pointee
         return parameters.codec_type == AVMEDIA_TYPE_DATA && parameters.codec_tag == Muxer.codecTag("tmcd")
+    }
+
+    /// The audio stream to encode anew rather than copy, if any: the first, with `--audio encode`,
+    /// when the output cannot hold its codec (then `note` says so) or when the render is trimmed
+    /// (a cut falls inside a packet: encoding cuts to the sample).
+    static func audioToEncode(options: RenderOptions, demuxer: Demuxer, muxer: Muxer,
+                              trimmed: Bool) throws(ReplayError) -> (index: Int, note: String?)? {
+        guard options.audio.mode != .none, let first = demuxer.streams.first(where: { $0.kind == .audio }) else { return nil }
+        let codec = options.audio.codec ?? AudioCodec.defaultCodec(forOutput: options.output)
+        guard muxer.accepts(audio: codec) else {
+            throw .usage("--audio-codec \(codec.rawValue): a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot hold it")
+        }
+        if options.audio.mode == .encode || trimmed { return (first.index, nil) }
+        if muxer.accepts(demuxer.stream(first.index).pointee.codecpar) { return nil }
+        return (first.index, "the input's \(first.codecName) sound is encoded as \(codec.rawValue): "
+                + "a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot hold \(first.codecName)")
     }
 
     static func codecID(_ codec: VideoCodec) -> AVCodecID {
@@ -299,7 +343,23 @@ private final class RenderSession: @unchecked Sendable {
         // Per copied output stream, the last decode time written.
         var lastCopiedDTS: [Int: Int64] = [:]
         defer { decoded.close() }
-        func emit(_ frame: Frame) -> Bool { decoded.put(frame) }
+        if let trim { demuxer.seek(toSeconds: timeBase.seconds(trim.start)) }
+        /// Hands a frame on; `false` stops decoding (a failure elsewhere, or the trim's end).
+        func emit(_ frame: Frame) -> Bool {
+            if let trim {
+                if let end = trim.end, frame.pts >= end {
+                    frame.recycle()
+                    return false
+                }
+                // (The frame shown at the cut is kept: the encoder starts it there.)
+                if frame.pts + frame.duration <= trim.start {
+                    frame.recycle()
+                    return true
+                }
+                if let end = trim.end { frame.duration = min(frame.duration, end - frame.pts) }
+            }
+            return decoded.put(frame)
+        }
         func receiveAll() throws(ReplayError) -> Bool {
             while true {
                 let frame = shells.takeShell()
@@ -357,7 +417,7 @@ private final class RenderSession: @unchecked Sendable {
             } else if let out = copied[packet.streamIndex] {
                 // Packets an edit list cuts (before a cut made with `-ss … -c copy`) are never played,
                 // like the video frames there; a container without edit lists would play them.
-                if packet.isDiscarded && !muxer.isMP4Family {
+                if packet.isDiscarded && !muxer.isMP4Family || !isInTrim(packet) {
                     packet.unref()
                     continue
                 }
@@ -380,6 +440,14 @@ private final class RenderSession: @unchecked Sendable {
                                                     declaredEnd: demuxer.declaredEnd(ofStream: videoIndex))
             _ = emit(last)
         }
+    }
+
+    /// Whether a copied packet lies within --from/--to (all do without them).
+    private func isInTrim(_ packet: Packet) -> Bool {
+        guard let trim, packet.pts != noPTS else { return true }
+        let source = demuxer.stream(packet.streamIndex).pointee.time_base
+        let pts = av_rescale_q(packet.pts, source, timeBase.av)
+        return pts >= trim.start && trim.end.map { pts < $0 } ?? true
     }
 
     /// Counts a decode or read error; past `--max-decode-errors` (0 with `--strict`) the render fails.
@@ -499,8 +567,14 @@ private final class RenderSession: @unchecked Sendable {
     // MARK: Stage 3: encode and mux
 
     private func encodeStage() throws(ReplayError) {
+        // The sound is written in step, up to a little past each frame, so the container interleaves them closely.
         try encoder.encodeAll(from: processed, into: muxer, stream: videoOut, failed: { failed },
-                              written: { framesDone.add(1, ordering: .relaxed) })
+                              written: { framesDone.add(1, ordering: .relaxed) }, startingAt: trim?.start,
+                              afterFrame: { (pts) throws(ReplayError) in
+                                  guard let sound else { return }
+                                  try sound.track.write(upTo: timeBase.seconds(pts) - sound.start + 0.1)
+                              })
+        if !failed { try sound?.track.finish() }
     }
 
     // MARK: Finishing
@@ -527,7 +601,7 @@ private final class RenderSession: @unchecked Sendable {
             throw .badInput("\(options.input): no video frame could be decoded"
                             + (counts.decodeErrors > 0 ? " (\(counts.decodeErrors) decode errors)" : ""))
         }
-        let cutShort = counts.decoded > 0 ? demuxer.cutShortWarning(ofVideoStream: videoIndex, endingAt: counts.videoEnd) : nil
+        let cutShort = counts.decoded > 0 && trim?.end == nil ? demuxer.cutShortWarning(ofVideoStream: videoIndex, endingAt: counts.videoEnd) : nil
         let effectLines = effects.list.map { ($0.name, $0.reportLines()) }
         // A damaged mask video counts too: its frames silently took the mask before; so does one
         // cut short (its frames then held the last mask).

@@ -1,0 +1,88 @@
+import CFFmpeg
+
+/// The encoder controls ffmpeg users write (`-g`, `-tune`, `-profile:v`, `-level`, `-pix_fmt`
+/// and any encoder option by name), applied to an encoder context before it is opened and each
+/// checked there: a name the encoder does not have, or a value it refuses, is bad usage naming
+/// the option, before anything is written.
+extension EncoderSettings {
+    /// The pixel format to encode: `pixelFormat` when given (8-bit, one the encoder takes, with an
+    /// alpha plane when the output needs one), else the codec's preferred format.
+    func chosenPixelFormat(codec: VideoCodec, alpha: Bool, supported: [AVPixelFormat]) throws(ReplayError) -> AVPixelFormat {
+        func takes(_ format: AVPixelFormat) -> Bool { supported.isEmpty || supported.contains(format) }
+        guard let name = pixelFormat else {
+            guard let format = codec.preferredPixelFormats(alpha: alpha).first(where: takes) else {
+                throw .processing("\(codec.encoderName) cannot encode the requested pixel format")
+            }
+            return format
+        }
+        let eightBit = supported.filter { Self.isEightBit($0) && Self.hasAlpha($0) == alpha }
+        let choices = eightBit.isEmpty ? "none" : eightBit.map { String(cString: av_get_pix_fmt_name($0)) }.joined(separator: ", ")
+        let format = av_get_pix_fmt(name)
+        guard format != AV_PIX_FMT_NONE else { throw .usage("--pix-fmt \(name): no such pixel format (\(codec.encoderName) takes \(choices))") }
+        guard Self.isEightBit(format) else { throw .usage("--pix-fmt \(name): only 8-bit formats for now (\(codec.encoderName) takes \(choices))") }
+        guard takes(format), Self.hasAlpha(format) == alpha else {
+            throw .usage("--pix-fmt \(name): \(codec.encoderName) takes \(choices)" + (alpha ? " with the alpha plane this output needs" : ""))
+        }
+        return format
+    }
+
+    /// The controls given, as the command line spells them (for messages).
+    var userControls: [String] {
+        var given: [String] = []
+        if let keyint { given.append("--keyint \(keyint)") }
+        if let tune { given.append("--tune \(tune)") }
+        if let profile { given.append("--profile \(profile)") }
+        if let level { given.append("--level \(level)") }
+        if let pixelFormat { given.append("--pix-fmt \(pixelFormat)") }
+        given += encoderOptions.sorted { $0.key < $1.key }.map { "--encoder-opt \($0.key)=\($0.value)" }
+        return given
+    }
+
+    /// Planar YUV with 8 bits a sample (the pipeline's pictures are 8-bit YUV).
+    private static func isEightBit(_ format: AVPixelFormat) -> Bool {
+        guard let descriptor = av_pix_fmt_desc_get(format)?.pointee else { return false }
+        let flags = descriptor.flags
+        return descriptor.comp.0.depth == 8 && flags & UInt64(AV_PIX_FMT_FLAG_PLANAR) != 0
+            && flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0 && descriptor.nb_components >= 3
+    }
+
+    private static func hasAlpha(_ format: AVPixelFormat) -> Bool {
+        (av_pix_fmt_desc_get(format)?.pointee.flags ?? 0) & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
+    }
+
+    /// Sets the keyframe interval, tune, profile, level and pass-through options on `context`
+    /// (whose codec's private options exist once it is allocated), overriding the project's
+    /// defaults in `defaults` (the dictionary `avcodec_open2` applies afterwards).
+    func applyUserControls(to context: UnsafeMutablePointer<AVCodecContext>, codec: VideoCodec,
+                           defaults: inout OpaquePointer?) throws(ReplayError) {
+        let name = codec.encoderName
+        if let keyint {
+            guard keyint >= 1 else { throw .usage("--keyint \(keyint): give 1 or more frames") }
+            context.pointee.gop_size = Int32(clamping: keyint)
+        }
+        var controls: [(option: String, key: String, value: String)] = []
+        if let tune { controls.append(("--tune", "tune", tune)) }
+        if let profile { controls.append(("--profile", "profile", profile)) }
+        if let level {
+            if codec == .hevc {
+                // libx265 takes its level among its own parameters only.
+                let current = av_dict_get(defaults, "x265-params", nil, 0).map { String(cString: $0.pointee.value) }
+                av_dict_set(&defaults, "x265-params", (current.map { $0 + ":" } ?? "") + "level-idc=\(level)", 0)
+            } else {
+                controls.append(("--level", "level", level))
+            }
+        }
+        for (key, value) in encoderOptions.sorted(by: { $0.key < $1.key }) { controls.append(("--encoder-opt", key, value)) }
+        for control in controls {
+            let described = control.option == "--encoder-opt" ? "--encoder-opt \(control.key)=\(control.value)" : "\(control.option) \(control.value)"
+            guard av_opt_find(UnsafeMutableRawPointer(context), control.key, nil, 0, AV_OPT_SEARCH_CHILDREN) != nil else {
+                throw .usage(control.option == "--encoder-opt" ? "--encoder-opt: \(name) has no option '\(control.key)'"
+                                                               : "\(control.option): \(name) has no \(control.key) setting")
+            }
+            // The user's value wins over the project's default for the same key.
+            av_dict_set(&defaults, control.key, nil, 0)
+            let status = av_opt_set(UnsafeMutableRawPointer(context), control.key, control.value, AV_OPT_SEARCH_CHILDREN)
+            guard status >= 0 else { throw .usage("\(described): \(name) refuses the value (\(ffmpegErrorText(status)))") }
+        }
+    }
+}
