@@ -27,8 +27,7 @@ func topLevelBoxes(_ path: String) throws -> [String] {
         return input
     }
 
-    /// `--keyint 10` reads back as a keyframe every 10 frames, in render and in compose's encoder
-    /// options alike (ffprobe's key_frame flags).
+    /// `--keyint 10` reads back as a keyframe every 10 frames (ffprobe's key_frame flags).
     @Test func keyintIsTheKeyframeSpacing() throws {
         let dir = try makeScratchDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -89,8 +88,30 @@ func topLevelBoxes(_ path: String) throws -> [String] {
         }
     }
 
+    /// Compose takes the same controls: a keyframe at least every `--keyint` frames, the index
+    /// first, an unknown `--encoder-opt` refused (exit 2 naming it).
+    @Test func composeTakesTheEncoderControls() throws {
+        let sample = try GeneratedSample.get()
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let output = dir.appendingPathComponent("call.mp4").path
+        let common = ["compose", sample.path("call-archive.zip"), "-o", output, "--size", "160x90", "--fps", "10", "--progress", "none"]
+        let run = try runFxreplay(common + ["--keyint", "5"])
+        try #require(run.status == 0, "\(run.stderr)")
+        let flags = try ffprobe(["-select_streams", "v:0", "-show_entries", "frame=key_frame", "-of", "default=nw=1:nk=1", output])
+            .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let keys = flags.indices.filter { flags[$0] == "1" }
+        #expect(flags.count > 10 && keys.first == 0)
+        #expect(zip(keys, keys.dropFirst() + [flags.count]).allSatisfy { $1 - $0 <= 5 }, "keyframes at \(keys) of \(flags.count)")
+        let boxes = try topLevelBoxes(output)
+        #expect(try #require(boxes.firstIndex(of: "moov")) < #require(boxes.firstIndex(of: "mdat")), "\(boxes)")
+        let refused = try runFxreplay(common + ["--overwrite", "--encoder-opt", "nosuchkey=1"])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("nosuchkey"), "\(refused.stderr)")
+    }
+
     /// MP4 and MOV are written with moov before mdat (read from the file's top-level boxes), and
-    /// after it with `--no-faststart`; compose takes the same options.
+    /// after it with `--no-faststart`.
     @Test func faststartPutsTheIndexFirst() throws {
         let dir = try makeScratchDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

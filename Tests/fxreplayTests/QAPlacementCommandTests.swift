@@ -240,10 +240,10 @@ import Testing
         let times = try decodeFrames(review, measure: false).map(\.seconds)
         #expect(zip(times, (0..<8).map { Double($0) / 30 }).allSatisfy { abs($0 - times[0] - $1) < 0.001 }, "\(times)")
         #expect(try runFxreplay(["qa", "overlay", video, "-o", review]).status == 2)
-        // A container that cannot hold the audio drops it with render's warning.
+        // A container that cannot hold the audio's codec gets it encoded anew, with render's warning.
         let webm = dir.appendingPathComponent("review.webm").path
         let dropped = try runFxreplay(["qa", "overlay", video, "--track", a, "-o", webm, "--progress", "none"])
-        #expect(dropped.status == 0 && dropped.stderr.contains("warning: stream 1 (audio, aac) dropped: a .webm file cannot hold it"),
+        #expect(dropped.status == 0 && dropped.stderr.contains("warning: the input's aac sound is encoded as opus: a .webm file cannot hold aac"),
                 "\(dropped.stderr)")
         // Rows past the video's last frame (a track of a longer recording) are said, not silently skipped.
         let longer = try Self.write(Self.track((6..<12).map { ($0, "c", 40, 30) }), dir, "longer.csv")
