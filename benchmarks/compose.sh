@@ -3,9 +3,10 @@
 # a 4-participant call (640x480 VP8 + Opus WebM each, participant i joining at i*STAGGER s and
 # staying to the end of a CALL_SECONDS call) composed to a 1280x720 grid, H.264 (PRESET) + AAC.
 # ffmpeg: -itsoffset per input, scale to each grid cell keeping the aspect ratio, overlay onto a
-# black canvas; asetpts+adelay per sound, amix at unity gain. (ffmpeg's grid is the final 2x2 one
-# from the start; fxreplay's grows with the participants: the same pictures decoded, scaled,
-# placed and encoded.) Both write what fxreplay writes: 1280x720 yuv420p at 30 fps, libx264 with the
+# black canvas; asetpts+adelay per sound, amix at unity gain. ffmpeg's grid is the final 2x2 one
+# from the start, so fxreplay is given the same four cells as a layout file: the same pictures
+# decoded, scaled, placed and encoded (its default grid, which grows as people join, shows a
+# first participant full-frame, which costs libx264 ~10% more: not the same job). Both write what fxreplay writes: 1280x720 yuv420p at 30 fps, libx264 with the
 # same preset and CRF and its own thread count, stereo AAC at 128 kbit/s (left to itself, ffmpeg
 # would write the mono sines' mix as mono AAC at ~70 kbit/s, half the audio work).
 # Prints median wall-time, CPU-time and peak-RSS ratios, then the floors that bound the ratio:
@@ -54,8 +55,13 @@ done
 graph+="${mix}amix=inputs=4:duration=longest:normalize=0[a]"
 
 rm -f "$BENCH_DIR/times.txt" "$BENCH_DIR/cpu.txt"
+cat > "$CALL4/layout.json" <<'JSON'
+{"version": 1, "background": "#000000",
+ "tiles": [{"stream": "p0", "rect": [0, 0, 640, 360]}, {"stream": "p1", "rect": [640, 0, 640, 360]},
+           {"stream": "p2", "rect": [0, 360, 640, 360]}, {"stream": "p3", "rect": [640, 360, 640, 360]}]}
+JSON
 for round in $(seq "$ROUNDS"); do
-  timed fxreplay "$FX" compose "$CALL4/archive.json" -o "$BENCH_DIR/fx-call4.mp4" --size 1280x720 --fps 30 \
+  timed fxreplay "$FX" compose "$CALL4/archive.json" -o "$BENCH_DIR/fx-call4.mp4" --layout "$CALL4/layout.json" --size 1280x720 --fps 30 \
     --codec h264 --preset "$PRESET" --crf "$CRF" --progress none --overwrite
   timed ffmpeg ffmpeg -v error -y "${ffmpeg_inputs[@]}" -filter_complex "$graph" -map "[c4]" -map "[a]" -t "$CALL_SECONDS" \
     -c:v libx264 -preset "$PRESET" -crf "$CRF" -pix_fmt yuv420p -c:a aac -ar 48000 -ac 2 -b:a 128k "$BENCH_DIR/ff-call4.mp4"
