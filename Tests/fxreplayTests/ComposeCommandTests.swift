@@ -63,7 +63,9 @@ import ReplayKitless
         func shown(frame k: Int, fps: Int, from: Int = 0) -> Int? {
             timing.frames.indices.last { callTime($0) * fps <= k * 1000 + from * fps }
         }
-        func isActive(frame k: Int, fps: Int) -> Bool { start * fps <= k * 1000 && k * 1000 < stop * fps }
+        func isActive(frame k: Int, fps: Int, from: Int = 0) -> Bool {
+            start * fps <= k * 1000 + from * fps && k * 1000 + from * fps < stop * fps
+        }
     }
 
     static func scratch() throws -> URL {
@@ -73,20 +75,21 @@ import ReplayKitless
     }
 
     /// Checks every output frame's tiles: the active participants in grid order, each tile showing
-    /// the frame §9 says (or nothing before its first).
-    static func checkGrid(_ output: String, participants: [Expected], fps: Int, width: Int, height: Int, end: Int? = nil) throws {
+    /// the frame §9 says (or nothing before its first); output frame `k` shows call time `from + k / fps` (ms).
+    static func checkGrid(_ output: String, participants: [Expected], fps: Int, width: Int, height: Int, end: Int? = nil,
+                          from: Int = 0) throws {
         let frames = try GrayVideo.read(output)
         let end = end ?? participants.map(\.stop).max()!
-        #expect(frames.count == (end * fps + 999) / 1000, "frame count")
+        #expect(frames.count == ((end - from) * fps + 999) / 1000, "frame count")
         var layoutChanges: [Int] = []
         var previous: [Int] = []
         for (k, frame) in frames.enumerated() {
-            let active = participants.indices.filter { participants[$0].isActive(frame: k, fps: fps) }
+            let active = participants.indices.filter { participants[$0].isActive(frame: k, fps: fps, from: from) }
             if active != previous { layoutChanges.append(k) }
             previous = active
             for (cell, index) in zip(grid(active.count, width, height), active) {
                 let participant = participants[index]
-                guard let shown = participant.shown(frame: k, fps: fps) else { continue }
+                guard let shown = participant.shown(frame: k, fps: fps, from: from) else { continue }
                 let picture = FxTestSupport.PixelRect.contain(participant.size(shown), in: cell)
                 let code = FrameCode.read(frame, picture: picture)
                 #expect(code?.tag == participant.tag && code?.index == shown,
@@ -94,6 +97,43 @@ import ReplayKitless
             }
         }
         #expect(layoutChanges.count > 2, "the test should see people join and leave")
+    }
+
+    /// `--from` starts each picture stream at its keyframe before `from` (libvpx puts one every
+    /// 128 pictures) rather than decoding from the file's start: the tiles still show the frames
+    /// §9 says, and the report counts only the pictures from that keyframe on.
+    @Test func composingFromLaterSeeksThePicturesAndKeepsTheTimeline() throws {
+        let folder = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let streams = [
+            FixtureStream(id: "u", name: "Uma", tracks: [FixtureTrack(file: "u.webm", video: .constant(fps: 20, duration: 9.0, tag: 5), start: 0)]),
+            FixtureStream(id: "v", name: "Vic", tracks: [FixtureTrack(file: "v.mkv", video: .constant(fps: 15, duration: 2.0, tag: 6), start: 6.3)]),
+            FixtureStream(id: "w", name: "Wes", tracks: [FixtureTrack(file: "w.webm", video: .constant(fps: 10, duration: 0.6, tag: 7), start: 7.9)]),
+        ]
+        let manifest = try CallFixtures.writeArchive(streams, in: folder)
+        let output = folder.appendingPathComponent("out.mkv").path
+        let report = folder.appendingPathComponent("report.json").path
+        let run = try runFxreplay(["compose", manifest, "-o", output, "--size", "320x240", "--fps", "20", "--codec", "ffv1",
+                                   "--progress", "none", "--from", "7.45", "--report", report])
+        #expect(run.status == 0, "\(run.stderr)")
+        let expected = try Self.expected(streams, manifest: manifest, folder: folder)
+        try Self.checkGrid(output, participants: expected, fps: 20, width: 320, height: 240, from: 7450)
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as! [String: Any]
+        let decoded = (json["participants"] as! [[String: Any]]).map { $0["framesDecoded"] as! Int }
+        // Each file decoded from its last keyframe (ffprobe's packet flags) at or before call time
+        // 7.45 s; Wes joins later and is decoded whole.
+        var wanted: [Int] = []
+        for participant in expected {
+            let keyframes = try Self.ffprobe(["-select_streams", "v:0", "-show_entries", "packet=pts_time,flags", "-of", "csv=p=0",
+                                              folder.appendingPathComponent(streams[wanted.count].tracks[0].file).path])
+                .split(separator: "\n").filter { $0.contains("K") }
+                .compactMap { Double($0.split(separator: ",")[0]).map { Int(($0 * 1000).rounded()) } }
+            let target = 7450 - participant.start + participant.timing.start
+            let first = keyframes.last { $0 <= target }.flatMap { key in participant.timing.frames.firstIndex(of: key) } ?? 0
+            wanted.append(participant.timing.frames.count - first)
+        }
+        #expect(wanted[0] < 180, "Uma's file should have a keyframe after its first before 7.45 s to seek to: \(wanted)")
+        #expect(decoded == wanted, "pictures decoded per participant")
     }
 
     /// VFR and constant-rate sources, WebM (Opus priming: its p0 is before its first picture) and

@@ -67,6 +67,10 @@ private final class ComposeSession: @unchecked Sendable {
 
     let composed = BoundedQueue<Frame>(capacity: 4)
     let canvases = FramePool(keepsBuffers: true)
+    /// Counts the layouts shown so far; per canvas of the pool, the layout whose background it
+    /// holds outside the tiles (the area no tile repaints), so it is painted once per layout.
+    private var layoutGeneration = 0
+    private var canvasLayout: [ObjectIdentifier: Int] = [:]
     let failure = Locked<ReplayError?>(nil)
     let framesDone = Atomic<Int>(0)
 
@@ -96,7 +100,7 @@ private final class ComposeSession: @unchecked Sendable {
                 var own = effects[stream.id]?.options
                 own?.input = track.path
                 if let clock = effects[stream.id]?.poseClock { own?.poses?.clockOffset = try call.poseClockOffset(clock, track: track) }
-                list.append(try TrackFrames(stream: stream, track: track, effects: own, threads: decoderThreads))
+                list.append(try TrackFrames(stream: stream, track: track, effects: own, threads: decoderThreads, from: options.from))
             }
             tracks.append(list)
         }
@@ -217,6 +221,7 @@ private final class ComposeSession: @unchecked Sendable {
             if now != shown {
                 if shown != nil { report.layoutChanges += 1 }
                 shown = now
+                layoutGeneration += 1
                 tiles = layout.tiles(for: now.map { participants[$0].keys }, width: width, height: height)
                 names?.draw(tiles.map { (participants[now[$0.participant]].name, $0.rect) })
             }
@@ -246,19 +251,20 @@ private final class ComposeSession: @unchecked Sendable {
         guard var image = canvas.yuvImage else { throw .processing("composed picture has no planes") }
         image.colorSpace = colorSpace
         canvas.pointer.pointee.color_range = AVCOL_RANGE_MPEG
-        image.fill(background)
+        // Every tile is repainted whole below (picture and bars), so the rest of a canvas that
+        // already shows this layout's background is left as it is; effects may paint anywhere.
+        if !extraEffects.isEmpty || canvasLayout.updateValue(layoutGeneration, forKey: ObjectIdentifier(canvas)) != layoutGeneration {
+            image.fill(background)
+        }
         for tile in tiles {
             let participant = shown[tile.participant]
             // Tiles may overlap (pip, layout files): a later one hides what is under it.
-            let rect = tile.rect
-            image.luma.fill(background.y, x: rect.x, y: rect.y, width: rect.width, height: rect.height)
-            let chroma = PixelRect(x: rect.x / 2, y: rect.y / 2, width: (rect.x + rect.width + 1) / 2 - rect.x / 2,
-                                   height: (rect.y + rect.height + 1) / 2 - rect.y / 2)
-            image.cb.fill(background.cb, x: chroma.x, y: chroma.y, width: chroma.width, height: chroma.height)
-            image.cr.fill(background.cr, x: chroma.x, y: chroma.y, width: chroma.width, height: chroma.height)
-            guard let (track, picture) = try latestPicture(of: participant, at: t) else { continue }
-            try painters[participant].paint(picture, of: ObjectIdentifier(track), in: rect, fit: tile.fit ?? options.tileFit,
-                                            onto: image, source: "\(track.track.name) (stream \(track.stream.id))")
+            guard let (track, picture) = try latestPicture(of: participant, at: t) else {
+                TilePainter.fill(tile.rect, on: image, with: background)
+                continue
+            }
+            try painters[participant].paint(picture, of: ObjectIdentifier(track), in: tile.rect, fit: tile.fit ?? options.tileFit,
+                                            onto: image, background: background, source: "\(track.track.name) (stream \(track.stream.id))")
         }
         names?.composite(into: image)
         if !extraEffects.isEmpty {

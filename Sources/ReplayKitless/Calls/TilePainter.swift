@@ -7,7 +7,8 @@ import CFFmpeg
 /// The decoded picture is scaled once, straight to its size on the canvas, into a buffer that
 /// is reused from frame to frame (libswscale writes rows in whole SIMD blocks, which would spill
 /// into a neighbouring tile if it wrote into the canvas), then copied into place. A picture that
-/// has not changed since the last output frame, in an unchanged tile, is not scaled again.
+/// has not changed since the last output frame, in an unchanged tile, is not scaled again; only
+/// the part of the tile the picture leaves uncovered (contain's bars) is painted background.
 final class TilePainter {
     private let scaler = Scaler(flags: SWS_BICUBIC)
     private let cropped = Frame()
@@ -45,30 +46,57 @@ final class TilePainter {
         return placement
     }
 
-    /// Paints `picture` (of the track `track`) into `tile` of `canvas` (4:2:0, even-sized), which
-    /// already holds the background.
+    /// Paints `picture` (of the track `track`) into `tile` of `canvas` (4:2:0, even-sized): the
+    /// picture where it lands, `background` on the rest of the tile.
+    /// - Parameter source: names the stream in messages (built only when something fails).
     func paint(_ picture: CallFrame, of track: ObjectIdentifier, in tile: PixelRect, fit: BackgroundFit, onto canvas: YUVImage,
-               source: String) throws(ReplayError) {
+               background: YUVColor, source: @autoclosure () -> String) throws(ReplayError) {
         let newKey = Key(track: track, serial: picture.serial, rect: tile, fit: fit)
         let frame = picture.frame
         let placement = Self.placement(width: frame.width, height: frame.height, sar: frame.pointer.pointee.sample_aspect_ratio,
                                        tile: tile, fit: fit)
         let target = placement.destination
-        guard target.x + target.width <= canvas.width, target.y + target.height <= canvas.height else { return }
+        guard target.x + target.width <= canvas.width, target.y + target.height <= canvas.height else {
+            Self.fill(tile, on: canvas, with: background)
+            return
+        }
         if key != newKey {
             key = nil
             do {
                 try cropped.reference(frame, croppedTo: placement.source)
                 try scaled.allocate(width: target.width, height: target.height, format: AV_PIX_FMT_YUV420P)
-            } catch { throw .processing("\(source): \(error)") }
+            } catch { throw .processing("\(source()): \(error)") }
             try scaler.convert(cropped, into: scaled, colorSpace: frame.colorSpace.fullRange ? frame.colorSpace : nil,
                                outputColorSpace: frame.colorSpace.fullRange ? ColorSpace(matrix: frame.colorSpace.matrix, fullRange: false) : nil)
             av_frame_unref(cropped.pointer)
             key = newKey
         }
-        guard let image = scaled.yuvImage else { throw .processing("\(source): scaled picture has no planes") }
+        guard let image = scaled.yuvImage else { throw .processing("\(source()): scaled picture has no planes") }
+        Self.fill(tile, except: target, on: canvas, with: background)
         image.luma.paste(into: canvas.luma, x: target.x, y: target.y)
         image.cb.paste(into: canvas.cb, x: target.x / 2, y: target.y / 2)
         image.cr.paste(into: canvas.cr, x: target.x / 2, y: target.y / 2)
+    }
+
+    /// Paints `rect` of `canvas` (clipped to it) with `color`, leaving `hole` (on even pixels,
+    /// inside `rect`) as it is: the bars around a contained picture, without painting under it.
+    static func fill(_ rect: PixelRect, except hole: PixelRect? = nil, on canvas: YUVImage, with color: YUVColor) {
+        guard let hole else { return fillRect(rect, on: canvas, with: color) }
+        let right = rect.x + rect.width, bottom = rect.y + rect.height
+        let holeRight = hole.x + hole.width, holeBottom = hole.y + hole.height
+        fillRect(PixelRect(x: rect.x, y: rect.y, width: rect.width, height: hole.y - rect.y), on: canvas, with: color)
+        fillRect(PixelRect(x: rect.x, y: holeBottom, width: rect.width, height: bottom - holeBottom), on: canvas, with: color)
+        fillRect(PixelRect(x: rect.x, y: hole.y, width: hole.x - rect.x, height: hole.height), on: canvas, with: color)
+        fillRect(PixelRect(x: holeRight, y: hole.y, width: right - holeRight, height: hole.height), on: canvas, with: color)
+    }
+
+    /// Paints `rect` (luma pixels; the chroma samples it touches, rounded outward) with `color`.
+    private static func fillRect(_ rect: PixelRect, on canvas: YUVImage, with color: YUVColor) {
+        guard rect.width > 0, rect.height > 0 else { return }
+        canvas.luma.fill(color.y, x: rect.x, y: rect.y, width: rect.width, height: rect.height)
+        let chroma = PixelRect(x: rect.x / 2, y: rect.y / 2, width: (rect.x + rect.width + 1) / 2 - rect.x / 2,
+                               height: (rect.y + rect.height + 1) / 2 - rect.y / 2)
+        canvas.cb.fill(color.cb, x: chroma.x, y: chroma.y, width: chroma.width, height: chroma.height)
+        canvas.cr.fill(color.cr, x: chroma.x, y: chroma.y, width: chroma.width, height: chroma.height)
     }
 }

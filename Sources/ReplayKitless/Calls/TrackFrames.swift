@@ -20,7 +20,8 @@ struct CallFrame: @unchecked Sendable {
 final class TrackFrames: @unchecked Sendable {
     let stream: CallStream
     let track: CallTrack
-    private let demuxer: Demuxer
+    /// Reopened (only before decoding starts) when a seek for `--from` lands past its target.
+    private var demuxer: Demuxer
     private let decoder: Decoder
     private let videoIndex: Int
     private let timeBase: Rational
@@ -49,11 +50,18 @@ final class TrackFrames: @unchecked Sendable {
     private var upcoming: CallFrame?
     private var exhausted = false
     private var started = false
+    /// The media time (seconds, the file's clock) of the composition's first output frame, when
+    /// decoding starts at the keyframe before it instead of the file's start (`compose --from`).
+    private let seekTarget: Double?
 
     /// Opens the track's file and its decoder (`threads` decoder threads: 0 lets FFmpeg choose).
-    init(stream: CallStream, track: CallTrack, effects: RenderOptions?, threads: Int, capacity: Int = 3) throws(ReplayError) {
+    /// - Parameter from: the call time of the first picture wanted: decoding starts at the
+    ///   keyframe at or before it. Not with effects, whose frame numbers count from the file's start.
+    init(stream: CallStream, track: CallTrack, effects: RenderOptions?, threads: Int, from: Double = 0, capacity: Int = 3) throws(ReplayError) {
         self.stream = stream
         self.track = track
+        let target = track.mediaTime(ofCallTime: from)
+        seekTarget = effects == nil && target > track.mediaStart ? target : nil
         demuxer = try Demuxer(url: track.path)
         guard let video = demuxer.bestVideoStream else { throw .badInput("\(track.name) (stream \(stream.id)): no video stream") }
         videoIndex = video.index
@@ -169,6 +177,21 @@ final class TrackFrames: @unchecked Sendable {
                     return true
                 }
                 guard try emit(frame) else { return false }
+            }
+        }
+        if let seekTarget, demuxer.seek(toSeconds: seekTarget) {
+            // Only a keyframe at or before the target is a good start; past it, the pictures
+            // before the target would be missing, so decode from the file's start after all.
+            var first: Int64?
+            while first == nil, (try? demuxer.read(into: packet)) == true {
+                if packet.streamIndex == videoIndex { first = packet.pts != noPTS ? packet.pts : packet.dts }
+                packet.unref()
+            }
+            if first.map({ timeBase.seconds($0) <= seekTarget + 1e-6 }) == true {
+                demuxer.seek(toSeconds: seekTarget)
+            } else {
+                demuxer = try Demuxer(url: track.path)
+                demuxer.keepOnly(streams: [videoIndex])
             }
         }
         while true {
