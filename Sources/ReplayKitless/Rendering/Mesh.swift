@@ -9,7 +9,8 @@ public struct Mesh: Sendable, Equatable {
     public var normals: [SIMD3<Double>]
     public var triangles: [SIMD3<Int32>]
     /// Per triangle, the smooth surface it belongs to (a sphere, the side of a cylinder, one face
-    /// of a box). (The rasterizer shades every pixel once, at its centre, so it no longer needs them.)
+    /// of a box): where neighbours on one surface meet inside a pixel, the pixel is shaded once at
+    /// its centre instead of once per triangle, since the shading is continuous there.
     public var surfaces: [UInt32]
     /// Closed and wound outward, so faces turned away from the camera can be skipped. Open meshes
     /// (loaded files, flat shapes) are drawn double-sided instead.

@@ -57,31 +57,24 @@ extension Camera {
     }
 }
 
-/// Draws meshes into a ``RenderLayer``, anti-aliasing where it matters and nowhere else.
+/// Draws meshes into a ``RenderLayer`` with 4×4 multisampling: each sample has its own depth and
+/// owner, so hidden surfaces, shared edges and silhouettes resolve exactly, and only the final
+/// per-pixel average (colour and coverage) reaches the layer.
 ///
 /// `add` transforms a mesh to camera space, skips back faces of closed meshes, clips against the
 /// near plane in camera space (so nothing behind the camera is ever projected) and projects what
-/// is left, noting which triangle edges are on the silhouette (``MeshEdges``). `resolve`
-/// rasterizes everything added, one 64×64 tile of the frame at a time (the buffers are
-/// tile-sized, allocated once), in two passes per tile:
-/// 1. the triangles with a silhouette edge mark the pixels that edge passes through;
-/// 2. every triangle is drawn. In a marked pixel it takes the samples of an 8×8 grid it covers
-///    (64 per pixel, as bits of a `UInt64`: a row of samples is a run of bits cut by each edge,
-///    so a mask costs a few operations per row) and the pixel's coverage is the union of them.
-///    In any other pixel the surface goes on beyond every edge, so the pixel is wholly covered
-///    and the triangle holding the pixel centre is the one seen.
-/// Visibility is one depth test per pixel, at its centre, on perspective-correct depth, and each
-/// pixel is shaded once (Lambert with the perspective-correct normal at the centre) by the
-/// nearest triangle holding the centre (or, where none does, the nearest reaching the pixel).
-/// So silhouettes are smooth while the inside of a mesh costs what a one-sample rasterizer costs;
-/// where a shape meets its own stem or another face inside the silhouette, the nearer colour
-/// wins the whole pixel. All meshes added between two `resolve` calls (a shape and its stem) are
-/// depth-tested together.
+/// is left. `resolve` rasterizes everything added, one 64×64 tile of the frame at a time (the
+/// sample buffers are tile-sized, allocated once), with a per-sample depth test on
+/// perspective-correct depth; then it shades each pixel once per visible triangle (Lambert with the
+/// perspective-correct normal, at the centre of that triangle's samples) and averages. All meshes
+/// added between two `resolve` calls (a shape and its stem) are depth-tested together.
+///
+/// A pixel's 16 samples are handled together in SIMD registers, and a pixel that one triangle
+/// covers entirely (most pixels inside a mesh) keeps no samples at all until another triangle
+/// reaches it: it is shaded once, at its centre, which is what its samples would average to.
 final class MeshRasterizer {
     /// At most 64: a tile row's touched pixels are the bits of a `UInt64`.
     static let tileSize = 64
-    /// Samples are at (i + ½)/8 of the pixel, i = 0…7: at most this far from its centre.
-    static let sampleReach = 0.4375
 
     private struct ViewVertex {
         var position: SIMD3<Double>
@@ -95,9 +88,12 @@ final class MeshRasterizer {
         /// Its area in pixels.
         var area: Double
         var e0: Linear, e1: Linear, e2: Linear
-        /// Bit k set: edge k (`e`k = 0, opposite vertex k) is on the silhouette.
-        var silhouette: UInt8
         var inverseDepth: Linear
+        /// How much 1/depth changes from a pixel centre to each of its samples.
+        var depthOffsets: SIMD16<Float>
+        /// The smooth surface it belongs to, numbered across the meshes of one `resolve`, and
+        /// apart for the two sides of a double-sided surface.
+        var surface: UInt32
         /// The perspective-correct normal times a positive factor: Σ nᵢ·bᵢ/depthᵢ, linear in the
         /// pixel position (`normalX`·x + `normalY`·y + `normalAtOrigin`); shading normalizes it.
         var normalX: SIMD3<Float>, normalY: SIMD3<Float>, normalAtOrigin: SIMD3<Float>
@@ -107,12 +103,16 @@ final class MeshRasterizer {
         var uniformColor: SIMD3<Float>?
     }
 
+    /// Sample k of a pixel sits at (sampleX[k], sampleY[k]) from its centre: a 4×4 grid at ±⅛, ±⅜ px.
+    static let sampleX = SIMD16<Double>(-0.375, -0.125, 0.125, 0.375, -0.375, -0.125, 0.125, 0.375,
+                                        -0.375, -0.125, 0.125, 0.375, -0.375, -0.125, 0.125, 0.375)
+    static let sampleY = SIMD16<Double>(-0.375, -0.375, -0.375, -0.375, -0.125, -0.125, -0.125, -0.125,
+                                        0.125, 0.125, 0.125, 0.125, 0.375, 0.375, 0.375, 0.375)
+    /// Bit k of a sample mask stands for sample k.
+    private static let sampleBits = SIMD16<UInt32>(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
+
     let lighting: Lighting
     private var vertices: [ViewVertex] = []
-    /// Per triangle of the mesh being added: drawn whole (in front of the near plane, facing the
-    /// viewer or double-sided), and which way it faces.
-    private var drawnWhole: [Bool] = []
-    private var facings: [Double] = []
     private var triangles: [ScreenTriangle] = []
     private var bounds = PixelBounds.empty
     /// What the next `resolve` will cost, in pixel tests: the pixels each triangle added since the
@@ -124,48 +124,49 @@ final class MeshRasterizer {
     /// added, which made `resolve` cost triangles × tiles).
     private var tileStart: [Int] = []
     private var tileTriangles: [Int] = []
-    /// Per pixel of the current tile: the samples covered (bit 8·row + column of the 8×8 grid).
-    private let coverage: UnsafeMutablePointer<UInt64>
-    /// Per pixel: 1/depth of the nearest triangle holding its centre (0: none), of the nearest
-    /// reaching it without its centre (−∞: none), and the one that is seen.
-    private let centreDepth: UnsafeMutablePointer<Float>
-    private let reachDepth: UnsafeMutablePointer<Float>
-    private let owner: UnsafeMutablePointer<UInt32>
-    /// Per row of the current tile, a bit per pixel holding samples, and one per pixel a silhouette passes through.
+    /// Per pixel of the current tile: `empty`, `mixed`, or `uniform + i` when triangle i alone
+    /// covers all its samples (most pixels inside a mesh: those skip the per-sample buffers).
+    private let pixelState: UnsafeMutablePointer<UInt32>
+    private static let empty: UInt32 = 0, mixed: UInt32 = 1, uniform: UInt32 = 2
+    /// Per mixed pixel, the surface of every triangle that reached it, or `severalSurfaces`.
+    private let pixelSurface: UnsafeMutablePointer<UInt32>
+    private static let severalSurfaces = UInt32.max
+    /// The first surface number free for the next mesh `add`ed before `resolve`.
+    private var surfaceBase: UInt32 = 0
+    /// Per mixed pixel of the current tile, its 16 samples: 1/depth of the nearest surface
+    /// (0 = empty) and the index of its triangle. All zero for the other pixels.
+    private let sampleDepth: UnsafeMutablePointer<SIMD16<Float>>
+    private let sampleOwner: UnsafeMutablePointer<SIMD16<UInt32>>
+    /// Per row of the current tile, a bit per pixel holding samples.
     private let touchedColumns: UnsafeMutablePointer<UInt64>
-    private let edgeColumns: UnsafeMutablePointer<UInt64>
     /// The current tile's pixels as drawn, for `resolve`'s `blend`.
     private let tileLayer = RenderLayer(width: tileSize, height: tileSize)
 
     init(lighting: Lighting) {
         self.lighting = lighting
         let pixels = Self.tileSize * Self.tileSize
-        coverage = .allocate(capacity: pixels)
-        coverage.initialize(repeating: 0, count: pixels)
-        centreDepth = .allocate(capacity: pixels)
-        centreDepth.initialize(repeating: 0, count: pixels)
-        reachDepth = .allocate(capacity: pixels)
-        reachDepth.initialize(repeating: -.infinity, count: pixels)
-        owner = .allocate(capacity: pixels)
-        owner.initialize(repeating: 0, count: pixels)
+        pixelState = .allocate(capacity: pixels)
+        pixelState.initialize(repeating: Self.empty, count: pixels)
+        pixelSurface = .allocate(capacity: pixels)
+        pixelSurface.initialize(repeating: 0, count: pixels)
+        sampleDepth = .allocate(capacity: pixels)
+        sampleDepth.initialize(repeating: .zero, count: pixels)
+        sampleOwner = .allocate(capacity: pixels)
+        sampleOwner.initialize(repeating: .zero, count: pixels)
         touchedColumns = .allocate(capacity: Self.tileSize)
         touchedColumns.initialize(repeating: 0, count: Self.tileSize)
-        edgeColumns = .allocate(capacity: Self.tileSize)
-        edgeColumns.initialize(repeating: 0, count: Self.tileSize)
     }
 
     deinit {
-        coverage.deallocate()
-        centreDepth.deallocate()
-        reachDepth.deallocate()
-        owner.deallocate()
+        pixelState.deallocate()
+        pixelSurface.deallocate()
+        sampleDepth.deallocate()
+        sampleOwner.deallocate()
         touchedColumns.deallocate()
-        edgeColumns.deallocate()
     }
 
-    /// Sets up `mesh`, placed in the world by `transform`, as `camera` sees it. Without `edges`
-    /// every edge counts as a silhouette (right for any mesh, only slower).
-    func add(_ mesh: Mesh, edges: MeshEdges? = nil, transform: ModelTransform, camera: Camera, material: SurfaceMaterial) {
+    /// Sets up `mesh`, placed in the world by `transform`, as `camera` sees it.
+    func add(_ mesh: Mesh, transform: ModelTransform, camera: Camera, material: SurfaceMaterial) {
         let count = mesh.positions.count
         guard mesh.normals.count == count else { return }
         let view = transform.viewed(by: camera)
@@ -175,40 +176,18 @@ final class MeshRasterizer {
         }
         var setup = Setup(focal: camera.focal, near: camera.clippingNear, width: Int(camera.width),
                           height: Int(camera.height), material: material, lighting: lighting)
-        // Which triangles are drawn whole, so that their neighbours know where the surface ends.
-        drawnWhole.removeAll(keepingCapacity: true)
-        facings.removeAll(keepingCapacity: true)
-        for triangle in mesh.triangles {
-            let i0 = Int(triangle.x), i1 = Int(triangle.y), i2 = Int(triangle.z)
-            guard i0 >= 0, i1 >= 0, i2 >= 0, i0 < count, i1 < count, i2 < count else {
-                drawnWhole.append(false)
-                facings.append(0)
-                continue
-            }
-            let a = vertices[i0].position, b = vertices[i1].position, c = vertices[i2].position
-            // The camera is at the origin: a face whose normal points away from it is seen from behind.
-            let facing = (b - a).crossProduct(c - a).dotProduct(a)
-            facings.append(facing)
-            drawnWhole.append(!(mesh.isClosed && facing >= 0) && -a.z >= setup.near && -b.z >= setup.near && -c.z >= setup.near)
-        }
-        let neighbours = edges.flatMap { $0.neighbours.count == mesh.triangles.count ? $0.neighbours : nil }
+        let surfaces = mesh.surfaces.count == mesh.triangles.count ? mesh.surfaces : mesh.triangles.indices.map { UInt32($0) }
+        defer { surfaceBase &+= 2 &* ((surfaces.max() ?? 0) &+ 1) }
         for (index, triangle) in mesh.triangles.enumerated() {
             let i0 = Int(triangle.x), i1 = Int(triangle.y), i2 = Int(triangle.z)
             guard i0 >= 0, i1 >= 0, i2 >= 0, i0 < count, i1 < count, i2 < count else { continue }
-            let facing = facings[index]
+            let a = vertices[i0], b = vertices[i1], c = vertices[i2]
+            // The camera is at the origin: a face whose normal points away from it is seen from behind.
+            let facing = (b.position - a.position).crossProduct(c.position - a.position).dotProduct(a.position)
             if mesh.isClosed && facing >= 0 { continue }
             setup.normalSign = facing > 0 ? -1 : 1
-            setup.silhouette = 7
-            if let neighbours, drawnWhole[index] {
-                let across = neighbours[index]
-                setup.silhouette = 0
-                for k in 0..<3 {
-                    let other = Int(across[k])
-                    // The surface goes on across the edge only into a whole neighbour facing the same way.
-                    if other < 0 || !drawnWhole[other] || (facings[other] > 0) != (facing > 0) { setup.silhouette |= 1 << k }
-                }
-            }
-            setup.clip(vertices[i0], vertices[i1], vertices[i2]) { triangle in
+            setup.surface = surfaceBase &+ 2 &* surfaces[index] &+ (facing > 0 ? 1 : 0)
+            setup.clip(a, b, c) { triangle in
                 triangles.append(triangle)
                 bounds = bounds.union(triangle.rect)
                 let rect = triangle.rect
@@ -233,17 +212,13 @@ final class MeshRasterizer {
                 for (column, left) in stride(from: grid.minX * size, to: area.maxX, by: size).enumerated() {
                     let tile = PixelBounds(minX: left, minY: top, maxX: left + size, maxY: top + size).intersection(area)
                     let cell = row * grid.columns + column
-                    for slot in tileStart[cell]..<tileStart[cell + 1] where triangles[tileTriangles[slot]].silhouette != 0 {
-                        let part = triangles[tileTriangles[slot]].rect.intersection(tile)
-                        if !part.isEmpty { markSilhouette(of: triangles[tileTriangles[slot]], part, tile: tile) }
-                    }
                     for slot in tileStart[cell]..<tileStart[cell + 1] {
                         let index = tileTriangles[slot]
                         let part = triangles[index].rect.intersection(tile)
                         if !part.isEmpty { rasterize(index, of: triangles, part, tile: tile) }
                     }
                     tileLayer.move(toX: left, y: top)
-                    shadePixels(of: tile, triangles: triangles, into: tileLayer)
+                    shadeSamples(of: tile, triangles: triangles, into: tileLayer)
                     guard !tileLayer.touched.isEmpty else { continue }
                     blend(tileLayer)
                     tileLayer.clear()
@@ -291,110 +266,107 @@ final class MeshRasterizer {
         triangles.removeAll(keepingCapacity: true)
         bounds = .empty
         drawingCost = 0
+        surfaceBase = 0
     }
 
-    /// Where pixel (`x`, `y`) is in the tile's buffers.
-    @inline(__always) private func pixelIndex(_ x: Int, _ y: Int, in tile: PixelBounds) -> Int {
+    /// Where pixel (`x`, `y`)'s samples are in the tile's sample buffers.
+    @inline(__always) private func samples(_ x: Int, _ y: Int, in tile: PixelBounds) -> Int {
         (y - tile.minY) * Self.tileSize + (x - tile.minX)
     }
 
-    /// Marks the pixels of `part` (inside `tile`) whose samples a silhouette edge of `t` may cut.
-    private func markSilhouette(of t: ScreenTriangle, _ part: PixelBounds, tile: PixelBounds) {
+    /// How much a linear function changes from the pixel centre to each sample.
+    @inline(__always) private static func sampleOffsets(_ f: Linear) -> SIMD16<Float> {
+        SIMD16<Float>(f.a * sampleX + f.b * sampleY)
+    }
+
+    /// Takes the samples of `part` (inside `tile`) that the triangle covers and is nearest at.
+    /// All 16 samples of a pixel at once, in SIMD registers.
+    private func rasterize(_ owner: Int, of triangles: UnsafeBufferPointer<ScreenTriangle>, _ part: PixelBounds, tile: PixelBounds) {
+        let t = triangles[owner]
         let e0 = t.e0, e1 = t.e1, e2 = t.e2
-        let s0 = t.silhouette & 1 != 0, s1 = t.silhouette & 2 != 0, s2 = t.silhouette & 4 != 0
+        let edge0 = Self.sampleOffsets(e0), edge1 = Self.sampleOffsets(e1), edge2 = Self.sampleOffsets(e2)
+        let owners = SIMD16<UInt32>(repeating: UInt32(owner))
         for py in part.minY..<part.maxY {
             let y = Double(py) + 0.5
             guard let span = Self.span(of: t, row: y, within: part) else { continue }
-            var marks: UInt64 = 0
             for px in span {
                 let x = Double(px) + 0.5
                 let b0 = e0.at(x, y), b1 = e1.at(x, y), b2 = e2.at(x, y)
+                // The samples lie within ±0.375 px of the centre: test that square first.
                 if b0 + e0.reach < 0 || b1 + e1.reach < 0 || b2 + e2.reach < 0 { continue }
-                if (s0 && b0 < e0.reach) || (s1 && b1 < e1.reach) || (s2 && b2 < e2.reach) {
-                    marks |= 1 << UInt64(px - tile.minX)
+                // Near an edge, test the samples. Near it the coordinate is small, so single
+                // precision keeps it to ~1e-8 px and neighbours sharing the edge leave no gap.
+                var covered = SIMD16<Int32>(repeating: -1)
+                let partial = b0 < e0.reach || b1 < e1.reach || b2 < e2.reach
+                if partial {
+                    if b0 < e0.reach { covered &= Self.lanes(SIMD16(repeating: Float(b0)) + edge0 .>= 0) }
+                    if b1 < e1.reach { covered &= Self.lanes(SIMD16(repeating: Float(b1)) + edge1 .>= 0) }
+                    if b2 < e2.reach { covered &= Self.lanes(SIMD16(repeating: Float(b2)) + edge2 .>= 0) }
+                    // (Lanes are 0 or −1: the sum is 0 only when none is set; cheaper than `!=`.)
+                    guard covered.wrappedSum() != 0 else { continue }
                 }
+                touchedColumns[py - tile.minY] |= 1 << UInt64(px - tile.minX)
+                let pixel = samples(px, py, in: tile)
+                let state = pixelState[pixel]
+                if state == Self.empty && !partial {
+                    pixelState[pixel] = Self.uniform + UInt32(owner)
+                    continue
+                }
+                if state == Self.empty {
+                    pixelSurface[pixel] = t.surface
+                } else if state >= Self.uniform {
+                    // Another triangle meets this pixel: spell out the samples of the one covering it.
+                    let other = triangles[Int(state - Self.uniform)]
+                    sampleDepth[pixel] = SIMD16(repeating: Float(other.inverseDepth.at(x, y))) + other.depthOffsets
+                    sampleOwner[pixel] = SIMD16(repeating: state - Self.uniform)
+                    pixelSurface[pixel] = other.surface
+                }
+                if pixelSurface[pixel] != t.surface { pixelSurface[pixel] = Self.severalSurfaces }
+                pixelState[pixel] = Self.mixed
+                let depth = SIMD16(repeating: Float(t.inverseDepth.at(x, y))) + t.depthOffsets
+                let nearer = covered & Self.lanes(depth .> sampleDepth[pixel])
+                sampleDepth[pixel] = Self.select(nearer, depth, sampleDepth[pixel])
+                sampleOwner[pixel] = Self.select(nearer, owners, sampleOwner[pixel])
             }
-            edgeColumns[py - tile.minY] |= marks
         }
     }
 
-    /// Draws triangle `index` over the pixels of `part` (inside `tile`): coverage, and the centre's
-    /// depth test. A row without marked pixels under the triangle needs only the pixels whose centre
-    /// it holds (its narrow span); elsewhere every pixel its samples may reach is looked at.
-    private func rasterize(_ index: Int, of triangles: UnsafeBufferPointer<ScreenTriangle>, _ part: PixelBounds, tile: PixelBounds) {
-        let t = triangles[index]
-        let e0 = t.e0, e1 = t.e1, e2 = t.e2
-        let me = UInt32(index)
-        let partColumns = (UInt64.max >> UInt64(64 - part.maxX + part.minX)) << UInt64(part.minX - tile.minX)
-        for py in part.minY..<part.maxY {
-            let y = Double(py) + 0.5
-            let edges = edgeColumns[py - tile.minY] & partColumns
-            guard let span = Self.span(of: t, row: y, within: part, reach: edges == 0 ? 0 : 1) else { continue }
-            var touched: UInt64 = 0
-            for px in span {
-                let x = Double(px) + 0.5
-                let b0 = e0.at(x, y), b1 = e1.at(x, y), b2 = e2.at(x, y)
-                let column = UInt64(px - tile.minX)
-                let pixel = pixelIndex(px, py, in: tile)
-                let holdsCentre = b0 >= 0 && b1 >= 0 && b2 >= 0
-                if edges & (1 << column) != 0 {
-                    if b0 + e0.reach < 0 || b1 + e1.reach < 0 || b2 + e2.reach < 0 { continue }
-                    var mask = UInt64.max
-                    if b0 < e0.reach { mask &= e0.samplesInside(at: b0) }
-                    if b1 < e1.reach { mask &= e1.samplesInside(at: b1) }
-                    if b2 < e2.reach { mask &= e2.samplesInside(at: b2) }
-                    guard mask != 0 || holdsCentre else { continue }
-                    coverage[pixel] |= mask
-                    touched |= 1 << column
-                    if !holdsCentre {
-                        // Nearest where its samples are (the pixel centre may lie far outside it).
-                        guard centreDepth[pixel] == 0 else { continue }
-                        let (dx, dy) = Self.centroid(of: mask)
-                        let depth = Float(t.inverseDepth.at(x + dx, y + dy))
-                        if depth > reachDepth[pixel] {
-                            reachDepth[pixel] = depth
-                            owner[pixel] = me
-                        }
-                        continue
-                    }
-                } else {
-                    guard holdsCentre else { continue }
-                    coverage[pixel] = .max
-                    touched |= 1 << column
-                }
-                let depth = Float(t.inverseDepth.at(x, y))
-                if depth > centreDepth[pixel] {
-                    centreDepth[pixel] = depth
-                    owner[pixel] = me
-                }
-            }
-            touchedColumns[py - tile.minY] |= touched
-        }
+    /// A mask's lanes as integers, −1 where true and 0 where false, for plain bitwise operations
+    /// (which the compiler keeps in vector registers, unlike some `SIMDMask` operations).
+    @inline(__always) private static func lanes(_ mask: SIMDMask<SIMD16<Int32>>) -> SIMD16<Int32> {
+        unsafeBitCast(mask, to: SIMD16<Int32>.self)
     }
 
-    /// Where the samples of `mask` lie on average, from the pixel centre.
-    @inline(__always) private static func centroid(of mask: UInt64) -> (x: Double, y: Double) {
-        let count = Double(mask.nonzeroBitCount)
-        let columns = (mask & 0xAAAA_AAAA_AAAA_AAAA).nonzeroBitCount + 2 * (mask & 0xCCCC_CCCC_CCCC_CCCC).nonzeroBitCount
-            + 4 * (mask & 0xF0F0_F0F0_F0F0_F0F0).nonzeroBitCount
-        let rows = (mask & 0xFF00_FF00_FF00_FF00).nonzeroBitCount + 2 * (mask & 0xFFFF_0000_FFFF_0000).nonzeroBitCount
-            + 4 * (mask & 0xFFFF_FFFF_0000_0000).nonzeroBitCount
-        return ((Double(columns) / count - 3.5) / 8, (Double(rows) / count - 3.5) / 8)
+    /// Lane by lane, `a` where `mask` is −1 and `b` where it is 0.
+    @inline(__always) private static func select<V: SIMD>(_ mask: SIMD16<Int32>, _ a: V, _ b: V) -> V {
+        let a = unsafeBitCast(a, to: SIMD16<Int32>.self), b = unsafeBitCast(b, to: SIMD16<Int32>.self)
+        return unsafeBitCast((a & mask) | (b & ~mask), to: V.self)
     }
 
-    /// The pixels of row `y` (a pixel centre) in `part` whose samples may meet the triangle:
-    /// where all three barycentric coordinates can reach 0, widened by far more than rounding
-    /// could take away (the test per pixel decides). Keeps long thin triangles from costing
-    /// their whole bounding box, and small ones from costing a pixel more at each end.
-    /// With `reach` 0, only the pixels whose centre it may hold.
-    @inline(__always) private static func span(of t: ScreenTriangle, row y: Double, within part: PixelBounds,
-                                               reach: Double = 1) -> ClosedRange<Int>? {
+    /// Bits of the samples that belong to `owner`. (Integer arithmetic: `.==` on integer vectors
+    /// compiles to a loop over the lanes.)
+    @inline(__always) private static func samples(of owner: UInt32, in owners: SIMD16<UInt32>) -> UInt32 {
+        let difference = owners ^ SIMD16(repeating: owner)
+        let differs = (difference | (0 &- difference)) &>> 31   // 1 where non-zero (indices < 2³¹)
+        return (sampleBits & (differs &- 1)).wrappedSum()
+    }
+
+    /// The mask as bits: bit k for sample k.
+    @inline(__always) private static func bits(_ mask: SIMDMask<SIMD16<Int32>>) -> UInt32 {
+        (sampleBits & SIMD16<UInt32>(truncatingIfNeeded: lanes(mask))).wrappedSum()
+    }
+
+    /// The pixels of row `y` (a pixel centre) in `part` whose sample squares may meet the
+    /// triangle: where all three barycentric coordinates can reach 0, widened by far more than
+    /// rounding could take away (the test per pixel decides). Keeps long thin triangles from
+    /// costing their whole bounding box, and small ones from costing a pixel more at each end.
+    @inline(__always) private static func span(of t: ScreenTriangle, row y: Double, within part: PixelBounds) -> ClosedRange<Int>? {
         var low = Double(part.minX), high = Double(part.maxX - 1)
         // (Rounding by truncation, valid between the non-negative bounds: `rounded(.up)` is a
         // libm call on baseline x86-64, and this runs for every row of every triangle.)
         func narrow(by e: Linear) -> Bool {
-            // a·x + b·y + c + reach ≥ 0 at the centre x = px + 0.5 (reach: the samples' or 0)
-            let bound = -(e.reach * reach + e.b * y + e.c)
+            // a·x + b·y + c + reach ≥ 0 at the centre x = px + 0.5
+            let bound = -(e.reach + e.b * y + e.c)
             if e.a > 0 {
                 let edge = bound * e.inverseA
                 let first = edge - 0.5 - (1e-6 + 1e-12 * abs(edge))
@@ -414,27 +386,53 @@ final class MeshRasterizer {
         return Int(low)...Int(high)
     }
 
-    /// Shades each touched pixel of the tile once, with the triangle seen there, writes its
-    /// colour and coverage to the layer, and empties the tile's buffers.
-    private func shadePixels(of tile: PixelBounds, triangles: UnsafeBufferPointer<ScreenTriangle>, into layer: RenderLayer) {
+    /// Shades each pixel of the tile once per triangle owning some of its samples, writes the
+    /// average colour and the covered fraction to the layer, and empties the samples.
+    private func shadeSamples(of tile: PixelBounds, triangles: UnsafeBufferPointer<ScreenTriangle>, into layer: RenderLayer) {
         for py in tile.minY..<tile.maxY {
             var columns = touchedColumns[py - tile.minY]
             touchedColumns[py - tile.minY] = 0
-            edgeColumns[py - tile.minY] = 0
             guard columns != 0 else { continue }
             layer.touch(row: py, from: tile.minX + columns.trailingZeroBitCount, to: tile.minX + 64 - columns.leadingZeroBitCount)
             let texels = layer.row(py)
-            let y = Float(py) + 0.5
             while columns != 0 {
                 let px = tile.minX + columns.trailingZeroBitCount
                 columns &= columns - 1
-                let pixel = pixelIndex(px, py, in: tile)
-                let samples = coverage[pixel]
-                coverage[pixel] = 0
-                centreDepth[pixel] = 0
-                reachDepth[pixel] = -.infinity
-                let covered: Float = samples == .max ? 1 : Float(samples.nonzeroBitCount) / 64
-                texels[px] = SIMD4(shade(triangles[Int(owner[pixel])], x: Float(px) + 0.5, y: y), covered)
+                let pixel = samples(px, py, in: tile)
+                let state = pixelState[pixel]
+                pixelState[pixel] = Self.empty
+                if state >= Self.uniform {
+                    texels[px] = SIMD4(shade(triangles[Int(state - Self.uniform)], x: Float(px) + 0.5, y: Float(py) + 0.5), 1)
+                    continue
+                }
+                var remaining = Self.bits(sampleDepth[pixel] .> 0)
+                guard remaining != 0 else { continue }
+                sampleDepth[pixel] = .zero
+                let ownerOf = sampleOwner[pixel]
+                // Covered by one smooth surface: shade once, with the triangle nearest the centre.
+                if remaining == 0xFFFF && pixelSurface[pixel] != Self.severalSurfaces {
+                    texels[px] = SIMD4(shade(triangles[Int(ownerOf[5])], x: Float(px) + 0.5, y: Float(py) + 0.5), 1)
+                    continue
+                }
+                let covered = Float(remaining.nonzeroBitCount)
+                var sum = SIMD3<Float>.zero
+                repeat {
+                    let owner = ownerOf[remaining.trailingZeroBitCount]
+                    let mine = remaining & Self.samples(of: owner, in: ownerOf)
+                    remaining &= ~mine
+                    let count = mine.nonzeroBitCount
+                    // Σ offsetX(k) and Σ offsetY(k) over its samples, by grid column and row.
+                    let columns = (mine & 0x2222).nonzeroBitCount + 2 * (mine & 0x4444).nonzeroBitCount
+                        + 3 * (mine & 0x8888).nonzeroBitCount
+                    let rows = (mine & 0x00F0).nonzeroBitCount + 2 * (mine & 0x0F00).nonzeroBitCount
+                        + 3 * (mine & 0xF000).nonzeroBitCount
+                    // Shade at the centre of this triangle's samples, which lies inside it.
+                    let n = Float(count)
+                    let offsetX = Float(columns) * 0.25 - 0.375 * n, offsetY = Float(rows) * 0.25 - 0.375 * n
+                    let x = Float(px) + 0.5 + offsetX / n, y = Float(py) + 0.5 + offsetY / n
+                    sum += shade(triangles[Int(owner)], x: x, y: y) * Float(count)
+                } while remaining != 0
+                texels[px] = SIMD4(sum / covered, covered / 16)
             }
         }
     }
@@ -455,8 +453,8 @@ final class MeshRasterizer {
         let lighting: Lighting
         /// −1 for the back side of a double-sided face, so it is lit like its front.
         var normalSign: Double = 1
-        /// Bit k set: edge k of the triangle being set up is on the silhouette.
-        var silhouette: UInt8 = 7
+        /// The surface of the triangles being set up.
+        var surface: UInt32 = 0
 
         /// Clips the triangle to depth ≥ near (keeping its winding) and emits what is left.
         func clip(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, _ emit: (ScreenTriangle) -> Void) {
@@ -523,8 +521,8 @@ final class MeshRasterizer {
             // Σ nᵢ·bᵢ/depthᵢ, each bᵢ linear in the pixel position.
             let n0 = a.normal * (normalSign * v0.inverseDepth), n1 = b.normal * (normalSign * v1.inverseDepth)
             let n2 = c.normal * (normalSign * v2.inverseDepth)
-            return ScreenTriangle(rect: rect, area: abs(area) / 2, e0: e0, e1: e1, e2: e2, silhouette: silhouette,
-                                  inverseDepth: inverseDepth,
+            return ScreenTriangle(rect: rect, area: abs(area) / 2, e0: e0, e1: e1, e2: e2, inverseDepth: inverseDepth,
+                                  depthOffsets: MeshRasterizer.sampleOffsets(inverseDepth), surface: surface,
                                   normalX: SIMD3<Float>(n0 * e0.a + n1 * e1.a + n2 * e2.a),
                                   normalY: SIMD3<Float>(n0 * e0.b + n1 * e1.b + n2 * e2.b),
                                   normalAtOrigin: SIMD3<Float>(n0 * e0.c + n1 * e1.c + n2 * e2.c),
@@ -535,22 +533,17 @@ final class MeshRasterizer {
     /// A linear function of the pixel position, `a·x + b·y + c`.
     private struct Linear {
         let a: Double, b: Double, c: Double
-        /// How much it can change from the pixel centre to a sample (±``sampleReach`` px).
+        /// How much it can change within the sample square (±0.375 px).
         let reach: Double
         /// 1/a (0 when a is 0), so that spans multiply rather than divide, row after row.
         let inverseA: Double
-        /// Per row j of the 8×8 sample grid, how far its 0 crossing lies from the centre row's,
-        /// in sample columns: −b·(j − 3.5)/a.
-        let rowCrossings: SIMD8<Float>
 
         init(a: Double, b: Double, c: Double) {
             self.a = a
             self.b = b
             self.c = c
-            reach = (abs(a) + abs(b)) * MeshRasterizer.sampleReach
+            reach = (abs(a) + abs(b)) * 0.375
             inverseA = a != 0 ? 1 / a : 0
-            let rows = SIMD8<Double>(-3.5, -2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5)
-            rowCrossings = SIMD8<Float>(rows * (-b * inverseA))
         }
 
         /// The barycentric coordinate that is 0 along the edge `p`→`q` and 1 at the third vertex
@@ -561,33 +554,5 @@ final class MeshRasterizer {
         }
 
         @inline(__always) func at(_ x: Double, _ y: Double) -> Double { a * x + b * y + c }
-
-        /// The samples of the 8×8 grid (bit 8·j + i for the sample at ((i + ½)/8, (j + ½)/8) of
-        /// the pixel) where it is ≥ 0, given its value at the pixel centre. Along a row of samples
-        /// that is a run of columns from one side: each row's run starts (a > 0) or ends (a < 0)
-        /// where the value crosses 0, found for the eight rows at once, with no test per sample.
-        @inline(__always) func samplesInside(at centre: Double) -> UInt64 {
-            var mask: UInt64 = 0
-            if a == 0 {
-                var row = centre - b * (3.5 / 8)
-                for j in 0..<8 {
-                    if row >= 0 { mask |= 0xFF << UInt64(8 * j) }
-                    row += b / 8
-                }
-                return mask
-            }
-            // Row j crosses 0 at column i₀ = 3.5 − 8·(centre + b·(j − 3.5)/8)/a; columns before it
-            // number round(i₀ + ½), clamped to 0…8 (adding 1.5·2²³ rounds in the mantissa).
-            let crossing = (SIMD8<Float>(repeating: Float(3.5 - 8 * centre * inverseA)) + rowCrossings)
-                .clamped(lowerBound: SIMD8(repeating: -1), upperBound: SIMD8(repeating: 8)) + 0.5
-            let before = unsafeBitCast(crossing + 12_582_912, to: SIMD8<UInt32>.self) & 0x7F_FFFF &- 0x40_0000
-            for j in 0..<8 {
-                let k = UInt64(min(before[j], 8))
-                // a > 0: the columns from the crossing on; a < 0: those before it.
-                let run: UInt64 = a > 0 ? (0xFF << k) & 0xFF : (1 << k) - 1
-                mask |= run << UInt64(8 * j)
-            }
-            return mask
-        }
     }
 }
