@@ -40,10 +40,9 @@ final class MaskedBlur {
         let chromaMask = chromaMasks.chromaMask(mask, subsampling: frame.subsampling)
         let chromaWeight = chromaWeights.plane(width: chromaMask.width, height: chromaMask.height)
         Self.complement(chromaMask, into: chromaWeight)
-        for (plane, weight, output) in [(frame.luma, lumaWeight, weighted.luma), (frame.cb, chromaWeight, weighted.cb),
-                                        (frame.cr, chromaWeight, weighted.cr)] {
-            Self.multiply(plane, by: weight, into: output)
-        }
+        Self.multiply(frame.luma, by: lumaWeight, into: weighted.luma)
+        Self.multiply(frame.cb, by: chromaWeight, into: weighted.cb)
+        Self.multiply(frame.cr, by: chromaWeight, into: weighted.cr)
         let chromaSigmaX = sigma / Double(1 << frame.subsampling.shiftX)
         let chromaSigmaY = sigma / Double(1 << frame.subsampling.shiftY)
         blur.blur(weighted.luma, into: weighted.luma, sigmaX: sigma, sigmaY: sigma)
