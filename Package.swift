@@ -23,9 +23,11 @@ let package = Package(
             pkgConfig: "freetype2",
             providers: [.apt(["libfreetype-dev"])]
         ),
+        // Hot loops in C with SIMD chosen at run time (blur.c); no unsafeFlags, so the package stays usable as a dependency.
+        .target(name: "CKernels"),
         .target(
             name: "ReplayKitless",
-            dependencies: ["CFFmpeg", "CFreeType", .product(name: "Yams", package: "Yams"),
+            dependencies: ["CFFmpeg", "CFreeType", "CKernels", .product(name: "Yams", package: "Yams"),
                            .product(name: "ZIPFoundation", package: "ZIPFoundation")]
         ),
         .executableTarget(

@@ -3,7 +3,10 @@
 # doing the equivalent (mask luma as alpha over the picture scaled to cover the frame: alphamerge +
 # overlay), same libx264 preset/CRF/threads, audio copied, on a 720p 30-second clip; ROUNDS rounds
 # interleaved: median wall time, peak RSS and CPU time (user + sys; on a shared machine wall time follows
-# the other load) ratios. Then the compositing kernels alone (fxbench).
+# the other load) ratios. Then the blurred background (--background blur:12) against ffmpeg's gblur +
+# maskedmerge (its mask's chroma the mean over 2×2 luma samples, as formats.md §5) at x264 ultrafast and
+# veryfast (BLUR_PRESETS), and the compositing kernels alone (fxbench), with the blur per frame on one
+# thread next to ffmpeg's gblur per frame on one thread (fxbench gblur).
 source "$(dirname "$0")/common.sh"
 PRESET="${PRESET:-veryfast}" CRF="${CRF:-23}" THREADS="${THREADS:-0}"
 build_release
@@ -38,4 +41,19 @@ summarize fxreplay ffmpeg
 cpu_ratio fxreplay ffmpeg
 summarize fxreplay ffmpeg-prescaled | tail -2
 cpu_ratio fxreplay ffmpeg-prescaled
+# Blurred background: the frame blurred with σ = 12 behind the person, both sides on the same mask.
+BLUR_GRAPH="[1:v]extractplanes=y,split=3[luma][m1][m2];[m1]scale=iw/2:ih/2:flags=area[cb];[m2]scale=iw/2:ih/2:flags=area[cr];\
+[luma][cb][cr]mergeplanes=0x001020:yuv420p[mask];[0:v]split[call][copy];[copy]gblur=sigma=12[blurred];[blurred][call][mask]maskedmerge[v]"
+for preset in ${BLUR_PRESETS:-ultrafast veryfast}; do
+  for round in $(seq "$ROUNDS"); do
+    timed "fxreplay-blur-$preset" "$FX" render "$CLIP" -o "$BENCH_DIR/fx-blur.mp4" --mask "$MASK" --background blur:12 \
+      --preset "$preset" --crf "$CRF" --threads "$THREADS" --progress none --overwrite
+    timed "ffmpeg-blur-$preset" ffmpeg -v error -y -i "$CLIP" -i "$MASK" -filter_complex "$BLUR_GRAPH" \
+      -map "[v]" -map 0:a -c:v libx264 -preset "$preset" -crf "$CRF" -threads "$THREADS" -c:a copy "$BENCH_DIR/ff-blur.mp4"
+  done
+  echo "blurred background (mask video + blur:12 vs gblur=sigma=12 + maskedmerge), 720p 30 s, libx264 preset=$preset crf=$CRF"
+  summarize "fxreplay-blur-$preset" "ffmpeg-blur-$preset"
+  cpu_ratio "fxreplay-blur-$preset" "ffmpeg-blur-$preset"
+done
 "$ROOT/.build/release/fxbench" 1280x720 300
+"$ROOT/.build/release/fxbench" gblur "$CLIP" 300

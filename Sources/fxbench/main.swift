@@ -2,6 +2,7 @@
 //
 //     swift build -c release --product fxbench && .build/release/fxbench [WIDTHxHEIGHT] [FRAMES]
 //     .build/release/fxbench annotations [WIDTHxHEIGHT] [FRAMES] SCENE.json
+//     .build/release/fxbench gblur CLIP [FRAMES] [WIDTHxHEIGHT of the clip, 1280x720]
 //
 // The first prints megapixels (luma samples) per second for the mask blend, the transparent-alpha
 // path and the σ = 15 blur background, on random 8-bit 4:2:0 frames (1280×720 and 300 frames by
@@ -12,6 +13,7 @@ import Foundation
 import ReplayKitless
 
 var arguments = CommandLine.arguments.dropFirst()
+if arguments.first == "gblur" { compareBlurWithGblur(Array(arguments.dropFirst())) }
 let annotationSection = arguments.first == "annotations"
 if annotationSection { arguments = arguments.dropFirst() }
 let size = arguments.first.flatMap(PictureSize.init(parsing:)) ?? PictureSize(width: 1280, height: 720)
@@ -108,3 +110,51 @@ measure("alpha (straight)") { blender.applyAlpha(mask.image.luma, to: frame.imag
 measure("alpha (premultiplied)") { blender.applyAlpha(mask.image.luma, to: frame.image, premultiplied: true) }
 let blur = GaussianBlur()
 measure("blur σ = 15 (background)") { blur.blur(frame.image, into: background.image, sigma: 15) }
+
+/// `fxbench gblur CLIP [FRAMES] [WIDTHxHEIGHT]`: the σ = 12 background blur per frame on one thread against ffmpeg's
+/// `gblur=sigma=12` per frame on one thread (its run minus a decode-only run of the same clip, both
+/// with `-threads 1 -filter_threads 1`), in CPU time (user + sys, which the other load on a shared
+/// machine does not inflate) and wall time. The blurred frame is random 4:2:0 at the clip's size.
+func compareBlurWithGblur(_ arguments: [String]) -> Never {
+    guard let clip = arguments.first else {
+        print("usage: fxbench gblur CLIP [FRAMES] [WIDTHxHEIGHT]")
+        exit(2)
+    }
+    let count = arguments.dropFirst().first.flatMap(Int.init) ?? 300
+    func cpuSeconds(children: Bool) -> Double {
+        var usage = rusage()
+        #if os(Linux)
+        _ = getrusage(children ? RUSAGE_CHILDREN.rawValue : RUSAGE_SELF.rawValue, &usage)
+        #else
+        _ = getrusage(children ? RUSAGE_CHILDREN : RUSAGE_SELF, &usage)
+        #endif
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6
+    }
+    /// (CPU, wall) seconds of one ffmpeg run over the first `count` frames.
+    func ffmpeg(_ filter: [String]) -> (cpu: Double, wall: Double) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["ffmpeg", "-v", "error", "-threads", "1", "-filter_threads", "1", "-i", clip, "-an",
+                             "-frames:v", "\(count)"] + filter + ["-f", "null", "-"]
+        let before = cpuSeconds(children: true)
+        let wall = seconds { try? process.run(); process.waitUntilExit() }
+        return (cpuSeconds(children: true) - before, wall)
+    }
+    let decode = ffmpeg([]), gblur = ffmpeg(["-vf", "gblur=sigma=12"])
+    let clipSize = arguments.dropFirst(2).first.flatMap(PictureSize.init(parsing:)) ?? PictureSize(width: 1280, height: 720)
+    let width = clipSize.width, height = clipSize.height
+    let source = PlanarBuffer(width: width, height: height), target = PlanarBuffer(width: width, height: height)
+    for (index, plane) in [source.image.luma, source.image.cb, source.image.cr].enumerated() { randomFill(plane, seed: UInt64(index + 1)) }
+    let blur = GaussianBlur(workers: 1)
+    blur.blur(source.image, into: target.image, sigma: 12)
+    let cpuBefore = cpuSeconds(children: false)
+    let wall = seconds { for _ in 0..<count { blur.blur(source.image, into: target.image, sigma: 12) } }
+    let cpu = cpuSeconds(children: false) - cpuBefore
+    func perFrame(_ value: Double) -> String { String(format: "%7.3f ms/frame", value * 1000 / Double(count)) }
+    print("blur σ = 12, \(width)x\(height) 4:2:0, one thread, \(count) frames")
+    print("fxreplay blur   CPU " + perFrame(cpu) + "   wall " + perFrame(wall))
+    print("ffmpeg gblur    CPU " + perFrame(gblur.cpu - decode.cpu) + "   wall " + perFrame(gblur.wall - decode.wall)
+          + "   (gblur run minus decode-only run)")
+    print(String(format: "ratio fxreplay/gblur: CPU %.2fx, wall %.2fx", cpu / (gblur.cpu - decode.cpu), wall / (gblur.wall - decode.wall)))
+    exit(0)
+}

@@ -3,6 +3,7 @@ import ReplayKitless
 
 extension MissingMaskPolicy: ExpressibleByArgument {}
 extension BackgroundFit: ExpressibleByArgument {}
+extension BlurMode: ExpressibleByArgument {}
 
 /// Background replacement with supplied masks (formats.md §5): `fxreplay render --mask … --background …`.
 struct BackgroundOptions: ParsableArguments {
@@ -20,6 +21,9 @@ struct BackgroundOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("Colour of the bars with --background-fit contain.", valueName: "#RRGGBB"))
     var letterboxColor: String = "#000000"
+
+    @Option(help: "With --background blur:SIGMA: plain (the whole frame blurred) or masked (the person left out of the blur, so no halo of their colours around them).")
+    var blurMode: BlurMode = .plain
 
     @Option(help: "A frame without a mask (the masks end early or have a gap): hold (reuse the last mask), keep-original (leave the frame) or fail.")
     var missingMask: MissingMaskPolicy = .hold
@@ -69,6 +73,7 @@ struct BackgroundOptions: ParsableArguments {
         guard let mask else {
             if background != nil { throw .usage("--background needs --mask (a mask video, an image pattern or alpha)") }
             let shaping = feather != 0 || threshold != nil || invert || maskSmooth != 1 || maskExpand != 0 || maskShrink != 0 || premultiply
+                || blurMode != .plain
             if shaping { throw .usage("mask shaping options need --mask") }
             return nil
         }
@@ -83,6 +88,7 @@ struct BackgroundOptions: ParsableArguments {
         settings.expand = maskExpand
         settings.shrink = maskShrink
         settings.premultiply = premultiply
+        settings.blurMode = blurMode == .plain ? nil : blurMode
         try settings.validate()
         return settings
     }

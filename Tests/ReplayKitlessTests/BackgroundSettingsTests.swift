@@ -70,4 +70,19 @@ import Testing
             #expect(try BackgroundSpec(parsing: spec.description) == spec)
         }
     }
+
+    /// `--blur-mode masked` only means something for a blur background; left at plain it stays out of
+    /// the settings' JSON, so batch fingerprints of existing jobs do not change.
+    @Test func blurModeNeedsABlurBackgroundAndLeavesPlainSettingsAlone() throws {
+        var settings = BackgroundSettings(mask: .video(path: "m.mkv"), background: .blur(sigma: 4))
+        let plain = try JSONEncoder().encode(settings)
+        #expect(!String(decoding: plain, as: UTF8.self).contains("blurMode"))
+        settings.blurMode = .masked
+        try settings.validate()
+        #expect(String(decoding: try JSONEncoder().encode(settings), as: UTF8.self).contains("\"blurMode\":\"masked\""))
+        settings.background = .color(RGBAColor(red: 0, green: 0, blue: 0))
+        #expect(throws: ReplayError.self) { try settings.validate() }
+        settings.blurMode = .plain
+        try settings.validate()
+    }
 }

@@ -96,11 +96,14 @@ import Testing
                 #expect(abs(w.reduce(0, +) - 1) < 1e-6)
                 variance = w.enumerated().map { Double(($0.offset - radius) * ($0.offset - radius)) * $0.element }
                     .reduce(0, +)
-            case .extendedBox(let radius, let inner, let outer):
+            case .extendedBox(let radius, let fixedInner, let fixedOuter, let shift):
                 #expect(sigma >= 3 && kernel.passes == 4)
-                // Weight `inner` on −r…r and `outer` on ±(r+1): Σw = 1, and variances of passes add.
-                let r = Double(radius), inner = Double(inner), outer = Double(outer)
-                #expect(abs((2 * r + 1) * inner + 2 * outer - 1) < 1e-6 && outer <= inner)
+                // Weight `inner` on −r…r and `outer` on ±(r+1): Σw = 1 exactly in fixed point, and
+                // variances of passes add.
+                #expect((2 * radius + 1) * Int(fixedInner) + 2 * Int(fixedOuter) == 1 << shift)
+                let one = Double(1 << shift)
+                let r = Double(radius), inner = Double(fixedInner) / one, outer = Double(fixedOuter) / one
+                #expect(outer <= inner)
                 let perPass = inner * r * (r + 1) * (2 * r + 1) / 3 + 2 * outer * (r + 1) * (r + 1)
                 variance = 4 * perPass
             }

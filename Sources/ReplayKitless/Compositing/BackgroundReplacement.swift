@@ -44,7 +44,7 @@ final class BackgroundReplacement: FrameEffect, FrameMaskProvider {
             output = .blend(StillLayer(color: space.yuv(red: color.red, green: color.green, blue: color.blue),
                                        width: size.width, height: size.height, colorSpace: space))
         case .blur(let sigma)?:
-            output = .blend(BlurLayer(sigma: sigma))
+            output = .blend(BlurLayer(sigma: sigma, mode: settings.blurMode ?? .plain))
         case .image(let path)?:
             let fitter = try PictureFitter(width: size.width, height: size.height, colorSpace: space,
                                            fit: settings.fit, barColor: settings.letterboxColor)
@@ -79,7 +79,7 @@ final class BackgroundReplacement: FrameEffect, FrameMaskProvider {
         currentMask = mask
         masked += 1
         switch output {
-        case .blend(let layer): blender.blend(image, with: try layer.picture(behind: image, at: time), mask: mask)
+        case .blend(let layer): blender.blend(image, with: try layer.picture(behind: image, mask: mask, at: time), mask: mask)
         case .alpha: blender.applyAlpha(mask, to: image, premultiplied: settings.premultiply)
         case .none: return
         }
@@ -120,8 +120,9 @@ final class BackgroundReplacement: FrameEffect, FrameMaskProvider {
 
 /// The pixels shown where a frame's mask is low.
 protocol BackgroundLayer: AnyObject {
-    /// The background for `frame` (same size and layout), valid until the next call.
-    func picture(behind frame: YUVImage, at time: FrameTime) throws(ReplayError) -> YUVImage
+    /// The background for `frame` (same size and layout), valid until the next call; `mask` is the
+    /// frame's shaped mask.
+    func picture(behind frame: YUVImage, mask: Plane, at time: FrameTime) throws(ReplayError) -> YUVImage
 }
 
 /// A background made once: a picture or a solid colour.
@@ -141,24 +142,32 @@ private final class StillLayer: BackgroundLayer {
         self.init(image: buffer.image, keeping: buffer)
     }
 
-    func picture(behind frame: YUVImage, at time: FrameTime) throws(ReplayError) -> YUVImage { image }
+    func picture(behind frame: YUVImage, mask: Plane, at time: FrameTime) throws(ReplayError) -> YUVImage { image }
 }
 
-/// The frame itself, Gaussian-blurred.
+/// The frame itself, Gaussian-blurred (with the person left out in ``BlurMode/masked``).
 private final class BlurLayer: BackgroundLayer {
     private let sigma: Double
     private let blur = GaussianBlur()
+    private let masked: MaskedBlur?
     private var buffer: PlanarBuffer?
 
-    init(sigma: Double) { self.sigma = sigma }
+    init(sigma: Double, mode: BlurMode) {
+        self.sigma = sigma
+        masked = mode == .masked ? MaskedBlur(blur: blur) : nil
+    }
 
-    func picture(behind frame: YUVImage, at time: FrameTime) throws(ReplayError) -> YUVImage {
+    func picture(behind frame: YUVImage, mask: Plane, at time: FrameTime) throws(ReplayError) -> YUVImage {
         if buffer.map({ !$0.image.luma.hasSameSize(as: frame.luma) || $0.image.subsampling != frame.subsampling }) ?? true {
             buffer = PlanarBuffer(width: frame.width, height: frame.height, subsampling: frame.subsampling,
                                   colorSpace: frame.colorSpace)
         }
         let image = buffer!.image
-        blur.blur(frame, into: image, sigma: sigma)
+        if let masked {
+            masked.blur(frame, mask: mask, into: image, sigma: sigma)
+        } else {
+            blur.blur(frame, into: image, sigma: sigma)
+        }
         return image
     }
 }
@@ -178,7 +187,7 @@ final class VideoLayer: BackgroundLayer {
         self.fitter = fitter
     }
 
-    func picture(behind frame: YUVImage, at time: FrameTime) throws(ReplayError) -> YUVImage {
+    func picture(behind frame: YUVImage, mask: Plane, at time: FrameTime) throws(ReplayError) -> YUVImage {
         var changed = false
         if !frames.isStill {
             let point = frames.pairingTime(for: time)

@@ -31,6 +31,9 @@ public struct BackgroundSettings: Sendable, Codable, Equatable {
     public var shrink = 0
     /// With a transparent background, scale colour by alpha (premultiplied) instead of leaving it straight.
     public var premultiply = false
+    /// How a `blur:` background treats the person; `nil` is ``BlurMode/plain`` (and keeps the
+    /// settings' JSON, hence batch fingerprints, as they were before the option existed).
+    public var blurMode: BlurMode?
 
     /// Largest `feather`, `expand` and `shrink` accepted, in pixels.
     public static let maximumShapingPixels = 1000
@@ -75,6 +78,9 @@ public struct BackgroundSettings: Sendable, Codable, Equatable {
             throw .usage("--mask-smooth: \(smoothFrames) is not a frame count from 1 to \(MaskSmoother.maximumFrames)")
         }
         guard !premultiply || outputsAlpha else { throw .usage("--premultiply needs --background transparent") }
+        if let blurMode, blurMode != .plain {
+            guard case .blur? = background else { throw .usage("--blur-mode \(blurMode.rawValue) needs --background blur:SIGMA") }
+        }
     }
 
     /// The codec an output with alpha is written with: the one asked for when it can carry alpha in
