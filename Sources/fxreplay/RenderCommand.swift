@@ -18,6 +18,8 @@ struct Render: ParsableCommand {
 
     @OptionGroup var encoder: EncoderOptions
 
+    @OptionGroup var processing: ProcessingOptions
+
     @Option(parsing: .unconditional, help: "Output size WxH in display orientation (default: the first frame's).",
             transform: PictureSize.checkedArgument)
     var size: PictureSize?
@@ -91,6 +93,7 @@ struct Render: ParsableCommand {
     func renderOptions(input: String, clockOffset: Double?) throws -> RenderOptions {
         var options = RenderOptions(input: input, output: output)
         options.encoder = encoder.settings
+        options.processThreads = processing.processThreads
         options.size = size
         options.keepRotation = keepRotation
         options.mirror = mirror
