@@ -1,6 +1,6 @@
 # The camera path (a pose sidecar, FRAMES frames at 30 fps) and the 20-annotation scene of the
-# annotation benchmarks: python3 scene20.py POSES.jsonl SCENE.json FRAMES. The same generator as
-# benchmarks/annotations.sh's (which could call this file).
+# annotation benchmarks: python3 scene20.py POSES.jsonl SCENE.json FRAMES. Shared by
+# benchmarks/annotations.sh and benchmarks/process.sh.
 import json, math, sys
 poses, scene, frames = sys.argv[1], sys.argv[2], int(sys.argv[3])
 # A camera at eye height drifting sideways and forwards while it pans and nods a little.
