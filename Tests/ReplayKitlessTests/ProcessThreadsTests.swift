@@ -105,4 +105,41 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: output))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
+
+    /// The row-band kernels (blend, premultiplied alpha, chroma mask, mask scaling) write the bytes
+    /// of one thread with several, at an odd size whose last chroma row covers one luma row.
+    @Test func rowBandKernelsGiveTheBytesOfOneThread() {
+        func random(_ plane: Plane, seed: UInt64) {
+            var state = seed
+            for y in 0..<plane.height {
+                for x in 0..<plane.width {
+                    state = state &* 6364136223846793005 &+ 1442695040888963407
+                    plane[x, y] = UInt8(truncatingIfNeeded: state >> 56)
+                }
+            }
+        }
+        func bytes(_ image: YUVImage) -> [UInt8] {
+            [image.luma, image.cb, image.cr].flatMap { plane in (0..<plane.height).flatMap { Array(plane.row($0)) } }
+        }
+        let (width, height) = (75, 141)
+        let mask = PlanarBuffer(width: width, height: height, subsampling: .yuv444)
+        random(mask.image.luma, seed: 9)
+        let background = PlanarBuffer(width: width, height: height)
+        for (index, plane) in [background.image.luma, background.image.cb, background.image.cr].enumerated() { random(plane, seed: UInt64(20 + index)) }
+        var results: [Int: [[UInt8]]] = [:]
+        for workers in [1, 3] {
+            let frame = PlanarBuffer(width: width, height: height, alpha: true)
+            for (index, plane) in [frame.image.luma, frame.image.cb, frame.image.cr].enumerated() { random(plane, seed: UInt64(index + 1)) }
+            let blender = MaskBlender(workers: workers)
+            blender.blend(frame.image, with: background.image, mask: mask.image.luma)
+            let blended = bytes(frame.image)
+            blender.applyAlpha(mask.image.luma, to: frame.image, premultiplied: true)
+            let scaled = PlanarBuffer(width: 2 * width + 1, height: 2 * height + 1, subsampling: .yuv444)
+            BilinearPlaneScaler(workers: workers).scale(mask.image.luma, into: scaled.image.luma)
+            results[workers] = [blended, bytes(frame.image), bytes(scaled.image)]
+        }
+        #expect(results[1] == results[3])
+        // (Several bands really run: the 71 chroma rows make three bands for three workers.)
+        #expect(RowBands.count(rows: 71, workers: 3, minimumRows: 8) == 3)
+    }
 }
