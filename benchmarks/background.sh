@@ -41,6 +41,19 @@ summarize fxreplay ffmpeg
 cpu_ratio fxreplay ffmpeg
 summarize fxreplay ffmpeg-prescaled | tail -2
 cpu_ratio fxreplay ffmpeg-prescaled
+# The same comparison at x264 ultrafast, where fxreplay's own processing weighs most (#25 target:
+# fxreplay ≤ 0.35× ffmpeg's wall).
+rm -f "$BENCH_DIR/times.txt" "$BENCH_DIR/cpu.txt"
+for round in $(seq "$ROUNDS"); do
+  timed fxreplay-ultrafast "$FX" render "$CLIP" -o "$BENCH_DIR/fx-background.mp4" --mask "$MASK" --background "image:$PICTURE" \
+    --preset ultrafast --crf "$CRF" --threads "$THREADS" --progress none --overwrite
+  timed ffmpeg-ultrafast ffmpeg -v error -y -i "$CLIP" -i "$MASK" -loop 1 -framerate 30 -i "$PICTURE" -filter_complex \
+    "[2:v]scale=1280:720:force_original_aspect_ratio=increase,crop=1280:720,format=yuv420p[bg];[1:v]format=gray[m];[0:v][m]alphamerge[fg];[bg][fg]overlay=format=yuv420:shortest=1[v]" \
+    -map "[v]" -map 0:a -c:v libx264 -preset ultrafast -crf "$CRF" -threads "$THREADS" -c:a copy "$BENCH_DIR/ff-background.mp4"
+done
+echo "the same at preset=ultrafast"
+summarize fxreplay-ultrafast ffmpeg-ultrafast
+cpu_ratio fxreplay-ultrafast ffmpeg-ultrafast
 # Blurred background: the frame blurred with σ = 12 behind the person, both sides on the same mask.
 BLUR_GRAPH="[1:v]extractplanes=y,split=3[luma][m1][m2];[m1]scale=iw/2:ih/2:flags=area[cb];[m2]scale=iw/2:ih/2:flags=area[cr];\
 [luma][cb][cr]mergeplanes=0x001020:yuv420p[mask];[0:v]split[call][copy];[copy]gblur=sigma=12[blurred];[blurred][call][mask]maskedmerge[v]"

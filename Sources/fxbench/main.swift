@@ -9,11 +9,19 @@
 // default). The second draws the scene's annotations (world anchors) into a 4:2:0 frame from a
 // slowly panning camera, one frame per 1/30 s of its path (the pose sidecar benchmarks/annotations.sh
 // writes), and prints annotations per second and milliseconds per frame.
+//
+//     .build/release/fxbench process CLIP MASK PICTURE POSES SCENE [FRAMES] [THREADS…]
+//
+// The process stage alone (benchmarks/process.sh makes the inputs): the first FRAMES (60) frames
+// of CLIP decoded beforehand, then blurred background (σ = 12), picture background and the
+// scene's annotations applied to each, as a render applies them, with 1 and 2 process threads
+// (or those given): frames per second, the ratio to 1 thread, and CPU seconds with the load average.
 import Foundation
 import ReplayKitless
 
 var arguments = CommandLine.arguments.dropFirst()
 if arguments.first == "gblur" { compareBlurWithGblur(Array(arguments.dropFirst())) }
+if arguments.first == "process" { measureProcessStage(Array(arguments.dropFirst())) }
 let annotationSection = arguments.first == "annotations"
 if annotationSection { arguments = arguments.dropFirst() }
 let size = arguments.first.flatMap(PictureSize.init(parsing:)) ?? PictureSize(width: 1280, height: 720)
@@ -156,5 +164,41 @@ func compareBlurWithGblur(_ arguments: [String]) -> Never {
     print("ffmpeg gblur    CPU " + perFrame(gblur.cpu - decode.cpu) + "   wall " + perFrame(gblur.wall - decode.wall)
           + "   (gblur run minus decode-only run)")
     print(String(format: "ratio fxreplay/gblur: CPU %.2fx, wall %.2fx", cpu / (gblur.cpu - decode.cpu), wall / (gblur.wall - decode.wall)))
+    exit(0)
+}
+
+/// `fxbench process`: see the top of the file. Exits.
+func measureProcessStage(_ arguments: [String]) -> Never {
+    guard arguments.count >= 5 else {
+        print("usage: fxbench process CLIP MASK PICTURE POSES SCENE [FRAMES] [THREADS…]")
+        exit(2)
+    }
+    let (clipPath, mask, picture, poses, scene) = (arguments[0], arguments[1], arguments[2], arguments[3], arguments[4])
+    let frames = arguments.count > 5 ? Int(arguments[5]) ?? 60 : 60
+    let threadCounts = arguments.count > 6 ? arguments[6...].compactMap(Int.init) : [1, 2]
+    var blurred = RenderOptions(input: clipPath, output: "/dev/null")
+    blurred.background = BackgroundSettings(mask: .video(path: mask), background: .blur(sigma: 12))
+    var pictured = RenderOptions(input: clipPath, output: "/dev/null")
+    pictured.background = BackgroundSettings(mask: .video(path: mask), background: .image(path: picture))
+    pictured.poses = PoseSettings(source: .sidecar(path: poses))
+    pictured.annotations = AnnotationSettings(scene: scene)
+    do {
+        let clip = try ProcessStageBenchmark.Clip(path: clipPath, frames: frames)
+        print("fxbench process: \(clip.count) frames of \(clipPath), blur σ = 12 + picture background + \(scene)")
+        _ = try ProcessStageBenchmark.measure([blurred, pictured], clip: clip, threads: 1)   // warm-up: caches, glyphs
+        var base: Double?
+        for threads in threadCounts {
+            let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first ?? "?"
+            let result = try ProcessStageBenchmark.measure([blurred, pictured], clip: clip, threads: threads)
+            let fps = result.framesPerSecond
+            base = base ?? fps
+            print("process stage, \(threads) thread\(threads == 1 ? " " : "s")".padding(toLength: 28, withPad: " ", startingAt: 0)
+                  + String(format: "%7.2f frames/s %6.2fx  wall %6.2f s  CPU %6.2f s (%.2f cores)  load %@",
+                           fps, fps / base!, result.seconds, result.cpuSeconds, result.cpuSeconds / result.seconds, String(load)))
+        }
+    } catch {
+        FileHandle.standardError.write(Data("fxbench: \(error)\n".utf8))
+        exit(1)
+    }
     exit(0)
 }

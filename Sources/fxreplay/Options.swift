@@ -74,6 +74,21 @@ struct EncoderOptions: ParsableArguments {
     }
 }
 
+/// How many threads apply the effects: render's, kept apart from the encoder's `--threads`.
+struct ProcessingOptions: ParsableArguments {
+    @Option(name: .customLong("process-threads"), parsing: .unconditional, help: ArgumentHelp(
+        "Threads that apply the effects (mask, background, annotations), several frames at once (0: one per core).",
+        discussion: "Default: --threads when that is given, else one per core. The output is the same bytes whatever the number.",
+        valueName: "n"))
+    var processThreads: Int?
+
+    func validate() throws {
+        if let processThreads, !(0...EncoderOptions.maximumThreads).contains(processThreads) {
+            throw ValidationError("--process-threads must be 0 to \(EncoderOptions.maximumThreads)")
+        }
+    }
+}
+
 /// What inputs may reach besides local files: shared by every command that opens media. The
 /// process takes it once, in `Fxreplay.main`, before anything is opened (``InputPolicy/current``).
 struct InputAccessOptions: ParsableArguments {

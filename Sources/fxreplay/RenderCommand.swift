@@ -22,6 +22,8 @@ struct Render: ParsableCommand {
 
     @OptionGroup var trimming: TrimOptions
 
+    @OptionGroup var processing: ProcessingOptions
+
     @Option(parsing: .unconditional, help: "Output size WxH in display orientation (default: the first frame's).",
             transform: PictureSize.checkedArgument)
     var size: PictureSize?
@@ -98,6 +100,7 @@ struct Render: ParsableCommand {
         options.audio = sound.settings
         options.from = trimming.from
         options.to = trimming.to
+        options.processThreads = processing.processThreads
         options.size = size
         options.keepRotation = keepRotation
         options.mirror = mirror

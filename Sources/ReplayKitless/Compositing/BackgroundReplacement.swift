@@ -4,21 +4,38 @@ import CFFmpeg
 /// shaped, then the frame is blended with its background in planar Y'CbCr, or the mask becomes the
 /// frame's alpha (`transparent`), or, with no background, the frame is left alone. Frames keep their
 /// timing; only pixels change. Later effects (annotations drawn behind the person) see the shaped
-/// mask of the frame as ``currentMask``.
-final class BackgroundReplacement: FrameEffect, FrameMaskProvider {
+/// mask of the frame (``EffectFrame/mask``, and ``currentMask`` after ``apply(to:at:)``).
+///
+/// Split for frames in flight (``SplitFrameEffect``): reading and smoothing the masks (and
+/// advancing a background video) happen in order into the frame's slot; shaping the mask and
+/// blending run per frame, on the lane's own shaper, blender and blur.
+final class BackgroundReplacement: SplitFrameEffect, FrameMaskProvider {
     let name = "background"
     private let settings: BackgroundSettings
     private let masks: MaskReader?
     private let output: Output
     private let smoother: MaskSmoother?
     private let operations: [MaskOperation]
-    private let shaper = MaskShaper()
-    private let blender = MaskBlender()
-    private var maskMemory = ScratchBuffer<UInt8>()
-    private var replaced = 0
-    private var masked = 0
-    /// The shaped mask of the frame being processed; `nil` when the frame kept its picture.
+    private var slots: LaneStates<Slot>
+    private var lanes: LaneStates<Lane>
+    private var bands = 1
+    /// The shaped mask of the frame last given to ``apply(to:at:)``; `nil` when it kept its picture.
     private(set) var currentMask: Plane?
+
+    /// A frame's mask, from the in-order step to the end of its per-frame step.
+    private final class Slot {
+        var maskMemory = ScratchBuffer<UInt8>()
+        /// The mask source had none for the frame (`keep-original`): the frame stays as it is.
+        var keepsOriginal = false
+    }
+
+    /// One thread's scratch and counts.
+    private final class Lane {
+        let shaper = MaskShaper()
+        var blender = MaskBlender()
+        var masked = 0
+        var replaced = 0
+    }
 
     /// Opens the mask source and the background, so a missing or unreadable file fails here,
     /// before any output is written.
@@ -60,31 +77,73 @@ final class BackgroundReplacement: FrameEffect, FrameMaskProvider {
         }
         smoother = settings.smoothFrames > 1 ? try? MaskSmoother(frames: settings.smoothFrames) : nil
         operations = settings.maskOperations
+        slots = LaneStates { Slot() }
+        lanes = LaneStates { Lane() }
     }
 
+    func reserve(slots slotCount: Int, lanes laneCount: Int, bands: Int) throws(ReplayError) {
+        try slots.reserve(slotCount)
+        try lanes.reserve(laneCount)
+        self.bands = bands
+        for lane in lanes.states { lane.blender = MaskBlender(workers: bands) }
+        masks?.workers = bands
+        if case .blend(let layer) = output { try layer.reserve(slots: slotCount, lanes: laneCount, bands: bands) }
+    }
+
+    /// The input's own alpha smoothed over time is only known in the per-frame step, so that one
+    /// cannot run on several frames at once.
+    var processesFramesAtOnce: Bool { masks != nil || smoother == nil }
+
     func apply(to image: YUVImage, at time: FrameTime) throws(ReplayError) {
-        let mask = maskMemory.plane(width: image.width, height: image.height)
-        currentMask = nil
+        let frame = EffectFrame(slot: 0, time: time, size: PictureSize(width: image.width, height: image.height))
+        try sequence(frame)
+        try process(image, frame, lane: 0)
+        currentMask = frame.mask
+    }
+
+    func sequence(_ frame: EffectFrame) throws(ReplayError) {
+        let slot = slots[frame.slot]
+        slot.keepsOriginal = false
+        frame.mask = nil
         if let masks {
-            guard try masks.mask(for: time, into: mask) else {
-                image.alpha?.fill(255)  // keep-original: the whole frame stays, opaque
+            let mask = slot.maskMemory.plane(width: frame.size.width, height: frame.size.height)
+            guard try masks.mask(for: frame.time, into: mask) else {
+                slot.keepsOriginal = true
                 return
             }
-        } else {
-            guard let alpha = image.alpha else { throw .processing("frame \(time.index): the picture lost its alpha plane") }
-            mask.copy(from: alpha)
+            smoother?.smooth(mask)
+            frame.mask = mask
         }
-        smoother?.smooth(mask)
-        shaper.apply(operations, to: mask)
-        currentMask = mask
-        masked += 1
+        if case .blend(let layer) = output { try layer.sequence(slot: frame.slot, at: frame.time) }
+    }
+
+    func process(_ image: YUVImage, _ frame: EffectFrame, lane laneIndex: Int) throws(ReplayError) {
+        let slot = slots[frame.slot], lane = lanes[laneIndex]
+        if slot.keepsOriginal {
+            image.alpha?.fill(255)  // keep-original: the whole frame stays, opaque
+            return
+        }
+        let mask: Plane
+        if let read = frame.mask {
+            mask = read
+        } else {
+            guard let alpha = image.alpha else { throw .processing("frame \(frame.time.index): the picture lost its alpha plane") }
+            mask = slot.maskMemory.plane(width: image.width, height: image.height)
+            mask.copy(from: alpha)
+            // (Only without smoothing, which needs the frames in order: see `processesFramesAtOnce`.)
+            smoother?.smooth(mask)
+        }
+        lane.shaper.apply(operations, to: mask)
+        frame.mask = mask
+        lane.masked += 1
         switch output {
-        case .blend(let layer): blender.blend(image, with: try layer.picture(behind: image, mask: mask, at: time), mask: mask)
-        case .alpha: blender.applyAlpha(mask, to: image, premultiplied: settings.premultiply)
+        case .blend(let layer):
+            lane.blender.blend(image, with: try layer.picture(behind: image, mask: mask, slot: frame.slot, lane: laneIndex), mask: mask)
+        case .alpha: lane.blender.applyAlpha(mask, to: image, premultiplied: settings.premultiply)
         case .none: return
         }
         // A mask that is all person changes nothing.
-        if mask.hasSample(below: 255) { replaced += 1 }
+        if mask.hasSample(below: 255) { lane.replaced += 1 }
     }
 
     /// What the mask does to the frame.
@@ -101,6 +160,7 @@ final class BackgroundReplacement: FrameEffect, FrameMaskProvider {
     var maskCutShort: String? { masks?.cutShort }
 
     func reportLines() -> [String: Int] {
+        let masked = lanes.states.reduce(0) { $0 + $1.masked }, replaced = lanes.states.reduce(0) { $0 + $1.replaced }
         var lines = ["framesMasked": masked, "framesReplaced": replaced, "masksHeld": masks?.held ?? 0,
                      "framesKeptOriginal": masks?.kept ?? 0, "maskDecodeErrors": masks?.decodeErrors ?? 0]
         if case .blend(let layer) = output, let video = layer as? VideoLayer { lines["backgroundLoops"] = video.loops }
@@ -120,9 +180,19 @@ final class BackgroundReplacement: FrameEffect, FrameMaskProvider {
 
 /// The pixels shown where a frame's mask is low.
 protocol BackgroundLayer: AnyObject {
-    /// The background for `frame` (same size and layout), valid until the next call; `mask` is the
-    /// frame's shaped mask.
-    func picture(behind frame: YUVImage, mask: Plane, at time: FrameTime) throws(ReplayError) -> YUVImage
+    /// Makes room for `slots` frames in flight and `lanes` threads, each cutting a frame into up to
+    /// `bands` row bands (see ``SplitFrameEffect``).
+    func reserve(slots: Int, lanes: Int, bands: Int) throws(ReplayError)
+    /// The in-order step for the frame shown at `time`, using slot `slot`.
+    func sequence(slot: Int, at time: FrameTime) throws(ReplayError)
+    /// The background for `frame` (same size and layout), valid until the slot or lane is used
+    /// again; `mask` is the frame's shaped mask.
+    func picture(behind frame: YUVImage, mask: Plane, slot: Int, lane: Int) throws(ReplayError) -> YUVImage
+}
+
+extension BackgroundLayer {
+    func reserve(slots: Int, lanes: Int, bands: Int) throws(ReplayError) {}
+    func sequence(slot: Int, at time: FrameTime) throws(ReplayError) {}
 }
 
 /// A background made once: a picture or a solid colour.
@@ -142,52 +212,82 @@ private final class StillLayer: BackgroundLayer {
         self.init(image: buffer.image, keeping: buffer)
     }
 
-    func picture(behind frame: YUVImage, mask: Plane, at time: FrameTime) throws(ReplayError) -> YUVImage { image }
+    func picture(behind frame: YUVImage, mask: Plane, slot: Int, lane: Int) throws(ReplayError) -> YUVImage { image }
 }
 
-/// The frame itself, Gaussian-blurred (with the person left out in ``BlurMode/masked``).
+/// The frame itself, Gaussian-blurred (with the person left out in ``BlurMode/masked``); each lane
+/// blurs into its own buffer.
 private final class BlurLayer: BackgroundLayer {
     private let sigma: Double
-    private let blur = GaussianBlur()
-    private let masked: MaskedBlur?
-    private var buffer: PlanarBuffer?
+    private let mode: BlurMode
+    private var lanes: LaneStates<BlurLane>
+
+    private final class BlurLane {
+        let blur: GaussianBlur
+        let masked: MaskedBlur?
+        var buffer: PlanarBuffer?
+
+        init(mode: BlurMode, bands: Int) {
+            blur = GaussianBlur(workers: bands)
+            masked = mode == .masked ? MaskedBlur(blur: blur) : nil
+        }
+    }
 
     init(sigma: Double, mode: BlurMode) {
         self.sigma = sigma
-        masked = mode == .masked ? MaskedBlur(blur: blur) : nil
+        self.mode = mode
+        lanes = LaneStates { BlurLane(mode: mode, bands: 1) }
     }
 
-    func picture(behind frame: YUVImage, mask: Plane, at time: FrameTime) throws(ReplayError) -> YUVImage {
-        if buffer.map({ !$0.image.luma.hasSameSize(as: frame.luma) || $0.image.subsampling != frame.subsampling }) ?? true {
-            buffer = PlanarBuffer(width: frame.width, height: frame.height, subsampling: frame.subsampling,
-                                  colorSpace: frame.colorSpace)
+    func reserve(slots: Int, lanes count: Int, bands: Int) throws(ReplayError) {
+        if bands != lanes[0].blur.workers {
+            let mode = self.mode
+            lanes = LaneStates { BlurLane(mode: mode, bands: bands) }
         }
-        let image = buffer!.image
-        if let masked {
+        try lanes.reserve(count)
+    }
+
+    func picture(behind frame: YUVImage, mask: Plane, slot: Int, lane index: Int) throws(ReplayError) -> YUVImage {
+        let lane = lanes[index]
+        if lane.buffer.map({ !$0.image.luma.hasSameSize(as: frame.luma) || $0.image.subsampling != frame.subsampling }) ?? true {
+            lane.buffer = PlanarBuffer(width: frame.width, height: frame.height, subsampling: frame.subsampling,
+                                       colorSpace: frame.colorSpace)
+        }
+        let image = lane.buffer!.image
+        if let masked = lane.masked {
             masked.blur(frame, mask: mask, into: image, sigma: sigma)
         } else {
-            blur.blur(frame, into: image, sigma: sigma)
+            lane.blur.blur(frame, into: image, sigma: sigma)
         }
         return image
     }
 }
 
 /// A video, looped, each picture shown at its own time (paired like masks, see ``MaskReader``).
+/// Pictures are read and fitted in order; with several frames in flight each slot keeps a copy
+/// of its frame's picture, made only when the picture changed since the slot's last frame.
 final class VideoLayer: BackgroundLayer {
     private let frames: TimedFrames
     private let fitter: PictureFitter
     private var fitted: YUVImage?
+    /// Counts the pictures fitted, so a slot knows whether its copy is still the current picture.
+    private var fittedNumber = 0
     /// Seconds of the render at which the current pass of the video started.
     private var passStart = 0.0
     /// Times the video started again from its beginning.
     private(set) var loops = 0
+    private var copies: [(buffer: PlanarBuffer, number: Int)?] = [nil]
 
     init(frames: TimedFrames, fitter: PictureFitter) {
         self.frames = frames
         self.fitter = fitter
     }
 
-    func picture(behind frame: YUVImage, mask: Plane, at time: FrameTime) throws(ReplayError) -> YUVImage {
+    func reserve(slots: Int, lanes: Int, bands: Int) throws(ReplayError) {
+        if copies.count < slots { copies += Array(repeating: nil, count: slots - copies.count) }
+    }
+
+    func sequence(slot: Int, at time: FrameTime) throws(ReplayError) {
         var changed = false
         if !frames.isStill {
             let point = frames.pairingTime(for: time)
@@ -198,10 +298,22 @@ final class VideoLayer: BackgroundLayer {
             }
             changed = try frames.advance(to: point - passStart)
         }
-        if let fitted, !changed { return fitted }
-        let orientation = frames.orientation
-        let image = try fitter.fit(frames.current, rotation: orientation.rotation, mirrored: orientation.mirrored, source: frames.url)
-        fitted = image
-        return image
+        if fitted == nil || changed {
+            let orientation = frames.orientation
+            fitted = try fitter.fit(frames.current, rotation: orientation.rotation, mirrored: orientation.mirrored, source: frames.url)
+            fittedNumber += 1
+        }
+        // One slot: the fitted picture itself stays valid until this slot's next frame.
+        guard copies.count > 1, let fitted, copies[slot]?.number != fittedNumber else { return }
+        let buffer = copies[slot]?.buffer ?? PlanarBuffer(width: fitted.width, height: fitted.height, subsampling: fitted.subsampling,
+                                                           colorSpace: fitted.colorSpace)
+        buffer.image.copy(from: fitted)
+        copies[slot] = (buffer, fittedNumber)
+    }
+
+    func picture(behind frame: YUVImage, mask: Plane, slot: Int, lane: Int) throws(ReplayError) -> YUVImage {
+        if copies.count > 1, let copy = copies[slot] { return copy.buffer.image }
+        guard let fitted else { throw .processing("\(frames.url): no background picture read (internal error)") }
+        return fitted
     }
 }

@@ -7,15 +7,19 @@
 /// it never averages more than 2 × 2 source samples.
 ///
 /// Source rows are interpolated horizontally once each and kept while consecutive destination rows
-/// use them; the coordinate tables are rebuilt only when the sizes change. Use one per thread.
+/// use them; the coordinate tables are rebuilt only when the sizes change. Use one per thread; its
+/// own work is cut into row bands over `workers` threads (``RowBands``), each band with its own two
+/// cached rows, so the bytes are the same whatever the number.
 public final class BilinearPlaneScaler {
+    /// Threads one call may use (1: the calling thread only).
+    public var workers: Int
     private var columnTaps = ScratchBuffer<Tap>()
     private var rowTaps = ScratchBuffer<Tap>()
     private var rowMemory = ScratchBuffer<Float>()
     private var columnKey = (source: 0, destination: 0)
     private var rowKey = (source: 0, destination: 0)
 
-    public init() {}
+    public init(workers: Int = 1) { self.workers = max(1, workers) }
 
     /// Resamples `source` to fill `destination` (any sizes).
     public func scale(_ source: Plane, into destination: Plane) {
@@ -27,27 +31,31 @@ public final class BilinearPlaneScaler {
         let columns = Self.taps(&columnTaps, key: &columnKey, source: source.width, destination: destination.width)
         let rows = Self.taps(&rowTaps, key: &rowKey, source: source.height, destination: destination.height)
         let width = destination.width
-        var upper = rowMemory.reserve(2 * width), lower = upper + width
-        var upperRow = -1, lowerRow = -1
-        for y in 0..<destination.height {
-            let tap = rows[y]
-            let first = Int(tap.first), second = Int(tap.second)
-            if upperRow != first {
-                if lowerRow == first {
-                    swap(&upper, &lower)
-                    swap(&upperRow, &lowerRow)
-                } else {
-                    Self.interpolate(source.base + first * source.stride, columns: columns, count: width, into: upper)
-                    upperRow = first
+        let bands = RowBands.count(rows: destination.height, workers: workers)
+        let memory = rowMemory.reserve(2 * width * bands)
+        RowBands.forEachBand(rows: destination.height, workers: workers) { band, bandRows in
+            var upper = memory + 2 * width * band, lower = upper + width
+            var upperRow = -1, lowerRow = -1
+            for y in bandRows {
+                let tap = rows[y]
+                let first = Int(tap.first), second = Int(tap.second)
+                if upperRow != first {
+                    if lowerRow == first {
+                        swap(&upper, &lower)
+                        swap(&upperRow, &lowerRow)
+                    } else {
+                        Self.interpolate(source.base + first * source.stride, columns: columns, count: width, into: upper)
+                        upperRow = first
+                    }
                 }
+                if lowerRow != second {
+                    Self.interpolate(source.base + second * source.stride, columns: columns, count: width, into: lower)
+                    lowerRow = second
+                }
+                let weight = tap.weight
+                let output = destination.base + y * destination.stride
+                for x in 0..<width { output[x] = roundedByte(upper[x] + (lower[x] - upper[x]) * weight) }
             }
-            if lowerRow != second {
-                Self.interpolate(source.base + second * source.stride, columns: columns, count: width, into: lower)
-                lowerRow = second
-            }
-            let weight = tap.weight
-            let output = destination.base + y * destination.stride
-            for x in 0..<width { output[x] = roundedByte(upper[x] + (lower[x] - upper[x]) * weight) }
         }
     }
 

@@ -4,12 +4,16 @@
 /// sample. Chroma planes use the *chroma-resolution mask*: for each chroma sample, the mean of the
 /// mask over the luma samples it covers (only those inside the frame at odd sizes), rounded half up.
 /// The blender owns that mask's scratch memory, so steady-state blending allocates nothing; use one
-/// blender per thread.
+/// blender per thread. Its own work is cut into row bands over `workers` threads (``RowBands``):
+/// every output row depends only on the same rows of its inputs, so the bytes are the same
+/// whatever the number.
 public final class MaskBlender {
     private var chromaMaskMemory = ScratchBuffer<UInt8>()
     private var columnSums = ScratchBuffer<UInt16>()
+    /// Threads one call may use (1: the calling thread only).
+    public let workers: Int
 
-    public init() {}
+    public init(workers: Int = 1) { self.workers = max(1, workers) }
 
     /// Replaces `frame`'s background with `background` where `mask` is low, in place.
     ///
@@ -19,10 +23,15 @@ public final class MaskBlender {
         precondition(frame.luma.hasSameSize(as: background.luma) && frame.subsampling == background.subsampling,
                      "background layout differs from the frame")
         precondition(frame.luma.hasSameSize(as: mask), "mask size differs from the frame")
-        Self.blend(frame.luma, with: background.luma, mask: mask)
         let chroma = chromaMask(mask, subsampling: frame.subsampling)
-        Self.blend(frame.cb, with: background.cb, mask: chroma)
-        Self.blend(frame.cr, with: background.cr, mask: chroma)
+        // Luma rows y and chroma rows y >> shiftY together, so each band is one pass over its memory.
+        let shiftY = frame.subsampling.shiftY
+        RowBands.forEach(rows: chroma.height, workers: workers, minimumRows: 16 >> shiftY) { rows in
+            let lumaRows = (rows.lowerBound << shiftY)..<min(rows.upperBound << shiftY, frame.height)
+            Self.blend(frame.luma, with: background.luma, mask: mask, rows: lumaRows)
+            Self.blend(frame.cb, with: background.cb, mask: chroma, rows: rows)
+            Self.blend(frame.cr, with: background.cr, mask: chroma, rows: rows)
+        }
     }
 
     /// Makes the background transparent instead: copies `mask` into `image`'s alpha plane.
@@ -40,10 +49,14 @@ public final class MaskBlender {
         guard let alpha = image.alpha else { preconditionFailure("the image has no alpha plane") }
         if alpha.base != mask.base { alpha.copy(from: mask) }
         guard premultiplied else { return }
-        Self.premultiply(image.luma, by: mask, around: image.colorSpace.fullRange ? 0 : 16)
         let chroma = chromaMask(mask, subsampling: image.subsampling)
-        Self.premultiply(image.cb, by: chroma, around: 128)
-        Self.premultiply(image.cr, by: chroma, around: 128)
+        let shiftY = image.subsampling.shiftY, black: UInt8 = image.colorSpace.fullRange ? 0 : 16
+        RowBands.forEach(rows: chroma.height, workers: workers, minimumRows: 16 >> shiftY) { rows in
+            let lumaRows = (rows.lowerBound << shiftY)..<min(rows.upperBound << shiftY, image.height)
+            Self.premultiply(image.luma, by: mask, around: black, rows: lumaRows)
+            Self.premultiply(image.cb, by: chroma, around: 128, rows: rows)
+            Self.premultiply(image.cr, by: chroma, around: 128, rows: rows)
+        }
     }
 
     /// The mask at chroma resolution (see the type's documentation), in scratch memory that the
@@ -53,24 +66,28 @@ public final class MaskBlender {
         if shiftX == 0 && shiftY == 0 { return mask }
         let size = subsampling.chromaSize(width: mask.width, height: mask.height)
         let output = chromaMaskMemory.plane(width: size.width, height: size.height)
-        let sums = columnSums.reserve(mask.width)
+        let bands = RowBands.count(rows: size.height, workers: workers)
+        let allSums = columnSums.reserve(mask.width * bands)
         let fullBlocks = mask.width >> shiftX
-        for cy in 0..<size.height {
-            // Sum the covered luma rows column by column, then average blocks of columns.
-            let firstRow = cy << shiftY
-            let rows = min(1 << shiftY, mask.height - firstRow)
-            let top = mask.base + firstRow * mask.stride
-            for x in 0..<mask.width { sums[x] = UInt16(top[x]) }
-            for y in (firstRow + 1)..<(firstRow + rows) {
-                let source = mask.base + y * mask.stride
-                for x in 0..<mask.width { sums[x] &+= UInt16(source[x]) }
-            }
-            let destination = output.base + cy * output.stride
-            Self.blockMeans(sums, blocks: fullBlocks, width: 1 << shiftX, rows: rows, into: destination)
-            if fullBlocks < size.width {
-                let first = fullBlocks << shiftX
-                Self.blockMeans(sums + first, blocks: 1, width: mask.width - first, rows: rows,
-                                into: destination + fullBlocks)
+        RowBands.forEachBand(rows: size.height, workers: workers) { band, chromaRows in
+            let sums = allSums + band * mask.width
+            for cy in chromaRows {
+                // Sum the covered luma rows column by column, then average blocks of columns.
+                let firstRow = cy << shiftY
+                let rows = min(1 << shiftY, mask.height - firstRow)
+                let top = mask.base + firstRow * mask.stride
+                for x in 0..<mask.width { sums[x] = UInt16(top[x]) }
+                for y in (firstRow + 1)..<(firstRow + rows) {
+                    let source = mask.base + y * mask.stride
+                    for x in 0..<mask.width { sums[x] &+= UInt16(source[x]) }
+                }
+                let destination = output.base + cy * output.stride
+                Self.blockMeans(sums, blocks: fullBlocks, width: 1 << shiftX, rows: rows, into: destination)
+                if fullBlocks < size.width {
+                    let first = fullBlocks << shiftX
+                    Self.blockMeans(sums + first, blocks: 1, width: mask.width - first, rows: rows,
+                                    into: destination + fullBlocks)
+                }
             }
         }
         return output
@@ -96,9 +113,9 @@ public final class MaskBlender {
         }
     }
 
-    /// `target = round((target · a + source · (255 − a)) / 255)`, sample by sample; all three the same size.
-    private static func blend(_ target: Plane, with source: Plane, mask: Plane) {
-        for y in 0..<target.height {
+    /// `target = round((target · a + source · (255 − a)) / 255)`, sample by sample, in `rows`; all three the same size.
+    private static func blend(_ target: Plane, with source: Plane, mask: Plane, rows: Range<Int>) {
+        for y in rows {
             let fg = target.base + y * target.stride
             let bg = source.base + y * source.stride
             let alpha = mask.base + y * mask.stride
@@ -110,10 +127,10 @@ public final class MaskBlender {
         }
     }
 
-    /// `target = centre ± round(|target − centre| · a / 255)`, sample by sample.
-    private static func premultiply(_ target: Plane, by mask: Plane, around centre: UInt8) {
+    /// `target = centre ± round(|target − centre| · a / 255)`, sample by sample, in `rows`.
+    private static func premultiply(_ target: Plane, by mask: Plane, around centre: UInt8, rows: Range<Int>) {
         let centre = Int16(centre)
-        for y in 0..<target.height {
+        for y in rows {
             let samples = target.base + y * target.stride
             let alpha = mask.base + y * mask.stride
             for x in 0..<target.width {

@@ -64,6 +64,11 @@ final class MaskReader {
     private let mirror: Bool
     private let extractor = MaskExtractor()
     private let scaler = BilinearPlaneScaler()
+    /// Threads that scale a mask of another size (row bands).
+    var workers: Int {
+        get { scaler.workers }
+        set { scaler.workers = newValue }
+    }
     /// The last mask read, at its own size, in display orientation.
     private var latestMemory = ScratchBuffer<UInt8>()
     private var latest: Plane?

@@ -44,10 +44,20 @@ public struct RenderOptions: Sendable, Codable, Equatable {
     public var to: Double?
     /// Other files the command reads (a job spec, placement tracks): never written over either.
     public var otherInputs: [String] = []
+    /// Threads that apply the effects, several frames at once (`--process-threads`): 0 for one per
+    /// core; `nil` for `encoder.threads` when that is set, else one per core. The output is the
+    /// same bytes whatever the number.
+    public var processThreads: Int?
 
     public init(input: String, output: String) {
         self.input = input
         self.output = output
+    }
+
+    /// The number of process threads `processThreads` asks for on this machine (at least 1).
+    public var resolvedProcessThreads: Int {
+        let asked = processThreads ?? encoder.threads
+        return asked > 0 ? asked : RowBands.availableCores
     }
 
     /// Every file the render reads: none of them may be written over.

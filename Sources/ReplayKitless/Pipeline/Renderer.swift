@@ -104,6 +104,8 @@ private final class RenderSession: @unchecked Sendable {
     let shells = FramePool(keepsBuffers: false)
     let buffers = FramePool(keepsBuffers: true)
     let failure = Locked<ReplayError?>(nil)
+    /// The process stage's lanes, when it runs several frames at once.
+    let inFlight = Locked<FramesInFlight<Frame, Frame>?>(nil)
     let framesDone = Atomic<Int>(0)
     let counters = Locked(Counters())
 
@@ -328,6 +330,7 @@ private final class RenderSession: @unchecked Sendable {
         failure.withLock { if $0 == nil { $0 = error } }
         decoded.cancel()
         processed.cancel()
+        inFlight.withLock { $0?.cancel() }
     }
 
     private var failed: Bool { failure.withLock { $0 != nil } }
@@ -478,29 +481,20 @@ private final class RenderSession: @unchecked Sendable {
 
     private func processStage() throws(ReplayError) {
         defer { processed.close() }
+        let threads = options.resolvedProcessThreads
+        let split = effects.list.compactMap { $0 as? any SplitFrameEffect }
+        // Frames at once when every effect splits (a caller's own effects run one frame at a time).
+        if threads > 1 && !split.isEmpty && split.count == effects.list.count && split.allSatisfy(\.processesFramesAtOnce) {
+            return try processFramesAtOnce(split, lanes: threads)
+        }
+        for effect in split { try effect.reserve(slots: 1, lanes: 1, bands: threads) }
         let scaler = Scaler()
         let encoderScaler = Scaler()
-        var index = 0
-        var firstPTS: Int64?
+        var clock = FrameClock()
         while let frame = decoded.take() {
-            let first = firstPTS ?? frame.pts
-            firstPTS = first
-            let time = FrameTime(index: index, pts: frame.pts, seconds: timeBase.seconds(frame.pts - first),
-                                 streamSeconds: timeBase.seconds(frame.pts), duration: timeBase.seconds(frame.duration))
-            index += 1
-            counters.withLock {
-                $0.videoSeconds = time.seconds + time.duration
-                $0.videoEnd = time.streamSeconds + time.duration
-            }
-            let output = try prepare(frame, scaler: scaler, encoderScaler: encoderScaler, time: time)
-            output.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
-            if encoder.carriesSEI && options.embedPoses {
-                // A frame without a pose (hidden) carries none, not the input's old one.
-                let pose = framePoses?.pose32(pts: time.pts)
-                PoseSideData.replace(in: output, with: pose.map { poseSEI.userDataPayload(for: $0) })
-                if pose != nil { counters.withLock { $0.framesWithPoseSEI += 1 } }
-            } else if encoder.carriesSEI {
-                PoseSideData.keepOnlyPose(in: output, reader: poseSEI)
+            let time = clock.time(of: frame, timeBase: timeBase, counters: counters)
+            let output = try prepare(frame, scaler: scaler, encoderScaler: encoderScaler, time: time) { image throws(ReplayError) in
+                for effect in effects.list { try effect.apply(to: image, at: time) }
             }
             guard processed.put(output) else {
                 output.recycle()
@@ -509,9 +503,48 @@ private final class RenderSession: @unchecked Sendable {
         }
     }
 
+    /// The process stage with `lanes` threads, each working on a frame of its own: the effects'
+    /// in-order steps run here, one frame after another, and everything else on the lanes, whose
+    /// frames are handed to the encoder in order (``FramesInFlight``). Two slots per lane let a
+    /// lane start its next frame while an earlier one is still being drawn elsewhere.
+    private func processFramesAtOnce(_ split: [any SplitFrameEffect], lanes: Int) throws(ReplayError) {
+        let slots = 2 * lanes
+        for effect in split { try effect.reserve(slots: slots, lanes: lanes, bands: 1) }
+        let frames = (0..<slots).map { EffectFrame(slot: $0, time: FrameTime(index: 0, pts: 0, seconds: 0, streamSeconds: 0, duration: 0),
+                                                   size: workingSize) }
+        let scalers = (0..<lanes).map { _ in (decoded: Scaler(), encoder: Scaler()) }
+        let pool = FramesInFlight<Frame, Frame>(lanes: lanes, slots: slots, work: { [self] frame, slot, lane throws(ReplayError) in
+            let effectFrame = frames[slot]
+            return try prepare(frame, scaler: scalers[lane].decoded, encoderScaler: scalers[lane].encoder, time: effectFrame.time) { image throws(ReplayError) in
+                for effect in split { try effect.process(image, effectFrame, lane: lane) }
+            }
+        }, deliver: { [self] in processed.put($0) }, discard: { $0.recycle() }, fail: { [self] in fail($0) })
+        inFlight.withLock { $0 = pool }
+        defer { pool.finish() }
+        var clock = FrameClock()
+        while let frame = decoded.take() {
+            let time = clock.time(of: frame, timeBase: timeBase, counters: counters)
+            guard let slot = pool.takeSlot() else {
+                frame.recycle()
+                return
+            }
+            frames[slot].time = time
+            do throws(ReplayError) {
+                for effect in split { try effect.sequence(frames[slot]) }
+            } catch {
+                frame.recycle()
+                // Reported in its turn, after the frames before it.
+                pool.submit(.failure(error), slot: slot)
+                return
+            }
+            guard pool.submit(.success(frame), slot: slot) else { return }
+        }
+    }
+
     /// Turns a decoded frame into the frame the encoder gets: upright, at the output size,
     /// with effects applied, in the encoder's pixel format. Reuses pooled buffers throughout.
-    private func prepare(_ decodedFrame: Frame, scaler: Scaler, encoderScaler: Scaler, time: FrameTime) throws(ReplayError) -> Frame {
+    private func prepare(_ decodedFrame: Frame, scaler: Scaler, encoderScaler: Scaler, time: FrameTime,
+                         effects applyEffects: (YUVImage) throws(ReplayError) -> Void) throws(ReplayError) -> Frame {
         var current = decodedFrame
         func replace(with next: Frame) {
             next.copyProperties(from: current)
@@ -543,7 +576,7 @@ private final class RenderSession: @unchecked Sendable {
                     replace(with: copy)
                 }
                 guard let image = current.yuvImage else { throw ReplayError.processing("unexpected pixel format in the pipeline") }
-                for effect in effects.list { try effect.apply(to: image, at: time) }
+                try applyEffects(image)
             }
             if turnsUpright, let turnBack { try turn(turnBack.quarterTurns, mirror: turnBack.mirror, to: outputSize) }
             if encoder.pixelFormat != workingFormat {
@@ -560,6 +593,15 @@ private final class RenderSession: @unchecked Sendable {
         } catch {
             current.recycle()
             throw .processing("\(options.input): frame \(time.index): \(error)")
+        }
+        current.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
+        if encoder.carriesSEI && options.embedPoses {
+            // A frame without a pose (hidden) carries none, not the input's old one.
+            let pose = framePoses?.pose32(pts: time.pts)
+            PoseSideData.replace(in: current, with: pose.map { poseSEI.userDataPayload(for: $0) })
+            if pose != nil { counters.withLock { $0.framesWithPoseSEI += 1 } }
+        } else if encoder.carriesSEI {
+            PoseSideData.keepOnlyPose(in: current, reader: poseSEI)
         }
         return current
     }
@@ -644,7 +686,26 @@ private final class RenderSession: @unchecked Sendable {
     }
 }
 
-/// The effects list, handed to the processing thread (the only thread that touches them).
+/// Numbers the frames the process stage takes, in order, and times them from the first.
+private struct FrameClock {
+    private var index = 0
+    private var firstPTS: Int64?
+
+    mutating func time(of frame: Frame, timeBase: Rational, counters: Locked<RenderSession.Counters>) -> FrameTime {
+        let first = firstPTS ?? frame.pts
+        firstPTS = first
+        let time = FrameTime(index: index, pts: frame.pts, seconds: timeBase.seconds(frame.pts - first),
+                             streamSeconds: timeBase.seconds(frame.pts), duration: timeBase.seconds(frame.duration))
+        index += 1
+        counters.withLock {
+            $0.videoSeconds = time.seconds + time.duration
+            $0.videoEnd = time.streamSeconds + time.duration
+        }
+        return time
+    }
+}
+
+/// The effects list, handed to the processing thread (its in-order steps; per-frame steps on the lanes).
 private final class EffectBox: @unchecked Sendable {
     let list: [any FrameEffect]
     init(_ list: [any FrameEffect]) { self.list = list }

@@ -25,20 +25,33 @@ public protocol FrameMaskProvider: AnyObject {
 /// The annotation stage: draws the scene into each frame from that frame's pose, after
 /// background replacement. Anchors (tap anchors included) are resolved once, up front, with the
 /// same code `fxreplay track` uses, so drawn and tracked placements agree.
-final class AnnotationEffect: FrameEffect {
+///
+/// Nothing here depends on the frames before (``SplitFrameEffect``): each lane draws with a
+/// renderer of its own (its caches), from the frame's pose, behind the frame's own mask.
+final class AnnotationEffect: SplitFrameEffect {
     let name = "annotations"
     private let poses: FramePoses
     private let placed: [PlacedAnnotation]
-    private let renderer: AnnotationRenderer
     private let displaySize: PictureSize
     /// The scene file, named in errors.
     private let scene: String
     private let masks: FrameMaskProvider?
     /// The frames are mirrored (`--mirror`): annotations stay on what the poses saw, mirrored with it.
     private let mirror: Bool
-    private var active: [PlacedAnnotation] = []
-    private var framesDrawn = 0
-    private var framesWithoutPose = 0
+    private var lanes: LaneStates<Lane>
+
+    /// One thread's renderer, scratch and counts.
+    private final class Lane {
+        let renderer: AnnotationRenderer
+        var active: [PlacedAnnotation] = []
+        var framesDrawn = 0
+        var framesWithoutPose = 0
+
+        init(renderer: AnnotationRenderer, capacity: Int) {
+            self.renderer = renderer
+            active.reserveCapacity(capacity)
+        }
+    }
 
     init(settings: AnnotationSettings, context: EffectContext, masks: FrameMaskProvider?) throws(ReplayError) {
         guard let poses = context.poses else {
@@ -58,33 +71,52 @@ final class AnnotationEffect: FrameEffect {
         }
         var options = AnnotationRenderer.Options()
         if let font = settings.font { options.fontPath = font }
-        renderer = AnnotationRenderer(options: options)
+        let scene: AnnotationScene, placed: [PlacedAnnotation]
         do {
-            let scene = try AnnotationScene.load(path: settings.scene)
+            scene = try AnnotationScene.load(path: settings.scene)
             placed = try scene.placed(frames: frames, sceneTimeOrigin: poses.sceneTimeOrigin, file: settings.scene)
-            try renderer.prepare(scene.annotations, scene: settings.scene)
         } catch let error as ReplayError {
             throw error
         } catch {
             throw .badInput("\(settings.scene): \(error)")
         }
-        active.reserveCapacity(placed.count)
+        self.placed = placed
+        lanes = try LaneStates(throwing: { () throws(ReplayError) -> Lane in
+            let renderer = AnnotationRenderer(options: options)
+            do { try renderer.prepare(scene.annotations, scene: settings.scene) } catch let error as ReplayError {
+                throw error
+            } catch {
+                throw .badInput("\(settings.scene): \(error)")
+            }
+            return Lane(renderer: renderer, capacity: placed.count)
+        })
     }
 
+    func reserve(slots: Int, lanes count: Int, bands: Int) throws(ReplayError) { try lanes.reserve(count) }
+
+    func sequence(_ frame: EffectFrame) throws(ReplayError) {}
+
     func apply(to image: YUVImage, at time: FrameTime) throws(ReplayError) {
-        guard let index = poses.frameIndex(pts: time.pts), let pose = poses.timeline.poses[index] else {
-            framesWithoutPose += 1
+        let frame = EffectFrame(slot: 0, time: time, size: PictureSize(width: image.width, height: image.height))
+        frame.mask = masks?.currentMask
+        try process(image, frame, lane: 0)
+    }
+
+    func process(_ image: YUVImage, _ frame: EffectFrame, lane index: Int) throws(ReplayError) {
+        let lane = lanes[index], time = frame.time
+        guard let poseIndex = poses.frameIndex(pts: time.pts), let pose = poses.timeline.poses[poseIndex] else {
+            lane.framesWithoutPose += 1
             return
         }
-        let sceneTime = poses.scan.frames[index].time + poses.sceneTimeOrigin
-        active.removeAll(keepingCapacity: true)
-        for annotation in placed where annotation.isActive(at: sceneTime) { active.append(annotation) }
-        guard !active.isEmpty else { return }
+        let sceneTime = poses.scan.frames[poseIndex].time + poses.sceneTimeOrigin
+        lane.active.removeAll(keepingCapacity: true)
+        for annotation in placed where annotation.isActive(at: sceneTime) { lane.active.append(annotation) }
+        guard !lane.active.isEmpty else { return }
         var seen = pose.scaled(from: displaySize, to: PictureSize(width: image.width, height: image.height))
         if mirror { seen = seen.mirrored(width: image.width, height: image.height) }
         let camera = Camera(pose: seen, width: image.width, height: image.height)
         do {
-            try renderer.render(active, camera: camera, time: sceneTime, into: image, occlusion: masks?.currentMask)
+            try lane.renderer.render(lane.active, camera: camera, time: sceneTime, into: image, occlusion: masks == nil ? nil : frame.mask)
         } catch let error as ReplayError where error.kind == .badInput {
             throw .badInput("\(scene), frame \(time.index): \(error.message)")
         } catch let error as ReplayError {
@@ -92,11 +124,12 @@ final class AnnotationEffect: FrameEffect {
         } catch {
             throw .processing("frame \(time.index): \(error)")
         }
-        framesDrawn += 1
+        lane.framesDrawn += 1
     }
 
     func reportLines() -> [String: Int] {
-        ["annotations": placed.count, "framesDrawn": framesDrawn, "framesWithoutPose": framesWithoutPose]
+        ["annotations": placed.count, "framesDrawn": lanes.states.reduce(0) { $0 + $1.framesDrawn },
+         "framesWithoutPose": lanes.states.reduce(0) { $0 + $1.framesWithoutPose }]
     }
 }
 

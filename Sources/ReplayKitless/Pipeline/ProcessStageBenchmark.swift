@@ -1,0 +1,124 @@
+import Foundation
+
+/// The process stage alone, for `fxbench process`: the effects of one or more render setups
+/// applied one after another to frames decoded beforehand, exactly as the renderer applies them
+/// (in-order steps on the calling thread, per-frame steps on `threads` lanes), without decoding
+/// or encoding, so frames per second measure the effects and nothing else.
+public enum ProcessStageBenchmark {
+    public struct Measurement: Sendable {
+        public let threads: Int
+        public let frames: Int
+        /// Wall-clock seconds.
+        public let seconds: Double
+        /// User + system CPU seconds of the whole process over the run.
+        public let cpuSeconds: Double
+        public var framesPerSecond: Double { Double(frames) / seconds }
+    }
+
+    /// Frames of a clip decoded once, at their own size, in 4:2:0, with their times.
+    public final class Clip: @unchecked Sendable {
+        let pictures: [PlanarBuffer]
+        let times: [FrameTime]
+        let size: PictureSize
+
+        /// Decodes the first `frames` frames of `path`.
+        public init(path: String, frames: Int) throws(ReplayError) {
+            let reader = try VideoFrameReader(url: path)
+            var pictures: [PlanarBuffer] = [], times: [FrameTime] = []
+            var first: Int64?
+            while pictures.count < frames, let frame = try reader.next() {
+                let image = try reader.image(of: frame)
+                let copy = PlanarBuffer(width: image.width, height: image.height, colorSpace: image.colorSpace)
+                copy.image.copy(from: image)
+                pictures.append(copy)
+                let start = first ?? frame.pts
+                first = start
+                times.append(FrameTime(index: times.count, pts: frame.pts, seconds: reader.stream.timeBase.seconds(frame.pts - start),
+                                       streamSeconds: reader.stream.timeBase.seconds(frame.pts),
+                                       duration: reader.stream.timeBase.seconds(frame.duration)))
+            }
+            guard let picture = pictures.first else { throw .badInput("\(path): no picture could be decoded") }
+            self.pictures = pictures
+            self.times = times
+            size = PictureSize(width: picture.image.width, height: picture.image.height)
+        }
+
+        public var count: Int { pictures.count }
+    }
+
+    /// Applies the effects every setup in `setups` asks for (all on the clip's input, in the order
+    /// given) to every frame of `clip`, on `threads` lanes (1: all on the calling thread, as the
+    /// renderer does with one process thread).
+    public static func measure(_ setups: [RenderOptions], clip: Clip, threads: Int) throws(ReplayError) -> Measurement {
+        let effects = try effects(setups, size: clip.size)
+        let lanes = max(1, threads), slots = lanes == 1 ? 1 : 2 * lanes
+        for effect in effects { try effect.reserve(slots: slots, lanes: lanes, bands: 1) }
+        let work = (0..<slots).map { _ in PlanarBuffer(width: clip.size.width, height: clip.size.height) }
+        let frames = (0..<slots).map { EffectFrame(slot: $0, time: clip.times[0], size: clip.size) }
+        /// The frame's picture copied into the slot's buffer (the renderer's copy of a decoded
+        /// frame), then every effect's per-frame step.
+        func process(_ index: Int, slot: Int, lane: Int) throws(ReplayError) {
+            let image = work[slot].image
+            image.copy(from: clip.pictures[index].image)
+            for effect in effects { try effect.process(image, frames[slot], lane: lane) }
+        }
+        let cpuBefore = cpuSeconds(), started = ContinuousClock.now
+        if lanes == 1 {
+            for index in 0..<clip.count {
+                frames[0].time = clip.times[index]
+                for effect in effects { try effect.sequence(frames[0]) }
+                try process(index, slot: 0, lane: 0)
+            }
+        } else {
+            let failure = Locked<ReplayError?>(nil)
+            let pool = FramesInFlight<Int, Int>(lanes: lanes, slots: slots, work: { index, slot, lane throws(ReplayError) in
+                try process(index, slot: slot, lane: lane)
+                return index
+            }, deliver: { _ in true }, discard: { _ in }, fail: { error in failure.withLock { $0 = error } })
+            for index in 0..<clip.count {
+                guard let slot = pool.takeSlot() else { break }
+                frames[slot].time = clip.times[index]
+                do throws(ReplayError) {
+                    for effect in effects { try effect.sequence(frames[slot]) }
+                } catch {
+                    pool.submit(.failure(error), slot: slot)
+                    break
+                }
+                pool.submit(.success(index), slot: slot)
+            }
+            pool.finish()
+            if let error = failure.withLock({ $0 }) { throw error }
+        }
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        return Measurement(threads: lanes, frames: clip.count, seconds: seconds, cpuSeconds: cpuSeconds() - cpuBefore)
+    }
+
+    /// The effects of every setup, made as the renderer makes them.
+    private static func effects(_ setups: [RenderOptions], size: PictureSize) throws(ReplayError) -> [any SplitFrameEffect] {
+        var all: [any SplitFrameEffect] = []
+        for options in setups {
+            let demuxer = try Demuxer(url: options.input)
+            guard let video = demuxer.bestVideoStream else { throw .badInput("\(options.input): no video stream") }
+            let poses = try options.poses.map { (settings: PoseSettings) throws(ReplayError) in
+                try FramePoses(settings: settings, input: options.input)
+            }
+            let colorSpace = ColorSpace(codecParameters: demuxer.stream(video.index).pointee.codecpar.pointee, height: size.height)
+            let context = EffectContext(options: options, demuxer: demuxer, videoStream: video, outputSize: size,
+                                        colorSpace: colorSpace, poses: poses)
+            for effect in try ReplayKitless.makeEffects(for: context) {
+                guard let split = effect as? any SplitFrameEffect else { throw .processing("\(effect.name): not a split effect") }
+                all.append(split)
+            }
+        }
+        return all
+    }
+
+    /// User + system CPU seconds of this process so far.
+    private static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The process stage alone (issue #25): fxbench process at 1080p with a σ = 12 blurred background, a
+# picture background (mask video, 4:3 picture covering the frame) and 20 annotations (the scene and
+# the panning camera of benchmarks/annotations.sh), on FRAMES frames decoded beforehand, with 1 and 2
+# process threads: frames per second and their ratio (target: 2 threads ≥ 1.8× one), with CPU seconds
+# and the load average, since a shared machine's wall times follow its other work. ROUNDS rounds.
+source "$(dirname "$0")/common.sh"
+FRAMES="${FRAMES:-60}" THREADS="${THREADS:-1 2}"
+(cd "$ROOT" && swift build -c release --product fxbench >&2)
+CLIP="$BENCH_DIR/clip1080p3s.mp4" MASK="$BENCH_DIR/mask1080p3s.mp4" PICTURE="$BENCH_DIR/background1600x1200.png"
+POSES="$BENCH_DIR/poses1080p3s.jsonl" SCENE="$BENCH_DIR/annotations20.json"
+[ -f "$CLIP" ] || ffmpeg -v error -y -f lavfi -i "testsrc2=size=1920x1080:rate=30" -t 3 -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p "$CLIP"
+[ -f "$MASK" ] || ffmpeg -v error -y -f lavfi \
+  -i "color=black:size=1920x1080:rate=30:duration=3,drawbox=x='600+375*sin(t)':y=150:w=720:h=930:color=white:t=fill,gblur=sigma=9" \
+  -c:v libx264 -preset veryfast -crf 18 -pix_fmt yuv420p "$MASK"
+[ -f "$PICTURE" ] || ffmpeg -v error -y -f lavfi -i "mandelbrot=size=1600x1200" -frames:v 1 "$PICTURE"
+# The camera path and the 20-annotation scene, as benchmarks/annotations.sh writes them.
+python3 "$ROOT/benchmarks/scene20.py" "$POSES" "$SCENE" 90
+for round in $(seq "$ROUNDS"); do
+  "$ROOT/.build/release/fxbench" process "$CLIP" "$MASK" "$PICTURE" "$POSES" "$SCENE" "$FRAMES" $THREADS
+done
