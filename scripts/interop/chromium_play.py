@@ -65,6 +65,9 @@ class Browser:
         os.close(replies_write)
         self.buffer = b""
         self.next_id = 0
+        # Events (messages without an id) that arrived while waiting for replies, for callers that
+        # enabled a domain (console messages, network requests).
+        self.events = []
 
     def send(self, method, session=None, **params):
         self.next_id += 1
@@ -74,6 +77,8 @@ class Browser:
         os.write(self.commands, json.dumps(message).encode() + b"\0")
         while True:
             reply = self.receive()
+            if "id" not in reply:
+                self.events.append(reply)
             if reply.get("id") == self.next_id:
                 if "error" in reply:
                     raise RuntimeError(f"{method}: {reply['error']}")
