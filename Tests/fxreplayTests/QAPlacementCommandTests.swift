@@ -152,13 +152,18 @@ import Testing
         #expect(refused.status == 3 && refused.stderr.contains("bad.jsonl:1 (colour): unknown key"), "\(refused.stderr)")
     }
 
-    @Test func latencyOfATapOnAMovingCamera() throws {
-        let dir = try makeScratchDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+    /// A 30-frame recording `pan.mp4` in `dir` and its pose sidecar: the camera slides along +X at 1 m/s.
+    static func panningRecording(in dir: URL) throws -> (video: String, sidecar: String) {
         let video = dir.appendingPathComponent("pan.mp4").path
         try writeRecording(to: video, pts: QAFixtures.frameTimes(30))
         let poses = (0..<30).map { #"{"t": \#(Double($0) / 30), "position": [\#(Double($0) / 30), 0, 0], "euler": [0, 0, 0], "zNear": 0.01, "fovY": 60}"# }
-        let sidecar = try Self.write(poses.joined(separator: "\n") + "\n", dir, "poses.jsonl")
+        return (video, try write(poses.joined(separator: "\n") + "\n", dir, "poses.jsonl"))
+    }
+
+    @Test func latencyOfATapOnAMovingCamera() throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (video, sidecar) = try Self.panningRecording(in: dir)
         let scene = try Self.write(#"""
             {"version": 1, "annotations": [
               {"id": "valve", "anchor": {"world": [0, 0, -2]}},

@@ -108,10 +108,7 @@ import Testing
     @Test func latencyPageCarriesTheRun() throws {
         let dir = try makeScratchDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let video = dir.appendingPathComponent("pan.mp4").path
-        try writeRecording(to: video, pts: QAFixtures.frameTimes(30))
-        let poses = (0..<30).map { #"{"t": \#(Double($0) / 30), "position": [\#(Double($0) / 30), 0, 0], "euler": [0, 0, 0], "zNear": 0.01, "fovY": 60}"# }
-        let sidecar = try QAPlacementCommandTests.write(poses.joined(separator: "\n") + "\n", dir, "poses.jsonl")
+        let (video, sidecar) = try QAPlacementCommandTests.panningRecording(in: dir)
         let scene = try QAPlacementCommandTests.write(#"{"version": 1, "annotations": [{"id": "tap-1", "anchor": {"tap": {"t": 0.2, "x": 80, "y": 48, "depth": 2}}}]}"#,
                                                       dir, "scene.json")
         let html = dir.appendingPathComponent("latency.html").path

@@ -14,14 +14,11 @@ self-contained page no request but the page itself. Writes a full-page screensho
 """
 import base64
 import csv
-import functools
-import http.server
 import os
 import sys
-import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from chromium_play import Browser, QuietHandler  # noqa: E402
+from chromium_play import Browser, serve  # noqa: E402
 from lib import finish, result, run  # noqa: E402
 
 SAMPLES = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Samples"))
@@ -107,9 +104,7 @@ def main():
     fxreplay, work = sys.argv[1], os.path.abspath(sys.argv[2])
     os.makedirs(work, exist_ok=True)
     pages = make_pages(fxreplay, work)
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=work))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
+    server, base = serve(work)
     browser = Browser()
     try:
         for name, (page, expected) in pages.items():

@@ -130,12 +130,17 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+def serve(work):
+    """Serves the folder `work` on 127.0.0.1 (a free port) from a thread; returns (server, base URL)."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=work))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
 def main():
     work = os.path.abspath(sys.argv[1])
     files = dict(argument.split("=", 1) for argument in sys.argv[2:])
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=work))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
+    server, base = serve(work)
     browser = Browser()
     try:
         for name, file in files.items():

@@ -87,7 +87,8 @@ public struct VideoComparisonOptions: Sendable, Equatable {
 /// frames paired (``FrameAlignment``) and each pair measured; pictures must have the same size.
 public struct VideoComparison {
     public let result: VideoComparisonResult
-    /// The worst pair side by side, A | B | heat map of |A − B| in luma (with ``VideoComparisonOptions/diffPicture``).
+    /// The worst pair side by side, A | B | heat map of |A − B| in luma (with ``VideoComparisonOptions/diffPicture``),
+    /// each panel labelled, with the frame and the heat map's colour scale under them.
     public let diff: RGBPicture?
     /// Where the figures part from FFmpeg's: a video measured after conversion to 8-bit 4:2:0.
     public let warnings: [String]
@@ -286,7 +287,8 @@ enum DiffPicture {
     /// panel: d = 0 at its left end to d = 64 (yellow, where the colours stop changing) at its right,
     /// ticks at 0, 32 and 64. Text is FreeType's (``ReportPictureText``); without the font, the bands stay plain.
     static func labelled(_ picture: RGBPicture, panelWidth: Int, frame: String) -> RGBPicture {
-        let text = ReportPictureText(size: 11)
+        // Text about 1/30 of the picture's height: legible on a 1080p picture, fitting a tiny one.
+        let text = ReportPictureText(size: max(11, min(32, picture.height / 30)))
         let line = text?.lineHeight ?? 13
         let header = line + 6, footer = 2 * line + 14
         var out = RGBPicture(width: picture.width, height: header + picture.height + footer)
