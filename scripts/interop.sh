@@ -2,7 +2,8 @@
 # fxreplay's outputs and cluster files proven with the programs users run (issue #27): GStreamer
 # reads every container/codec output, a real one-node Slurm cluster runs deploy/slurm/array.sh,
 # the Kubernetes manifest is validated against the API schemas and its command run as its pods
-# run it, and headless Chromium plays MP4 and WebM outputs. CI runs it after the test suite.
+# run it, and headless Chromium plays MP4 and WebM outputs and opens the QA report pages (no console
+# errors, every picture loaded, screenshots in WORK/pages). CI runs it after the test suite.
 #
 #   scripts/interop.sh                         # everything (7 minutes on a busy 2-core machine)
 #   scripts/interop.sh gstreamer chromium      # some parts: gstreamer, slurm, kubernetes, chromium
@@ -55,7 +56,9 @@ run_part() {
       for container in mp4 webm; do
         if [ -f "$work/gstreamer/compose.$container" ]; then videos+=("compose-$container=compose.$container"); fi
       done
-      /usr/bin/python3 scripts/interop/chromium_play.py "$work/gstreamer" "${videos[@]}" ;;
+      /usr/bin/python3 scripts/interop/chromium_play.py "$work/gstreamer" "${videos[@]}"
+      # The QA pages (qa compare and qa latency reports) opened as a reader would: screenshots in $work/pages.
+      /usr/bin/python3 scripts/interop/chromium_pages.py "$FXREPLAY" "$work/pages" ;;
     *) echo "FAIL: unknown part '$part' (gstreamer, slurm, kubernetes, chromium)" ;;
   esac 2>&1 | tee -a "$log" || status=$?
   if [ "$status" -ne 0 ] && ! grep -q "^FAIL: " <(sed -n "/^== $part\$/,\$p" "$log"); then

@@ -44,7 +44,7 @@ struct Compare: ParsableCommand {
     @Flag(help: "With --json: include every pair's PSNR and SSIM.")
     var perFrame = false
 
-    @Option(help: "Write the worst frame as PNG: A | B | heat map of the luma difference.")
+    @Option(help: "Write the worst frame as PNG: A | B | heat map of the luma difference, labelled, with the frame and the colour scale.")
     var diff: String?
 
     @OptionGroup var inputAccess: InputAccessOptions
@@ -198,6 +198,9 @@ struct QACompare: ParsableCommand {
     @Option(parsing: .unconditional, help: "With --video: at most this many worst-frame pictures.")
     var thumbnails: Int = 6
 
+    @Flag(help: "With --report: put the pictures inside the HTML file (data: URIs) instead of PNG files beside it.")
+    var selfContained = false
+
     @OptionGroup var inputAccess: InputAccessOptions
 
     func validate() throws {
@@ -207,6 +210,7 @@ struct QACompare: ParsableCommand {
             throw ValidationError("counts must not be negative")
         }
         if video != nil && report == nil { throw ValidationError("--video needs --report FILE.html to show its pictures in") }
+        if selfContained && report == nil { throw ValidationError("--self-contained needs --report FILE.html") }
     }
 
     func run() throws {
@@ -224,16 +228,25 @@ struct QACompare: ParsableCommand {
         var pictures: [QAThumbnail] = []
         if let video, let report {
             let stem = URL(fileURLWithPath: report).deletingPathExtension().path
-            let requests = comparison.thumbnailFrames(limit: thumbnails).map { frame, label in
-                ThumbnailRequest(frame: frame.frame, t: frame.t, label: label, path: "\(stem)-frame\(frame.frame).png")
+            var names = Set<String>()
+            let requests = comparison.thumbnailFrames(limit: thumbnails).map { picture in
+                // One file per annotation and frame, named after both (ids reduced to characters safe in a file name).
+                let id = String(picture.id.unicodeScalars.map { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-") ? Character($0) : "_" })
+                var path = "\(stem)-frame\(picture.frame.frame)-\(id).png"
+                if !names.insert(path).inserted { path = "\(stem)-frame\(picture.frame.frame)-\(id)-\(names.count).png"; names.insert(path) }
+                return ThumbnailRequest(frame: picture.frame.frame, t: picture.frame.t, label: picture.label, path: path,
+                                        id: picture.id, accent: picture.accent)
             }
             pictures = try PlacementThumbnails.write(video: video, requests: requests, a: trackA, b: trackB,
-                                                     timeTolerance: match == .time ? timeTolerance : nil, into: outputs,
-                                                     protecting: inputs)
+                                                     timeTolerance: match == .time ? timeTolerance : nil,
+                                                     legend: ["A: \(URL(fileURLWithPath: a).lastPathComponent)", "B: \(URL(fileURLWithPath: b).lastPathComponent)"],
+                                                     inline: selfContained, into: outputs, protecting: inputs)
         }
         let legend = [QALegendEntry(label: "A: \(a)", color: MarkerStyle.trackColor(0)),
                       QALegendEntry(label: "B: \(b)", color: MarkerStyle.trackColor(1))]
-        try comparison.write(svg: plotOutput, html: reportOutput, thumbnails: pictures, legend: legend)
+        let run = QARunInfo(version: Fxreplay.configuration.version, commandLine: CommandLine.arguments,
+                            inputs: [("A", a), ("B", b)] + (video.map { [("video", $0)] } ?? []))
+        try comparison.write(svg: plotOutput, html: reportOutput, thumbnails: pictures, legend: legend, run: run)
         try outputs.commit()
         if json {
             FileHandle.standardOutput.write(try comparison.json() + Data("\n".utf8))
@@ -281,6 +294,9 @@ struct QALatency: ParsableCommand {
     @Option(help: "Write an HTML report (table, one error plot per delay) to this file.")
     var report: String?
 
+    @Flag(help: "With --report: a page that needs no other file (its plots are inline in any case).")
+    var selfContained = false
+
     @Option(help: "Write an SVG plot of error over time (every tap and delay) to this file.")
     var plot: String?
 
@@ -291,6 +307,7 @@ struct QALatency: ParsableCommand {
         try poseOptions.requireSource()
         if delay == nil && delayList == nil { throw ValidationError("give --delay (e.g. 200ms) or --delay-list") }
         if let tolerance, !(tolerance >= 0) { throw ValidationError("--tolerance must not be negative") }
+        if selfContained && report == nil { throw ValidationError("--self-contained needs --report FILE.html") }
     }
 
     func run() throws {
@@ -311,7 +328,9 @@ struct QALatency: ParsableCommand {
         let taps = LatencyTap.taps(in: scene, width: qa.width, height: qa.height)
         guard !taps.isEmpty else { throw ReplayError.badInput(file: annotations, "no tap annotations to check for latency") }
         let result = qa.report(taps: taps, delays: delays, tolerance: tolerance)
-        try result.write(svg: plotOutput, html: reportOutput)
+        let run = QARunInfo(version: Fxreplay.configuration.version, commandLine: CommandLine.arguments,
+                            inputs: [("recording", input), ("annotations", annotations)] + (poseOptions.poses.map { [("poses", $0)] } ?? []))
+        try result.write(svg: plotOutput, html: reportOutput, run: run)
         try outputs.commit()
         if json {
             FileHandle.standardOutput.write(try result.json() + Data("\n".utf8))

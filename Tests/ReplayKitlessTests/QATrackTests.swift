@@ -217,9 +217,12 @@ final class XMLCollector: NSObject, XMLParserDelegate {
         let report = try sampleReport()
         let data = try report.json()
         var decoded = try QAOutput.decode(TrackComparisonReport.self, from: data)
-        // Per-frame samples stay out of the JSON; everything else survives.
-        #expect(decoded.annotations.allSatisfy { $0.samples.isEmpty })
-        for index in decoded.annotations.indices { decoded.annotations[index].samples = report.annotations[index].samples }
+        // Per-frame samples and disagreement frames stay out of the JSON; everything else survives.
+        #expect(decoded.annotations.allSatisfy { $0.samples.isEmpty && $0.visibilityMismatchFrames.isEmpty })
+        for index in decoded.annotations.indices {
+            decoded.annotations[index].samples = report.annotations[index].samples
+            decoded.annotations[index].visibilityMismatchFrames = report.annotations[index].visibilityMismatchFrames
+        }
         #expect(decoded == report)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(object["passed"] as? Bool == report.passed)
@@ -248,7 +251,8 @@ final class XMLCollector: NSObject, XMLParserDelegate {
         let valvePoints = polylines[0].attributes["points"]?.split(separator: " ").count
         #expect(valvePoints == 30)
         #expect(xml.texts.contains("time (s)") && xml.texts.contains("pixel error (px)"))
-        #expect(xml.texts.contains("tap <1> & \"2\"") && xml.texts.contains("tolerance"))
+        // The tolerance line's value, on the line and in the legend.
+        #expect(xml.texts.contains("tap <1> & \"2\"") && xml.texts.filter { $0 == "tolerance 2.50 px" }.count == 2)
         // Tick labels are numbers.
         #expect(xml.texts.filter { Double($0) != nil }.count >= 6)
     }

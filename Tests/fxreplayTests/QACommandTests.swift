@@ -252,16 +252,35 @@ enum QAFixtures {
 
         let reader = try VideoFrameReader(url: png)
         let frame = try #require(try reader.next())
-        #expect(frame.width == 3 * 64 && frame.height == 48)
+        let height = frame.height
+        #expect(frame.width == 3 * 64 && height > 48 + 2 * 12)
         let pixels = try QAFixtures.rgb24(png)
-        #expect(pixels.count == 3 * 64 * 48 * 3)
+        #expect(pixels.count == 3 * 64 * height * 3)
         func pixel(_ x: Int, _ y: Int) -> [UInt8] { Array(pixels[(y * 192 + x) * 3..<(y * 192 + x) * 3 + 3]) }
+        // The panels lie under a band of labels: A's grey (Y 100 → (100 − 16)·255/219 = 97.8) starts the picture's rows.
+        let top = try #require((0..<height).first { y in pixel(40, y).allSatisfy { abs(Int($0) - 98) <= 1 } })
+        #expect(top >= 12 && top + 48 < height)
         // Heat: s = min(8·|ΔY|, 510) = 320 inside the block: red 255, green 65; black outside.
-        #expect(pixel(128 + 5, 5) == [255, 65, 0] && pixel(128 + 40, 30) == [0, 0, 0])
-        // Grey Y 100 in limited range is (100 − 16)·255/219 = 97.8 in every channel, in A and outside B's block.
-        for value in pixel(40, 30) + pixel(64 + 40, 30) { #expect(abs(Int(value) - 98) <= 1) }
+        #expect(pixel(128 + 5, top + 5) == [255, 65, 0] && pixel(128 + 40, top + 30) == [0, 0, 0])
+        for value in pixel(40, top + 30) + pixel(64 + 40, top + 30) { #expect(abs(Int(value) - 98) <= 1) }
         // B's block, Y 140: (140 − 16)·255/219 = 144.4.
-        for value in pixel(64 + 5, 5) { #expect(abs(Int(value) - 144) <= 1) }
+        for value in pixel(64 + 5, top + 5) { #expect(abs(Int(value) - 144) <= 1) }
+        // Each panel's label: light text pixels in the band above it.
+        for panel in 0..<3 {
+            let label = (0..<top).flatMap { y in (panel * 64..<panel * 64 + 64).map { pixel($0, y) } }
+            #expect(label.contains { $0.allSatisfy { $0 > 160 } }, "panel \(panel) has no label")
+        }
+        // Under the panels: text (the frame) under A and B, and under the heat map a colour scale running
+        // from black (d = 0) through red to yellow (d ≥ 64), never darker to the right.
+        let footer = top + 48
+        #expect((footer..<height).contains { y in (0..<128).contains { pixel($0, y).allSatisfy { $0 > 160 } } })
+        let scaleRow = try #require((footer..<height).first { y in (128..<192).contains { pixel($0, y)[0] > 100 && pixel($0, y)[2] == 0 } })
+        // The bar's pixels (blue 0; the band around it is (32, 32, 36)).
+        let scale: [[UInt8]] = (128..<192).map { pixel($0, scaleRow) }.filter { (colour: [UInt8]) -> Bool in colour[2] == 0 }
+        #expect(scale.count >= 48)
+        let heat = scale.map { Int($0[0]) + Int($0[1]) }
+        #expect(heat.first == 0 && heat.last == 510 && zip(heat, heat.dropFirst()).allSatisfy { $0 <= $1 }, "\(heat)")
+        #expect(scale.contains { $0[0] == 255 && $0[1] < 100 })
     }
 
     /// Inputs whose listing depends on ffmpeg's choices: VP9 with alpha (its default decoder drops

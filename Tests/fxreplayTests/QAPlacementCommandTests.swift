@@ -52,17 +52,14 @@ import Testing
         #expect(QAFixtures.isWellFormedXML(try String(contentsOfFile: svg, encoding: .utf8)))
         let page = try String(contentsOfFile: html, encoding: .utf8)
         #expect(page.contains("A: \(a)") && page.contains("B: \(b)"))
-        // The valve's worst frame is its first (all errors equal); the pin's errors are all 0, so frame 0 once.
+        // The valve's worst frame is its first (all errors equal); the pin's errors are all 0: no picture of it.
+        // (The crop's pixels are checked in QAReportPagesTests.)
         let pictures = try QAFixtures.imageFiles(inPage: html)
-        #expect(pictures == [reports.appendingPathComponent("review-frame0.png").path])
+        #expect(pictures == [reports.appendingPathComponent("review-frame0-valve.png").path])
         for picture in pictures {
-            let frame = try #require(try VideoFrameReader(url: picture).next())
-            #expect(frame.width == 160 && frame.height == 96)
-            // A's marker (red) centred on (40, 30), B's (cyan) on (70, 70), drawn on the picture's own pixels.
             let rgb = try QAFixtures.rgb24(picture)
-            let red = Array(rgb[(30 * 160 + 40) * 3..<(30 * 160 + 40) * 3 + 3]), cyan = Array(rgb[(70 * 160 + 70) * 3..<(70 * 160 + 70) * 3 + 3])
-            #expect(Int(red[0]) > Int(red[1]) + 80 && Int(red[0]) > Int(red[2]) + 80, "\(red)")
-            #expect(Int(cyan[2]) > Int(cyan[0]) + 80 && Int(cyan[1]) > Int(cyan[0]) + 80, "\(cyan)")
+            let colours = stride(from: 0, to: rgb.count, by: 3).map { Array(rgb[$0..<$0 + 3]) }
+            #expect(colours.contains([0xFF, 0x3B, 0x30]) && colours.contains([0x00, 0xC7, 0xFF]))
         }
 
         // One frame where B hides the valve: a visibility disagreement, allowed only with the option.
@@ -155,13 +152,18 @@ import Testing
         #expect(refused.status == 3 && refused.stderr.contains("bad.jsonl:1 (colour): unknown key"), "\(refused.stderr)")
     }
 
-    @Test func latencyOfATapOnAMovingCamera() throws {
-        let dir = try makeScratchDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+    /// A 30-frame recording `pan.mp4` in `dir` and its pose sidecar: the camera slides along +X at 1 m/s.
+    static func panningRecording(in dir: URL) throws -> (video: String, sidecar: String) {
         let video = dir.appendingPathComponent("pan.mp4").path
         try writeRecording(to: video, pts: QAFixtures.frameTimes(30))
         let poses = (0..<30).map { #"{"t": \#(Double($0) / 30), "position": [\#(Double($0) / 30), 0, 0], "euler": [0, 0, 0], "zNear": 0.01, "fovY": 60}"# }
-        let sidecar = try Self.write(poses.joined(separator: "\n") + "\n", dir, "poses.jsonl")
+        return (video, try write(poses.joined(separator: "\n") + "\n", dir, "poses.jsonl"))
+    }
+
+    @Test func latencyOfATapOnAMovingCamera() throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (video, sidecar) = try Self.panningRecording(in: dir)
         let scene = try Self.write(#"""
             {"version": 1, "annotations": [
               {"id": "valve", "anchor": {"world": [0, 0, -2]}},

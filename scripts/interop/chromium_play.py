@@ -65,6 +65,9 @@ class Browser:
         os.close(replies_write)
         self.buffer = b""
         self.next_id = 0
+        # Events (messages without an id) that arrived while waiting for replies, for callers that
+        # enabled a domain (console messages, network requests).
+        self.events = []
 
     def send(self, method, session=None, **params):
         self.next_id += 1
@@ -74,6 +77,8 @@ class Browser:
         os.write(self.commands, json.dumps(message).encode() + b"\0")
         while True:
             reply = self.receive()
+            if "id" not in reply:
+                self.events.append(reply)
             if reply.get("id") == self.next_id:
                 if "error" in reply:
                     raise RuntimeError(f"{method}: {reply['error']}")
@@ -125,12 +130,17 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+def serve(work):
+    """Serves the folder `work` on 127.0.0.1 (a free port) from a thread; returns (server, base URL)."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=work))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
 def main():
     work = os.path.abspath(sys.argv[1])
     files = dict(argument.split("=", 1) for argument in sys.argv[2:])
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=work))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
+    server, base = serve(work)
     browser = Browser()
     try:
         for name, file in files.items():

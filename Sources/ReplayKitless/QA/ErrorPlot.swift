@@ -7,9 +7,13 @@ public struct ErrorPlot: Sendable {
     public struct Series: Sendable {
         public var label: String
         public var samples: [ErrorSample]
-        public init(label: String, samples: [ErrorSample]) {
+        /// Times (seconds) where the two placements disagree on visibility: no error to plot, marked
+        /// with a triangle on the time axis in the series' colour.
+        public var disagreements: [Double]
+        public init(label: String, samples: [ErrorSample], disagreements: [Double] = []) {
             self.label = label
             self.samples = samples
+            self.disagreements = disagreements
         }
     }
 
@@ -29,12 +33,22 @@ public struct ErrorPlot: Sendable {
     static let palette = ["#4E79A7", "#F28E2B", "#E15759", "#76B7B2", "#59A14F",
                           "#EDC948", "#B07AA1", "#FF9DA7", "#9C755F", "#BAB0AC"]
 
+    /// The colour of series `index`: report pictures of that annotation carry it, so a picture and
+    /// its line in the plot go together.
+    public static func color(ofSeries index: Int) -> RGBAColor {
+        RGBAColor(hex: palette[index % palette.count]) ?? RGBAColor(red: 0, green: 0, blue: 0)
+    }
+
+    /// The tolerance line's colour and its legend text.
+    static let toleranceColour = "#B00020"
+    static func toleranceLabel(_ tolerance: Double) -> String { "tolerance \(fixed(tolerance)) px" }
+
     private let left = 64.0, right = 180.0, top = 40.0, bottom = 52.0
 
     /// The chart as a standalone SVG document (also valid inline in HTML).
     public func svg() -> String {
         let samples = series.flatMap(\.samples)
-        let times = samples.map(\.t)
+        let times = samples.map(\.t) + series.flatMap(\.disagreements)
         let xAxis = Axis(low: times.min() ?? 0, high: times.max() ?? 1)
         let yAxis = Axis(low: 0, high: max(samples.map(\.error).max() ?? 0, tolerance ?? 0, 1e-9))
         let plotWidth = width - left - right, plotHeight = height - top - bottom
@@ -79,7 +93,20 @@ public struct ErrorPlot: Sendable {
         if let tolerance {
             let y = py(tolerance)
             svg += "<line class=\"tolerance\" x1=\"\(n(left))\" y1=\"\(n(y))\" x2=\"\(n(left + plotWidth))\" y2=\"\(n(y))\" "
-                + "stroke=\"#B00020\" stroke-width=\"1\" stroke-dasharray=\"6 4\"/>\n"
+                + "stroke=\"\(Self.toleranceColour)\" stroke-width=\"1\" stroke-dasharray=\"6 4\"/>\n"
+            svg += "<text class=\"tolerance-label\" x=\"\(n(left + plotWidth - 4))\" y=\"\(n(y - 4))\" text-anchor=\"end\" "
+                + "fill=\"\(Self.toleranceColour)\">\(xmlEscaped(Self.toleranceLabel(tolerance)))</text>\n"
+        }
+        // Visibility disagreements: a triangle on the time axis per frame, in the series' colour.
+        let disagreeing = series.contains { !$0.disagreements.isEmpty }
+        for (index, line) in series.enumerated() where !line.disagreements.isEmpty {
+            let colour = Self.palette[index % Self.palette.count], base = top + plotHeight
+            svg += "<g class=\"visibility\" data-label=\"\(xmlEscaped(line.label))\" fill=\"\(colour)\" stroke=\"#333\" stroke-width=\"0.5\">\n"
+            for t in line.disagreements {
+                let x = px(t)
+                svg += "<path d=\"M\(n(x)) \(n(base - 9)) L\(n(x - 5)) \(n(base)) L\(n(x + 5)) \(n(base)) Z\"/>\n"
+            }
+            svg += "</g>\n"
         }
         // Data: one polyline per series (a dot as well when it has a single point).
         for (index, line) in series.enumerated() {
@@ -95,11 +122,16 @@ public struct ErrorPlot: Sendable {
         let legendX = left + plotWidth + 16
         svg += "<g class=\"legend\">\n"
         var entries = series.enumerated().map { ($0.element.label, Self.palette[$0.offset % Self.palette.count], "") }
-        if tolerance != nil { entries.append(("tolerance", "#B00020", " stroke-dasharray=\"6 4\"")) }
+        if let tolerance { entries.append((Self.toleranceLabel(tolerance), Self.toleranceColour, " stroke-dasharray=\"6 4\"")) }
         for (index, entry) in entries.enumerated() {
             let y = top + 8 + Double(index) * 18
             svg += "<line x1=\"\(n(legendX))\" y1=\"\(n(y))\" x2=\"\(n(legendX + 20))\" y2=\"\(n(y))\" stroke=\"\(entry.1)\" stroke-width=\"2\"\(entry.2)/>\n"
             svg += "<text x=\"\(n(legendX + 26))\" y=\"\(n(y + 4))\">\(xmlEscaped(entry.0))</text>\n"
+        }
+        if disagreeing {
+            let y = top + 8 + Double(entries.count) * 18
+            svg += "<path d=\"M\(n(legendX + 10)) \(n(y - 5)) L\(n(legendX + 5)) \(n(y + 4)) L\(n(legendX + 15)) \(n(y + 4)) Z\" fill=\"#888\" stroke=\"#333\" stroke-width=\"0.5\"/>\n"
+            svg += "<text x=\"\(n(legendX + 26))\" y=\"\(n(y + 4))\">visibility differs</text>\n"
         }
         svg += "</g>\n</svg>\n"
         return svg

@@ -229,9 +229,19 @@ public struct LatencyReport: Sendable, Equatable, Codable, QAReportFiles {
         }
     }
 
-    /// An HTML page with the table and one plot per delay.
-    public func html(thumbnails: [QAThumbnail] = [], legend: [QALegendEntry] = [], directory: String) -> String {
+    /// An HTML page: the verdict, the thresholds, the table, one plot per delay, then what made it (`run`).
+    public func html(thumbnails: [QAThumbnail] = [], legend: [QALegendEntry] = [], directory: String, run: QARunInfo? = nil) -> String {
         var page = HTMLReport(title: "fxreplay qa latency")
+        page.paragraph("Latency QA of \(results.count) tap and delay pairs on a \(width)×\(height) recording")
+        if tolerance != nil {
+            page.verdict(passed ? ["PASS: every tap within the tolerance at every delay"]
+                                : ["FAIL: " + failing(explained: false).joined(separator: ", ")] + failing(explained: true),
+                         passed: passed)
+        } else {
+            page.verdict(["No verdict: no --tolerance given (measurements only)"], passed: nil)
+        }
+        page.facts("Thresholds", [(name: "p95 pixel error", value: tolerance.map { "at most \(fixed($0)) px" } ?? "none"),
+                                  (name: "delays", value: delays.map { String(format: "%.0f ms", $0 * 1000) }.joined(separator: ", "))])
         page.table(table, failingRows: Set(results.indices.filter { !results[$0].passed }))
         for delay in delays { page.svg(plot(delay: delay).svg()) }
         if !thumbnails.isEmpty {
@@ -239,6 +249,7 @@ public struct LatencyReport: Sendable, Equatable, Codable, QAReportFiles {
             page.legend(legend)
             page.images(thumbnails, relativeTo: directory)
         }
+        page.run(run)
         return page.render()
     }
 }

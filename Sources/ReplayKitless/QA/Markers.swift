@@ -71,9 +71,33 @@ public struct MarkerStyle: Sendable, Equatable {
             let line = plane.row(row)
             for column in left...right {
                 let dx = (Double(column) + 0.5) * scaleX - x
-                let onRing = abs((dx * dx + dy * dy).squareRoot() - radius) <= half
-                let onCross = (abs(dx) <= half && abs(dy) <= reach) || (abs(dy) <= half && abs(dx) <= reach)
-                if onRing || onCross { line[column] = value }
+                if covers(dx: dx, dy: dy, half: half, reach: reach) { line[column] = value }
+            }
+        }
+    }
+
+    /// Whether a sample centre (`dx`, `dy`) from the marker's centre lies on the ring or the cross.
+    func covers(dx: Double, dy: Double, half: Double, reach: Double) -> Bool {
+        abs((dx * dx + dy * dy).squareRoot() - radius) <= half
+            || (abs(dx) <= half && abs(dy) <= reach) || (abs(dy) <= half && abs(dx) <= reach)
+    }
+
+    /// Draws the marker into an R'G'B' picture (report pictures drawn after scaling): the exact
+    /// colour over a black outline, like ``draw(at:_:in:)``.
+    public func draw(at x: Double, _ y: Double, in picture: inout RGBPicture) {
+        let black = RGBAColor(red: 0, green: 0, blue: 0)
+        for (half, reach, colour) in [(thickness / 2 + 1, radius + 1, black), (thickness / 2, radius, color)] {
+            let outer = max(radius, reach) + half
+            let left = Int(clamping: x - outer, rounding: .down, to: 0...picture.width)
+            let right = Int(clamping: x + outer, rounding: .up, to: -1...picture.width - 1)
+            let top = Int(clamping: y - outer, rounding: .down, to: 0...picture.height)
+            let bottom = Int(clamping: y + outer, rounding: .up, to: -1...picture.height - 1)
+            guard left <= right, top <= bottom else { continue }
+            for row in top...bottom {
+                let dy = Double(row) + 0.5 - y
+                for column in left...right where covers(dx: Double(column) + 0.5 - x, dy: dy, half: half, reach: reach) {
+                    picture[column, row] = (colour.red, colour.green, colour.blue)
+                }
             }
         }
     }

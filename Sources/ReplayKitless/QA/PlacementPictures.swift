@@ -69,56 +69,66 @@ public struct ThumbnailRequest: Sendable, Equatable {
     public var t: Double
     public var label: String
     public var path: String
+    /// The annotation the picture is about: the picture is then a zoomed crop around its placements
+    /// (``WorstFrameCrop``) rather than the whole frame.
+    public var id: String?
+    /// The annotation's colour in the report's plot, for the picture's caption swatch.
+    public var accent: RGBAColor?
 
-    public init(frame: Int, t: Double, label: String, path: String) {
+    public init(frame: Int, t: Double, label: String, path: String, id: String? = nil, accent: RGBAColor? = nil) {
         self.frame = frame
         self.t = t
         self.label = label
         self.path = path
+        self.id = id
+        self.accent = accent
     }
 }
 
 /// Worst-frame pictures for `fxreplay qa compare --report … --video …`: the frames decoded and turned
-/// upright, both tracks' placements drawn as markers (A ``MarkerStyle/trackColor(_:)`` 0, B 1), scaled
-/// down and written as PNG.
+/// upright, both tracks' placements drawn as markers (A ``MarkerStyle/trackColor(_:)`` 0, B 1): a
+/// zoomed crop around the request's annotation (``WorstFrameCrop``), or the whole frame scaled down
+/// when the request names none; written as PNG.
 public enum PlacementThumbnails {
-    /// Writes one PNG per request into `outputs` (committed by the caller), `width` pixels wide
-    /// (never enlarged); returns the report entries.
+    /// Writes one PNG per request into `outputs` (committed by the caller), or with `inline` keeps
+    /// them in the returned report entries instead (a self-contained page); returns the entries.
     /// - Parameters:
     ///   - timeTolerance: pair B's rows by nearest time within this many seconds instead of by frame.
+    ///   - width: the whole-frame pictures' width (never enlarged).
+    ///   - legend: the names of A and B under the crops.
     ///   - inputs: the other files the run reads (the tracks): no picture is written over one, nor over `video`.
     public static func write(video: String, requests: [ThumbnailRequest], a: PlacementTrack, b: PlacementTrack,
-                             timeTolerance: Double? = nil, width: Int = 320, into outputs: OutputGroup,
+                             timeTolerance: Double? = nil, width: Int = 320, legend: [String] = ["A", "B"],
+                             inline: Bool = false, into outputs: OutputGroup,
                              protecting inputs: [String] = []) throws(ReplayError) -> [QAThumbnail] {
         guard let last = requests.map(\.frame).max() else { return [] }
         let rowsA = DrawableRows(a), rowsB = DrawableRows(b)
         let byFrame = Dictionary(grouping: requests, by: \.frame)
         let reader = try VideoFrameReader(url: video)
         let upright = UprightPictures(stream: reader.stream, convertOtherFormats: true)
-        var copy: PlanarBuffer?
         var written: [QAThumbnail] = []
         var index = 0
         while index <= last, let frame = try reader.next() {
             defer { index += 1 }
             guard let wanted = byFrame[index] else { continue }
             let picture = try upright.picture(frame, index: index)
-            // Draw on a copy: the decoder may still read its own picture as a reference.
-            let buffer = copy.flatMap { $0.image.matches(picture) ? $0 : nil }
-                ?? PlanarBuffer(width: picture.width, height: picture.height, subsampling: picture.subsampling,
-                                colorSpace: picture.colorSpace)
-            copy = buffer
-            let outputWidth = min(width, picture.width)
-            let scale = Double(picture.width) / Double(outputWidth)
+            var full: RGBPicture?
             for request in wanted {
-                buffer.image.copy(from: picture)
                 let rowsOfB = timeTolerance.map { rowsB.nearest(to: request.t, tolerance: $0) } ?? rowsB[index]
-                for (track, rows) in [rowsA[index], rowsOfB].enumerated() {
-                    // About 9 px radius and 2 px lines once scaled down.
-                    let style = MarkerStyle(color: MarkerStyle.trackColor(track), radius: 9 * scale, thickness: 2 * scale)
-                    for row in rows { if let x = row.x, let y = row.y { style.draw(at: x, y, in: buffer.image) } }
+                let placements = [rowsA[index], rowsOfB].enumerated().flatMap { track, rows in
+                    rows.compactMap { row in row.x.flatMap { x in row.y.map { WorstFrameCrop.Placement(track: track, id: row.id, x: x, y: $0) } } }
                 }
-                try outputs.write(try ImageWriter.png(try ImageWriter.rgb(buffer.image, width: outputWidth)), to: request.path, inputs: [video] + inputs)
-                written.append(QAThumbnail(label: request.label, path: request.path))
+                let png: RGBPicture
+                if let id = request.id, placements.contains(where: { $0.id == id }) {
+                    if full == nil { full = try ImageWriter.rgb(picture) }
+                    png = WorstFrameCrop.picture(frame: full!, placements: placements, focus: id, caption: request.label,
+                                                 accent: request.accent ?? .reportWhite, legend: legend)
+                } else {
+                    png = try scaledDown(picture, width: width, placements: placements)
+                }
+                let data = try ImageWriter.png(png)
+                if !inline { try outputs.write(data, to: request.path, inputs: [video] + inputs) }
+                written.append(QAThumbnail(label: request.label, path: request.path, inline: inline ? data : nil))
             }
         }
         guard index > last else {
@@ -126,6 +136,16 @@ public enum PlacementThumbnails {
         }
         let order = Dictionary(uniqueKeysWithValues: requests.enumerated().map { ($0.element.path, $0.offset) })
         return written.sorted { (order[$0.path] ?? 0) < (order[$1.path] ?? 0) }
+    }
+
+    /// The whole frame at most `width` pixels wide with every placement's marker (about 9 px radius).
+    private static func scaledDown(_ picture: YUVImage, width: Int, placements: [WorstFrameCrop.Placement]) throws(ReplayError) -> RGBPicture {
+        var scaled = try ImageWriter.rgb(picture, width: min(width, picture.width))
+        let scale = Double(scaled.width) / Double(picture.width)
+        for placement in placements {
+            WorstFrameCrop.marker(placement.track).draw(at: placement.x * scale, placement.y * scale, in: &scaled)
+        }
+        return scaled
     }
 }
 

@@ -33,14 +33,50 @@ package struct TextTable: Sendable {
     }
 }
 
-/// A picture shown in an HTML report (worst-frame thumbnails): a caption and the image file's path.
+/// A picture shown in an HTML report (worst-frame thumbnails): a caption and the image file's path,
+/// or the PNG itself for a self-contained page.
 public struct QAThumbnail: Sendable, Equatable {
     public var label: String
     public var path: String
+    /// The PNG's bytes, shown as a `data:` URI instead of referencing `path`.
+    public var inline: Data?
 
-    public init(label: String, path: String) {
+    public init(label: String, path: String, inline: Data? = nil) {
         self.label = label
         self.path = path
+        self.inline = inline
+    }
+}
+
+/// What a QA page says about the run that made it, so a page found later explains itself: the
+/// program's version, the command line and the input files.
+public struct QARunInfo: Sendable, Equatable {
+    public var version: String
+    /// The arguments, the program's name first.
+    public var commandLine: [String]
+    /// The inputs, each with what it is (e.g. "A", "video").
+    public var inputs: [(role: String, path: String)]
+
+    public init(version: String, commandLine: [String], inputs: [(role: String, path: String)]) {
+        self.version = version
+        self.commandLine = commandLine
+        self.inputs = inputs
+    }
+
+    public static func == (lhs: QARunInfo, rhs: QARunInfo) -> Bool {
+        lhs.version == rhs.version && lhs.commandLine == rhs.commandLine
+            && lhs.inputs.map(\.role) == rhs.inputs.map(\.role) && lhs.inputs.map(\.path) == rhs.inputs.map(\.path)
+    }
+
+    /// The command line as a POSIX shell reads it back: arguments with anything but
+    /// `A-Za-z0-9_@%+=:,./-` single-quoted.
+    public var shellCommand: String {
+        commandLine.map { argument in
+            let plain = !argument.isEmpty && argument.unicodeScalars.allSatisfy {
+                CharacterSet.alphanumerics.contains($0) && $0.isASCII || "_@%+=:,./-".unicodeScalars.contains($0)
+            }
+            return plain ? argument : "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }.joined(separator: " ")
     }
 }
 
@@ -82,20 +118,20 @@ public protocol QAReportFiles {
     func json() throws(ReplayError) -> Data
     var plot: ErrorPlot { get }
     /// The HTML page, referencing `thumbnails` relative to `directory` (where it will be written),
-    /// with `legend` explaining their marker colours.
-    func html(thumbnails: [QAThumbnail], legend: [QALegendEntry], directory: String) -> String
+    /// with `legend` explaining their marker colours and `run` saying what made it.
+    func html(thumbnails: [QAThumbnail], legend: [QALegendEntry], directory: String, run: QARunInfo?) -> String
 }
 
 extension QAReportFiles {
     /// Writes the requested report files into their reserved outputs (of an ``OutputGroup``, which
     /// the caller commits); the HTML references `thumbnails` relative to its own folder.
     public func write(json: AtomicOutput? = nil, svg: AtomicOutput? = nil, html: AtomicOutput? = nil,
-                      thumbnails: [QAThumbnail] = [], legend: [QALegendEntry] = []) throws(ReplayError) {
+                      thumbnails: [QAThumbnail] = [], legend: [QALegendEntry] = [], run: QARunInfo? = nil) throws(ReplayError) {
         if let json { try json.write(try self.json()) }
         if let svg { try svg.write(Data(plot.svg().utf8)) }
         if let html {
             let directory = URL(fileURLWithPath: html.finalPath).deletingLastPathComponent().path
-            try html.write(Data(self.html(thumbnails: thumbnails, legend: legend, directory: directory).utf8))
+            try html.write(Data(self.html(thumbnails: thumbnails, legend: legend, directory: directory, run: run).utf8))
         }
     }
 }
@@ -161,6 +197,31 @@ public struct HTMLReport: Sendable {
         body.append("<figure class=\"plot\">\n\(svg)</figure>")
     }
 
+    /// The verdict in a box of its own (green on a pass, red on a failure), with its reasons under it.
+    public mutating func verdict(_ lines: [String], passed: Bool?) {
+        guard let first = lines.first else { return }
+        let kind = passed.map { $0 ? "pass" : "fail" } ?? "none"
+        body.append("<div class=\"verdict \(kind)\"><p><strong>\(xmlEscaped(first))</strong></p>"
+            + lines.dropFirst().map { "<p>\(xmlEscaped($0.trimmingCharacters(in: .whitespaces)))</p>" }.joined() + "</div>")
+    }
+
+    /// A two-column table of names and values (thresholds, the run's facts).
+    public mutating func facts(_ heading: String, _ rows: [(name: String, value: String)], monospaced: Set<String> = []) {
+        guard !rows.isEmpty else { return }
+        body.append("<h2>\(xmlEscaped(heading))</h2>\n<table class=\"facts\">\n" + rows.map { row in
+            let value = monospaced.contains(row.name) ? "<code>\(xmlEscaped(row.value))</code>" : xmlEscaped(row.value)
+            return "<tr><th>\(xmlEscaped(row.name))</th><td>\(value)</td></tr>\n"
+        }.joined() + "</table>")
+    }
+
+    /// The run's version, inputs and command line.
+    public mutating func run(_ run: QARunInfo?) {
+        guard let run else { return }
+        facts("Run", run.inputs.map { (name: "input \($0.role)", value: $0.path) }
+              + [(name: "fxreplay", value: run.version), (name: "command line", value: run.shellCommand)],
+              monospaced: ["command line"])
+    }
+
     /// A colour key: a swatch and a label per entry.
     public mutating func legend(_ entries: [QALegendEntry]) {
         guard !entries.isEmpty else { return }
@@ -174,8 +235,13 @@ public struct HTMLReport: Sendable {
         guard !thumbnails.isEmpty else { return }
         var html = "<div class=\"thumbnails\">\n"
         for thumbnail in thumbnails {
-            let relative = relativePath(of: thumbnail.path, from: directory)
-            let href = relative.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? relative
+            let href: String
+            if let inline = thumbnail.inline {
+                href = "data:image/png;base64," + inline.base64EncodedString()
+            } else {
+                let relative = relativePath(of: thumbnail.path, from: directory)
+                href = relative.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? relative
+            }
             html += "<figure><img src=\"\(xmlEscaped(href))\" alt=\"\(xmlEscaped(thumbnail.label))\">"
                 + "<figcaption>\(xmlEscaped(thumbnail.label))</figcaption></figure>\n"
         }
@@ -188,15 +254,24 @@ public struct HTMLReport: Sendable {
         <html lang="en">
         <head>
         <meta charset="utf-8">
+        <link rel="icon" href="data:,">
         <title>\(xmlEscaped(title))</title>
         <style>
         body { font-family: sans-serif; margin: 2em; color: #222; }
-        table { border-collapse: collapse; }
+        table { border-collapse: collapse; margin: 0.5em 0 1.2em; }
         th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; text-align: right; }
         th:first-child, td:first-child { text-align: left; }
         tr.fail td, p.fail { color: #b00020; font-weight: bold; }
+        table.facts th { text-align: left; background: #f4f4f4; }
+        table.facts td { text-align: left; }
+        .verdict { border-left: 6px solid #888; padding: 0.2em 1em; margin: 1em 0; background: #f6f6f6; }
+        .verdict p { margin: 0.3em 0; }
+        .verdict.pass { border-color: #2e7d32; color: #1b5e20; }
+        .verdict.fail { border-color: #b00020; color: #b00020; }
+        code { white-space: pre-wrap; word-break: break-all; }
         .thumbnails figure { display: inline-block; margin: 0.5em; }
-        .thumbnails img { max-width: 320px; border: 1px solid #ccc; }
+        .thumbnails figure { vertical-align: top; max-width: 360px; }
+        .thumbnails img { max-width: 360px; border: 1px solid #ccc; image-rendering: pixelated; }
         .swatch { display: inline-block; width: 1em; height: 1em; vertical-align: middle; border: 1px solid #333; }
         </style>
         </head>

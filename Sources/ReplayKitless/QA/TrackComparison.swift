@@ -51,21 +51,24 @@ public struct AnnotationTrackComparison: Sendable, Equatable, Codable {
     public var passed: Bool
     /// Error per compared frame in track A's order, for plots (not written to JSON).
     public var samples: [ErrorSample] = []
+    /// Every pair where exactly one row is visible, as frame and time of track A, for plots (not written to JSON).
+    public var visibilityMismatchFrames: [FrameReference] = []
 
     enum CodingKeys: String, CodingKey {
         case id, rowsA, rowsB, matched, unmatched, compared, visibilityMismatches, firstVisibilityMismatch, error, failures, passed
     }
 
-    init(id: String, rowsA: Int, rowsB: Int, matched: Int, unmatched: Int, visibilityMismatches: Int,
-         firstVisibilityMismatch: FrameReference?, samples: [ErrorSample], failures: [String]) {
+    init(id: String, rowsA: Int, rowsB: Int, matched: Int, unmatched: Int, visibilityMismatchFrames: [FrameReference],
+         samples: [ErrorSample], failures: [String]) {
         self.id = id
         self.rowsA = rowsA
         self.rowsB = rowsB
         self.matched = matched
         self.unmatched = unmatched
         self.compared = samples.count
-        self.visibilityMismatches = visibilityMismatches
-        self.firstVisibilityMismatch = firstVisibilityMismatch
+        self.visibilityMismatches = visibilityMismatchFrames.count
+        self.firstVisibilityMismatch = visibilityMismatchFrames.first
+        self.visibilityMismatchFrames = visibilityMismatchFrames
         self.error = ErrorStatistics(samples)
         self.failures = failures
         self.passed = failures.isEmpty
@@ -135,15 +138,13 @@ public struct TrackComparisonReport: Sendable, Equatable, Codable {
                                 options: TrackComparisonOptions) -> AnnotationTrackComparison {
         let partners = partners(rowsA, rowsB, matching: options.matching)
         var samples: [ErrorSample] = []
-        var mismatches = 0
-        var firstMismatch: FrameReference?
+        var mismatches: [FrameReference] = []
         var matched = 0
         for (row, partner) in zip(rowsA, partners) {
             guard let partner else { continue }
             matched += 1
             if row.visible != partner.visible {
-                mismatches += 1
-                if firstMismatch == nil { firstMismatch = FrameReference(frame: row.frame, t: row.t) }
+                mismatches.append(FrameReference(frame: row.frame, t: row.t))
             } else if row.visible, let xa = row.x, let ya = row.y, let xb = partner.x, let yb = partner.y {
                 samples.append(ErrorSample(frame: row.frame, t: row.t, error: ((xa - xb) * (xa - xb) + (ya - yb) * (ya - yb)).squareRoot()))
             }
@@ -160,15 +161,14 @@ public struct TrackComparisonReport: Sendable, Equatable, Codable {
         if let statistics = ErrorStatistics(samples), statistics.p95 > options.tolerance {
             failures.append("p95 error \(fixed(statistics.p95)) px exceeds the tolerance \(fixed(options.tolerance)) px")
         }
-        if mismatches > options.maxVisibilityMismatches {
-            failures.append("visibility differs on \(mismatches) frames (at most \(options.maxVisibilityMismatches) allowed)")
+        if mismatches.count > options.maxVisibilityMismatches {
+            failures.append("visibility differs on \(mismatches.count) frames (at most \(options.maxVisibilityMismatches) allowed)")
         }
         if !rowsA.isEmpty, !rowsB.isEmpty, unmatched > options.maxUnmatched {
             failures.append("\(unmatched) rows without a partner (at most \(options.maxUnmatched) allowed)")
         }
         return AnnotationTrackComparison(id: id, rowsA: rowsA.count, rowsB: rowsB.count, matched: matched, unmatched: unmatched,
-                                         visibilityMismatches: mismatches, firstVisibilityMismatch: firstMismatch,
-                                         samples: samples, failures: failures)
+                                         visibilityMismatchFrames: mismatches, samples: samples, failures: failures)
     }
 
     /// For each row of A, its partner in B or `nil`.

@@ -45,47 +45,73 @@ extension TrackComparisonReport: QAReportFiles {
         try QAOutput.json(self)
     }
 
-    /// Error over time, one line per annotation, with the tolerance.
+    /// Error over time, one line per annotation, with the tolerance and the visibility disagreements.
     public var plot: ErrorPlot {
         ErrorPlot(title: "Placement error: \(URL(fileURLWithPath: fileA).lastPathComponent) vs \(URL(fileURLWithPath: fileB).lastPathComponent)",
-                  series: annotations.map { ErrorPlot.Series(label: $0.id, samples: $0.samples) },
+                  series: annotations.map { ErrorPlot.Series(label: $0.id, samples: $0.samples, disagreements: $0.visibilityMismatchFrames.map(\.t)) },
                   tolerance: tolerance)
     }
 
-    /// An HTML page with the table, the plot inline and `thumbnails` (e.g. worst frames) referenced
-    /// relative to `directory`, the folder the page will be written to, under their colour `legend`.
-    public func html(thumbnails: [QAThumbnail] = [], legend: [QALegendEntry] = [], directory: String) -> String {
+    /// The limits the verdict was reached with.
+    var thresholds: [(name: String, value: String)] {
+        [(name: "p95 pixel error", value: "at most \(fixed(tolerance)) px"),
+         (name: "visibility disagreements", value: "at most \(maxVisibilityMismatches) frames per annotation"),
+         (name: "rows without a partner", value: "at most \(maxUnmatched) per annotation"),
+         (name: "pairing", value: timeTolerance.map { "nearest time within \(String(format: "%.3f", $0)) s" } ?? "same frame number")]
+    }
+
+    /// An HTML page: the verdict, the thresholds, the table, the plot inline and `thumbnails` (e.g.
+    /// worst frames) referenced relative to `directory`, the folder the page will be written to,
+    /// under their colour `legend`; then what made it (`run`).
+    public func html(thumbnails: [QAThumbnail] = [], legend: [QALegendEntry] = [], directory: String, run: QARunInfo? = nil) -> String {
         var page = HTMLReport(title: "fxreplay qa compare")
         page.paragraph(headline)
+        page.verdict(verdict, passed: passed)
+        page.facts("Thresholds", thresholds)
         page.table(table, failingRows: Set(annotations.indices.filter { !annotations[$0].passed }))
-        for (index, line) in verdict.enumerated() { page.paragraph(line, failing: !passed && index == 0) }
         page.svg(plot.svg())
         if !thumbnails.isEmpty {
             page.heading("Worst frames")
             page.legend(legend)
             page.images(thumbnails, relativeTo: directory)
         }
+        page.run(run)
         return page.render()
     }
 
-    /// The frames worth a picture, at most `limit`, most telling first: each annotation's worst frame
-    /// (largest error first), then the first visibility mismatch of annotations that have one; each
-    /// frame once. Frame numbers and times are track A's.
-    public func thumbnailFrames(limit: Int) -> [(frame: FrameReference, label: String)] {
-        let worst = annotations.compactMap { annotation in
-            annotation.error.map { (annotation.id, $0.worst) }
-        }.sorted { $0.1.error > $1.1.error }
-        var chosen: [(frame: FrameReference, label: String)] = worst.map { id, sample in
-            (FrameReference(frame: sample.frame, t: sample.t),
-             "\(id): worst error \(fixed(sample.error)) px, frame \(sample.frame) (\(String(format: "%.3f", sample.t)) s)")
-        }
-        chosen += annotations.compactMap { annotation in
-            annotation.firstVisibilityMismatch.map {
-                ($0, "\(annotation.id): first visibility mismatch, frame \($0.frame) (\(String(format: "%.3f", $0.t)) s)")
+    /// A picture of the report: one annotation on one frame.
+    public struct PictureFrame: Sendable, Equatable {
+        public var frame: FrameReference
+        public var id: String
+        public var label: String
+        /// The annotation's colour in ``plot``.
+        public var accent: RGBAColor
+    }
+
+    /// The frames worth a picture, at most `limit`, most telling first: the worst frame of each
+    /// failing annotation (largest error first), then the first visibility disagreement of failing
+    /// annotations, then the same for passing ones. A frame where A and B agree exactly (error 0)
+    /// is never a "worst" frame. Frame numbers and times are track A's.
+    public func thumbnailFrames(limit: Int) -> [PictureFrame] {
+        let colours = Dictionary(annotations.enumerated().map { ($0.element.id, ErrorPlot.color(ofSeries: $0.offset)) }) { first, _ in first }
+        func pictures(_ chosen: [AnnotationTrackComparison]) -> [PictureFrame] {
+            let worst = chosen.compactMap { annotation in
+                annotation.error.map { (annotation.id, $0.worst) }
+            }.filter { $0.1.error > 0 }.sorted { $0.1.error > $1.1.error }
+            return worst.map { id, sample in
+                PictureFrame(frame: FrameReference(frame: sample.frame, t: sample.t), id: id,
+                             label: "\(id): worst error \(fixed(sample.error)) px, frame \(sample.frame) (\(String(format: "%.3f", sample.t)) s)",
+                             accent: colours[id]!)
+            } + chosen.compactMap { annotation in
+                annotation.firstVisibilityMismatch.map {
+                    PictureFrame(frame: $0, id: annotation.id,
+                                 label: "\(annotation.id): visibility differs, frame \($0.frame) (\(String(format: "%.3f", $0.t)) s)",
+                                 accent: colours[annotation.id]!)
+                }
             }
         }
-        var seen = Set<Int>()
-        return Array(chosen.filter { seen.insert($0.frame.frame).inserted }.prefix(max(0, limit)))
+        let chosen = pictures(annotations.filter { !$0.passed }) + pictures(annotations.filter(\.passed))
+        return Array(chosen.prefix(max(0, limit)))
     }
 
     /// The error `fxreplay qa compare` ends with when an annotation fails (exit status 1); `nil` on a pass.

@@ -87,7 +87,8 @@ public struct VideoComparisonOptions: Sendable, Equatable {
 /// frames paired (``FrameAlignment``) and each pair measured; pictures must have the same size.
 public struct VideoComparison {
     public let result: VideoComparisonResult
-    /// The worst pair side by side, A | B | heat map of |A − B| in luma (with ``VideoComparisonOptions/diffPicture``).
+    /// The worst pair side by side, A | B | heat map of |A − B| in luma (with ``VideoComparisonOptions/diffPicture``),
+    /// each panel labelled, with the frame and the heat map's colour scale under them.
     public let diff: RGBPicture?
     /// Where the figures part from FFmpeg's: a video measured after conversion to 8-bit 4:2:0.
     public let warnings: [String]
@@ -136,7 +137,8 @@ public struct VideoComparison {
                 + "filters measure its own samples (other figures)" }
         }
         if let kept = run.worstPictures {
-            diff = try DiffPicture.sideBySide(kept.a.image, kept.b.image)
+            diff = try DiffPicture.labelled(try DiffPicture.sideBySide(kept.a.image, kept.b.image), panelWidth: kept.a.image.width,
+                                            frame: result.worst.map { "worst frame \($0.index), \(String(format: "%.3f", $0.t)) s" } ?? "")
         } else {
             diff = nil
         }
@@ -263,15 +265,53 @@ enum DiffPicture {
                 let rowA = a.luma.row(y), rowB = b.luma.row(y)
                 var out = (y * 3 * width + 2 * width) * 3
                 for x in 0..<width {
-                    let s = min(8 * abs(Int(rowA[x]) - Int(rowB[x])), 510)
-                    let red = min(s, 255)
-                    pixels[out] = UInt8(red)
-                    pixels[out + 1] = UInt8(s - red)
+                    let (red, green) = heat(abs(Int(rowA[x]) - Int(rowB[x])))
+                    pixels[out] = red
+                    pixels[out + 1] = green
                     pixels[out + 2] = 0
                     out += 3
                 }
             }
         }
         return picture
+    }
+
+    /// The heat map's colour of a luma difference `d`: red and green (blue is 0).
+    static func heat(_ d: Int) -> (red: UInt8, green: UInt8) {
+        let s = min(8 * d, 510)
+        return (UInt8(min(s, 255)), UInt8(s - min(s, 255)))
+    }
+
+    /// `picture` (three panels `panelWidth` wide) between a band naming the panels (A, B, |A − B|)
+    /// and a band with `frame` (which frame it is) and the heat map's colour scale under the third
+    /// panel: d = 0 at its left end to d = 64 (yellow, where the colours stop changing) at its right,
+    /// ticks at 0, 32 and 64. Text is FreeType's (``ReportPictureText``); without the font, the bands stay plain.
+    static func labelled(_ picture: RGBPicture, panelWidth: Int, frame: String) -> RGBPicture {
+        // Text about 1/30 of the picture's height: legible on a 1080p picture, fitting a tiny one.
+        let text = ReportPictureText(size: max(11, min(32, picture.height / 30)))
+        let line = text?.lineHeight ?? 13
+        let header = line + 6, footer = 2 * line + 14
+        var out = RGBPicture(width: picture.width, height: header + picture.height + footer)
+        out.fill(x: 0, y: 0, width: out.width, height: out.height, color: .reportBand)
+        out.paste(picture, x: 0, y: header)
+        // The scale: one column per step of d, spread over the third panel (4 px margins).
+        let barLeft = 2 * panelWidth + 4, barWidth = max(1, panelWidth - 8), barTop = header + picture.height + 4
+        for column in 0..<barWidth {
+            let (red, green) = heat(Int((Double(column) / Double(max(1, barWidth - 1)) * 64).rounded()))
+            out.fill(x: barLeft + column, y: barTop, width: 1, height: line, color: RGBAColor(red: red, green: green, blue: 0))
+        }
+        guard let text else { return out }
+        for (index, name) in ["A", "B", "|A − B| luma"].enumerated() {
+            let width = min(text.width(name), panelWidth - 4)
+            text.draw(name, x: index * panelWidth + (panelWidth - width) / 2, top: 3, color: .reportWhite, maxWidth: panelWidth - 4, in: &out)
+        }
+        text.draw(frame, x: 4, top: barTop, color: .reportWhite, maxWidth: 2 * panelWidth - 8, in: &out)
+        for (value, position) in [("0", 0.0), ("32", 0.5), ("64", 1.0)] {
+            let width = text.width(value)
+            let x = barLeft + Int(position * Double(barWidth - 1)) - Int(position * Double(width))
+            out.fill(x: barLeft + Int(position * Double(barWidth - 1)), y: barTop + line, width: 1, height: 3, color: .reportWhite)
+            text.draw(value, x: x, top: barTop + line + 3, color: .reportWhite, in: &out)
+        }
+        return out
     }
 }
