@@ -78,17 +78,15 @@ import Testing
         if libraries.contains("libx265.so.") { #expect(run.stdout.contains("x265 "), "\(run.stdout)") }
     }
 
-    /// A failed check's reason is said once: on stderr as the error, the report's verdict line only says FAIL.
+    /// A failed check's reason is said once: on stderr as the error; the report's verdict line only says FAIL.
     @Test func failReasonIsPrintedOnce() throws {
-        let dir = try makeScratchDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let a = dir.appendingPathComponent("a.csv").path, b = dir.appendingPathComponent("b.csv").path
-        try Data("frame,t,id,visible,x,y,depth\n0,0,valve,1,10,10,1\n".utf8).write(to: URL(fileURLWithPath: a))
-        try Data("frame,t,id,visible,x,y,depth\n0,0,valve,1,20,10,1\n".utf8).write(to: URL(fileURLWithPath: b))
-        let run = try runFxreplay(["qa", "compare", a, b])
+        let sample = try GeneratedSample.get()
+        let run = try runFxreplay(["qa", "latency", sample.path("call.mp4"), "--poses-from-sei", "--annotations", sample.path("annotations.json"),
+                                   "--delay", "200ms", "--tolerance", "0"])
         #expect(run.status == 1, "\(run.stderr)")
         let everything = run.stdout + run.stderr
-        #expect(everything.components(separatedBy: "valve").count - 1 == 2, "the id in the table row and once in the reason:\n\(everything)")
-        #expect(run.stderr.hasPrefix("fxreplay: error: placement tracks differ: valve"), "\(run.stderr)")
+        #expect(everything.components(separatedBy: "tap-blue at 200 ms").count - 1 == 1, "the reason more than once:\n\(everything)")
+        #expect(run.stderr.hasPrefix("fxreplay: error: tap latency check failed: tap-blue at 200 ms"), "\(run.stderr)")
+        #expect(run.stdout.hasSuffix("FAIL (the reason is on stderr)\n"), "\(run.stdout)")
     }
 }
