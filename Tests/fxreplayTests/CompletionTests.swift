@@ -4,6 +4,15 @@ import Testing
 /// Shell completion (#26 item 6), checked by running the scripts `fxreplay --generate-completion-script`
 /// writes in each shell: subcommands, enum values and file names for path options.
 @Suite struct CompletionTests {
+    /// `setUp()`, when `shell` is installed (else an issue: scripts/install-deps.sh installs it).
+    static func setUp(requiring shell: String) throws -> (dir: URL, scripts: [String: URL])? {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/\(shell)") else {
+            Issue.record("\(shell) is not installed (scripts/install-deps.sh installs it)")
+            return nil
+        }
+        return try setUp()
+    }
+
     /// A folder holding one JSON file among others, and each shell's script.
     static func setUp() throws -> (dir: URL, scripts: [String: URL]) {
         let dir = try makeScratchDirectory()
@@ -46,6 +55,12 @@ import Testing
         ("fxreplay render in.mp4 --progress ", ["auto", "plain", "json", "none"], []),
     ]
 
+    /// `words`, the completions a shell offered for `line`, hold every one of `offered` and none of `notOffered`.
+    static func expect(_ words: Set<String>, _ offered: [String], _ notOffered: [String], _ line: String) {
+        #expect(Set(offered).isSubset(of: words), "\(line): \(words.sorted())")
+        #expect(words.isDisjoint(with: notOffered), "\(line): \(words.sorted())")
+    }
+
     @Test func bashCompletes() throws {
         let (dir, scripts) = try Self.setUp()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -64,35 +79,23 @@ import Testing
         let output = try Self.shell("/bin/bash", ["-c", driver, "bash", scripts["bash"]!.path] + Self.cases.map(\.line), in: dir)
         for (line, offered, notOffered) in Self.cases {
             let block = try #require(output.components(separatedBy: "[\(line)]\n").dropFirst().first, "\(output)")
-            let words = Set(block.split(separator: "\n").prefix { !$0.hasPrefix("[") }.map(String.init))
-            #expect(Set(offered).isSubset(of: words), "\(line): \(words)")
-            #expect(words.isDisjoint(with: notOffered), "\(line): \(words)")
+            Self.expect(Set(block.split(separator: "\n").prefix { !$0.hasPrefix("[") }.map(String.init)), offered, notOffered, line)
         }
     }
 
     @Test func fishCompletes() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/fish") else {
-            Issue.record("fish is not installed (scripts/install-deps.sh installs it)")
-            return
-        }
-        let (dir, scripts) = try Self.setUp()
+        guard let (dir, scripts) = try Self.setUp(requiring: "fish") else { return }
         defer { try? FileManager.default.removeItem(at: dir) }
         for (line, offered, notOffered) in Self.cases {
             let output = try Self.shell("/usr/bin/fish", ["--no-config", "-c", "source \(scripts["fish"]!.path); complete -C '\(line)'"], in: dir)
-            let words = Set(output.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) })
-            #expect(Set(offered).isSubset(of: words), "\(line): \(output)")
-            #expect(words.isDisjoint(with: notOffered), "\(line): \(output)")
+            Self.expect(Set(output.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) }), offered, notOffered, line)
         }
     }
 
     /// zsh completes only in its line editor: a pseudo-terminal (zpty) runs an interactive zsh with
     /// compinit, the line is typed with a Tab, and what zsh lists or inserts is read back.
     @Test func zshCompletes() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh") else {
-            Issue.record("zsh is not installed (scripts/install-deps.sh installs it)")
-            return
-        }
-        let (dir, scripts) = try Self.setUp()
+        guard let (dir, scripts) = try Self.setUp(requiring: "zsh") else { return }
         defer { try? FileManager.default.removeItem(at: dir) }
         let driver = """
             zmodload zsh/zpty

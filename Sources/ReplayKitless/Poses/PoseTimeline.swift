@@ -91,12 +91,13 @@ public struct PoseMatchReport: Sendable, Equatable {
     /// frame index past the end), as opposed to a second sample for a frame.
     public var missedSamples = 0
 
-    public init(matched: Int = 0, interpolated: Int = 0, held: Int = 0, hidden: Int = 0, unusedSamples: Int = 0) {
+    public init(matched: Int = 0, interpolated: Int = 0, held: Int = 0, hidden: Int = 0, unusedSamples: Int = 0, missedSamples: Int = 0) {
         self.matched = matched
         self.interpolated = interpolated
         self.held = held
         self.hidden = hidden
         self.unusedSamples = unusedSamples
+        self.missedSamples = missedSamples
     }
 }
 
@@ -168,7 +169,8 @@ public struct PoseTimeline: Sendable {
         let missedShare = samples.isEmpty ? 0 : Double(report.missedSamples) / Double(samples.count)
         let missed = "\(report.missedSamples) of the \(samples.count) pose samples match no frame of the video ("
             + Self.timeRanges(samples, frames: frames, shift: shift) + "). " + Self.likelyFix
-        if missedShare > options.maxMissedFraction {
+        // As with no match at all, only an explicit `hide` goes on (with the warning).
+        if missedShare > options.maxMissedFraction, options.policy != .hide {
             throw ReplayError.badInput(file: source, missed + "; --max-unmatched-poses \(TextNumber.exact(options.maxMissedFraction * 100)) allows "
                                        + "at most that percentage")
         }
