@@ -5,7 +5,8 @@
 # schema validator comes from PyPI into a virtual environment, see scripts/interop/kubernetes.sh).
 set -euo pipefail
 apt_options=()
-packages=(pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libfreetype-dev fonts-dejavu-core ffmpeg time)
+packages=(pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libfreetype-dev fonts-dejavu-core ffmpeg time
+          zsh fish)  # (the shells: the tests run the completion scripts fxreplay generates)
 if [ "${1:-}" = interop ]; then
   packages=(gstreamer1.0-tools gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-base gstreamer1.0-plugins-good
             gstreamer1.0-plugins-bad gstreamer1.0-libav python3 python3-gi gir1.2-gstreamer-1.0

@@ -8,7 +8,7 @@ extension BlurMode: ExpressibleByArgument {}
 /// Background replacement with supplied masks (formats.md §5): `fxreplay render --mask … --background …`.
 struct BackgroundOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Masks: a video (its alpha, else its luma), numbered images such as 'masks/mask_%05d.png' (image N is frame N), or 'alpha' for the input's own alpha. Without --background they only hide annotations behind the person (--occlude-with-mask).",
-                               valueName: "FILE|PATTERN|alpha"))
+                               valueName: "FILE|PATTERN|alpha"), completion: .file())
     var mask: String?
 
     @Option(help: ArgumentHelp("What replaces the background: image:PATH, blur:SIGMA (pixels), color:#RRGGBB, video:PATH (looped) or transparent (the mask becomes the output's alpha).",

@@ -12,16 +12,16 @@ struct Batch: ParsableCommand {
         every recording is done or skipped, 1 when any failed.
         """)
 
-    @Argument(help: "Recordings: files, URLs or glob patterns (quote patterns to let fxreplay expand them).")
+    @Argument(help: "Recordings: files, URLs or glob patterns (quote patterns to let fxreplay expand them).", completion: .file())
     var inputs: [String] = []
 
-    @Option(help: "A manifest instead of INPUTS: CSV with a header, or JSON Lines; columns input, output (optional) and any render option.")
+    @Option(help: "A manifest instead of INPUTS: CSV with a header, or JSON Lines; columns input, output (optional) and any render option.", completion: .file(extensions: ["csv", "jsonl"]))
     var manifest: String?
 
-    @Option(help: "Output directory (created if missing).")
+    @Option(help: "Output directory (created if missing).", completion: .directory)
     var out: String
 
-    @Option(help: "Job spec (YAML or JSON): render options for every recording, keyed by option name.")
+    @Option(help: "Job spec (YAML or JSON): render options for every recording, keyed by option name.", completion: .file(extensions: ["yaml", "yml", "json"]))
     var job: String?
 
     @Option(name: [.customShort("j"), .long], parsing: .unconditional, help: "Renders at once, 1 to \(BatchSettings.maximumJobs) (default: half the cores, and at least 2 on a machine with 2 or more).")
@@ -35,6 +35,9 @@ struct Batch: ParsableCommand {
 
     @Option(parsing: .unconditional, help: "Number of shards when the index comes from the environment (JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID).")
     var shardCount: Int?
+
+    @Flag(name: .customLong("dry-run"), help: "Print what would run and why (up to date, to render, refused) and write nothing.")
+    var dryRun = false
 
     @OptionGroup var progress: ProgressOptions
 
@@ -89,6 +92,7 @@ struct Batch: ParsableCommand {
         settings.progress = progress.progress
         settings.verbose = progress.verbose
         settings.renderArguments = inputAccess.arguments
+        if dryRun { return printDryRun(BatchRunner(recordings: recordings, settings: settings).dryRun()) }
         let report = try BatchRunner(recordings: recordings, settings: settings).run()
         try AtomicOutput.write(try prettyJSON(report), to: settings.reportPath, inputs: [manifest, job].compactMap { $0 })
         print(report.table)
@@ -100,6 +104,25 @@ struct Batch: ParsableCommand {
         if report.failed > 0 {
             throw ReplayError.checkFailed("\(report.failed) of \(recordings.count) recordings failed (see \(settings.reportPath) and \(out)/logs)")
         }
+    }
+
+    /// `--dry-run`: one line per recording (what, why), the command that would make it, and a count.
+    private func printDryRun(_ entries: [BatchDryRunEntry]) {
+        for entry in entries {
+            print("\(entry.action.rawValue): \(entry.recording.name): \(entry.reason)")
+            if entry.action == .render {
+                let words = ["fxreplay", entry.recording.command] + entry.recording.arguments
+                print("  " + words.map(Self.shellQuoted).joined(separator: " "))
+            }
+        }
+        let counts = BatchDryRunEntry.Action.allCases.map { action in "\(entries.filter { $0.action == action }.count) \(action.rawValue)" }
+        print("dry run: " + counts.joined(separator: ", ") + "; nothing written")
+    }
+
+    /// `word` as a shell reads it back: bare when it is safe, else in single quotes.
+    static func shellQuoted(_ word: String) -> String {
+        let safe = !word.isEmpty && word.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_./=:,+@%".unicodeScalars.contains($0)) }
+        return safe ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     /// `--shard`, else the environment of a Kubernetes Indexed Job or a Slurm job array.

@@ -8,13 +8,13 @@ struct Compose: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Compose a whole call (archive ZIP, its folder or manifest, or a call manifest) into one video.")
 
-    @Argument(help: "The call: an individual-stream archive (.zip, its folder, its manifest .json) or a call manifest (.json).")
+    @Argument(help: "The call: an individual-stream archive (.zip, its folder, its manifest .json) or a call manifest (.json).", completion: .file(extensions: ["zip", "json"]))
     var call: String
 
-    @Option(name: .shortAndLong, help: "Output file; the container comes from its extension (.mp4, .mov, .mkv, .webm).")
+    @Option(name: .shortAndLong, help: "Output file; the container comes from its extension (.mp4, .mov, .mkv, .webm).", completion: .file(extensions: ["mp4", "mov", "mkv", "webm"]))
     var output: String
 
-    @Option(help: ArgumentHelp("grid, focus, pip, or a layout file (formats.md §9).", valueName: "grid|focus|pip|FILE.json"))
+    @Option(help: ArgumentHelp("grid, focus, pip, or a layout file (formats.md §9).", valueName: "grid|focus|pip|FILE.json"), completion: .list(["grid", "focus", "pip"]))
     var layout: String = "grid"
 
     @Option(help: "The participant (stream id or name) focus and pip show large (default: the first to join with video).")
@@ -41,26 +41,26 @@ struct Compose: ParsableCommand {
     @Flag(help: "Label each tile with its participant's name.")
     var names = false
 
-    @Option(help: "Font file for --names (default: DejaVu Sans).")
+    @Option(help: "Font file for --names (default: DejaVu Sans).", completion: .file(extensions: ["ttf", "otf", "ttc"]))
     var font: String?
 
-    @OptionGroup var encoder: EncoderOptions
+    @OptionGroup(title: "Encoding") var encoder: EncoderOptions
 
     @Flag(help: "Replace OUTPUT (and the report and preview) if they exist.")
     var overwrite = false
 
-    @Option(help: "Write a JSON report (participants, frame counts, decode errors, timing) to this file.")
+    @Option(help: "Write a JSON report (participants, frame counts, decode errors, timing) to this file.", completion: .file(extensions: ["json"]))
     var report: String?
 
-    @Option(help: ArgumentHelp("Also write a PNG contact sheet of six composed frames.", valueName: "FILE.png"))
+    @Option(help: ArgumentHelp("Also write a PNG contact sheet of six composed frames.", valueName: "FILE.png"), completion: .file(extensions: ["png"]))
     var preview: String?
 
-    @OptionGroup var progress: ProgressOptions
+    @OptionGroup(title: "Progress and messages") var progress: ProgressOptions
 
-    @OptionGroup var inputAccess: InputAccessOptions
+    @OptionGroup(title: "Input access") var inputAccess: InputAccessOptions
 
     /// Expanded by the entry point before parsing (see `RenderJob`); its `streams:` section is read here.
-    @Option(help: "Job spec (YAML or JSON) whose keys are compose's option names, and whose streams: section maps a stream id or name to render options for that stream.")
+    @Option(help: "Job spec (YAML or JSON) whose keys are compose's option names, and whose streams: section maps a stream id or name to render options for that stream.", completion: .file(extensions: ["yaml", "yml", "json"]))
     var job: String?
 
     func validate() throws {

@@ -15,15 +15,22 @@ struct Fxreplay: ParsableCommand {
 
     static func main() {
         let status: Int32
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments == ["--version"] { printVersion() }
+        if let hint = CommandLineHints.problem(in: arguments) {
+            printError("fxreplay: error: \(hint)")
+            Foundation.exit(2)
+        }
         do {
-            var command = try parseAsRoot(RenderJob.expand(Array(CommandLine.arguments.dropFirst())))
+            var command = try parseAsRoot(RenderJob.expand(arguments))
+            MessageStyle.json = (command as? ReportsProgress)?.progress.progress == .json
             // Every command that may write a file removes it on a signal; batch forwards its signals instead.
             if command is Batch { InterruptCleanup.ignoreFileSizeSignal() } else { InterruptCleanup.shared.install() }
             if let reader = command as? ReadsInputs { InputPolicy.current = reader.inputAccess.policy }
             try command.run()
             status = 0
         } catch let error as ReplayError {
-            printError("fxreplay: \(error.message)")
+            printError("fxreplay: error: \(error.message)")
             status = error.exitCode
         } catch {
             let code = exitCode(for: error)
@@ -32,7 +39,7 @@ struct Fxreplay: ParsableCommand {
                 print(message)
                 status = 0
             } else {
-                printError(message)
+                if !message.isEmpty { printError(CommandLineHints.styled(message)) }
                 // Argument errors are bad usage (formats.md §8), whatever ArgumentParser's own code.
                 status = error is ExitCode ? code.rawValue : 2
             }

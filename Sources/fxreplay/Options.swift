@@ -162,9 +162,10 @@ func requirePNGName(_ preview: String?) throws {
     }
 }
 
-/// Writes `text` to stderr, its control characters escaped.
+/// Writes `text` to stderr, its control characters escaped (a JSON event with `--progress json`, see `MessageStyle`).
 func printError(_ text: String) {
-    FileHandle.standardError.write(Data((escapingControls(text) + "\n").utf8))
+    let line = MessageStyle.json ? MessageStyle.event(text) : escapingControls(text)
+    FileHandle.standardError.write(Data((line + "\n").utf8))
 }
 
 /// `text` with its control characters (ESC, CSI, CR, BEL, backspace, …) written out as `\x1b` or

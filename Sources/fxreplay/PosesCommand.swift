@@ -12,7 +12,7 @@ enum PoseTimeChoice: String, ExpressibleByArgument, CaseIterable {
 
 /// Where the camera poses come from and how they meet the frames: shared by every command that uses poses.
 struct PoseOptions: ParsableArguments {
-    @Option(help: "Pose sidecar file: .jsonl, .csv or .pose32.")
+    @Option(help: "Pose sidecar file: .jsonl, .csv or .pose32.", completion: .file(extensions: ["jsonl", "csv", "pose32"]))
     var poses: String?
 
     @Flag(help: "Read the poses from the video's own SEI (H.264/HEVC).")
@@ -40,10 +40,16 @@ struct PoseOptions: ParsableArguments {
     @Option(help: "Camera intrinsics fx,fy,cx,cy in pixels, replacing the field of view.")
     var intrinsics: String?
 
+    @Option(name: .customLong("max-unmatched-poses"), parsing: .unconditional,
+            help: ArgumentHelp("Fail (exit 3) when more than this percentage of the sidecar's samples match no frame (a wrong --pose-time or --pose-offset); above 10% a warning.",
+                               valueName: "PERCENT"))
+    var maxUnmatchedPoses: Double = 50
+
     func validate() throws {
         try requireFileNames(["--poses": [poses]])
         if poses != nil && posesFromSei { throw ValidationError("give only one of --poses FILE and --poses-from-sei") }
         if !poseOffset.isFinite { throw ValidationError("--pose-offset must be a number of seconds") }
+        if !(0...100).contains(maxUnmatchedPoses) { throw ValidationError("--max-unmatched-poses must be a percentage, 0 to 100") }
         try validateSEIUUID(seiUUID)
     }
 
@@ -69,6 +75,7 @@ struct PoseOptions: ParsableArguments {
         }
         settings.offset = poseOffset
         settings.missingPose = missingPose
+        settings.maxMissedFraction = maxUnmatchedPoses / 100
         settings.fovY = fov
         settings.zNear = znear
         settings.intrinsics = try intrinsics.map(PoseOverrides.parseIntrinsics)
@@ -95,10 +102,10 @@ struct PosesExtract: ParsableCommand {
         commandName: "extract",
         abstract: "Write the poses carried in a video's SEI to a sidecar (.jsonl, .csv or .pose32).")
 
-    @Argument(help: "The recording (H.264 or HEVC) whose SEI holds the poses.")
+    @Argument(help: "The recording (H.264 or HEVC) whose SEI holds the poses.", completion: .file(extensions: ["mp4", "mov", "mkv", "webm", "m4v", "avi", "h264", "hevc"]))
     var input: String
 
-    @Option(name: .shortAndLong, help: "Sidecar to write; its extension picks the format.")
+    @Option(name: .shortAndLong, help: "Sidecar to write; its extension picks the format.", completion: .file())
     var output: String
 
     @Option(name: .customLong("sei-uuid"), help: "UUID of the pose SEI (default 1618ea80-35fe-4bd9-b1cc-01954a32fb00).")
@@ -140,12 +147,12 @@ struct PosesEmbed: ParsableCommand {
         abstract: "Write per-frame poses into an H.264/HEVC video as SEI (re-encoding, or --copy without it).",
         discussion: "The output is H.264 (default) or HEVC in .mp4, .mov or .mkv: other codecs and WebM cannot carry SEI.")
 
-    @Argument(help: "The recording.")
+    @Argument(help: "The recording.", completion: .file(extensions: ["mp4", "mov", "mkv", "webm", "m4v", "avi", "h264", "hevc"]))
     var input: String
 
     @OptionGroup var poseOptions: PoseOptions
 
-    @Option(name: .shortAndLong, help: "Output file.")
+    @Option(name: .shortAndLong, help: "Output file.", completion: .file())
     var output: String
 
     @Flag(help: "Insert SEI into the existing packets instead of re-encoding (H.264/HEVC input only).")

@@ -6,7 +6,7 @@ struct Probe: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Describe a recording: streams, timing (VFR), rotation, resolution changes, pose SEI; or a whole call.")
 
-    @Argument(help: "The recording to describe, or a call (archive .zip, its folder, its manifest .json, or a call manifest).")
+    @Argument(help: "The recording to describe, or a call (archive .zip, its folder, its manifest .json, or a call manifest).", completion: .file())
     var input: String
 
     @Flag(help: "Print JSON instead of text.")
@@ -36,6 +36,8 @@ struct Probe: ParsableCommand {
             if let rate = stream.sampleRate, let channels = stream.channels { line += ", \(rate) Hz, \(channels) ch" }
             if let start = stream.startSeconds { line += String(format: ", start %.6f s", start) }
             print(line)
+            let coding = stream.codingSummary
+            if !coding.isEmpty { print("     " + coding) }
         }
         guard result.videoStream != nil else {
             print("  no video")

@@ -17,10 +17,10 @@ struct Compare: ParsableCommand {
             by more than --max-time-delta, durations differ by more than a frame, or only one video has audio.
             """)
 
-    @Argument(help: "The video to check (FFmpeg's main input).")
+    @Argument(help: "The video to check (FFmpeg's main input).", completion: .file())
     var a: String
 
-    @Argument(help: "The reference video.")
+    @Argument(help: "The reference video.", completion: .file())
     var b: String
 
     @Option(name: .customLong("min-psnr"), parsing: .unconditional, help: "Fail when the average PSNR is below this many dB.")
@@ -44,7 +44,8 @@ struct Compare: ParsableCommand {
     @Flag(help: "With --json: include every pair's PSNR and SSIM.")
     var perFrame = false
 
-    @Option(help: "Write the worst frame as PNG: A | B | heat map of the luma difference, labelled, with the frame and the colour scale.")
+    @Option(help: "Write the worst frame as PNG: A | B | heat map of the luma difference, labelled, with the frame and the colour scale.",
+            completion: .file(extensions: ["png"]))
     var diff: String?
 
     @OptionGroup var inputAccess: InputAccessOptions
@@ -74,7 +75,7 @@ struct Compare: ParsableCommand {
         if json {
             FileHandle.standardOutput.write(try QAOutput.json(comparison.result) + Data("\n".utf8))
         } else {
-            print(comparison.result.text, terminator: "")
+            printReport(comparison.result.text)
         }
         if let failure = comparison.result.failure { throw failure }
     }
@@ -85,10 +86,10 @@ struct Framehash: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "MD5 of every decoded frame, as `ffmpeg -f framemd5` prints them; or check against a golden file.")
 
-    @Argument(help: "The recording to hash.")
+    @Argument(help: "The recording to hash.", completion: .file(extensions: ["mp4", "mov", "mkv", "webm", "m4v", "avi", "h264", "hevc"]))
     var input: String
 
-    @Option(help: "Compare with this framemd5 file instead of printing; exit 1 at the first difference, naming the frame.")
+    @Option(help: "Compare with this framemd5 file instead of printing; exit 1 at the first difference, naming the frame.", completion: .file(extensions: ["framemd5", "txt"]))
     var check: String?
 
     @Flag(help: "With --check: rewrite the golden file from INPUT when it differs (a deliberate golden update).")
@@ -162,10 +163,10 @@ struct QACompare: ParsableCommand {
             or it is missing from one track; then the failing ids are named and the exit status is 1.
             """)
 
-    @Argument(help: "The track to check (A).")
+    @Argument(help: "The track to check (A).", completion: .file())
     var a: String
 
-    @Argument(help: "The reference track (B).")
+    @Argument(help: "The reference track (B).", completion: .file())
     var b: String
 
     @Option(parsing: .unconditional, help: "Largest allowed p95 pixel error per annotation.")
@@ -186,13 +187,13 @@ struct QACompare: ParsableCommand {
     @Flag(help: "Print the report as JSON on stdout instead of the text table.")
     var json = false
 
-    @Option(help: "Write an HTML report (table, error plot, worst-frame pictures with --video) to this file.")
+    @Option(help: "Write an HTML report (table, error plot, worst-frame pictures with --video) to this file.", completion: .file(extensions: ["html"]))
     var report: String?
 
-    @Option(help: "Write an SVG plot of error over time to this file.")
+    @Option(help: "Write an SVG plot of error over time to this file.", completion: .file(extensions: ["svg"]))
     var plot: String?
 
-    @Option(help: "The video the tracks belong to: the HTML report then shows its worst frames with both placements drawn.")
+    @Option(help: "The video the tracks belong to: the HTML report then shows its worst frames with both placements drawn.", completion: .file(extensions: ["mp4", "mov", "mkv", "webm", "m4v", "avi", "h264", "hevc"]))
     var video: String?
 
     @Option(parsing: .unconditional, help: "With --video: at most this many worst-frame pictures.")
@@ -251,7 +252,7 @@ struct QACompare: ParsableCommand {
         if json {
             FileHandle.standardOutput.write(try comparison.json() + Data("\n".utf8))
         } else {
-            print(comparison.text, terminator: "")
+            printReport(comparison.text)
         }
         if let failure = comparison.failure { throw failure }
     }
@@ -267,22 +268,23 @@ struct QALatency: ParsableCommand {
             nearest the tap time, the late anchor the tap resolved with the pose of the frame nearest tap time + D \
             (the same resolution the scene uses). Both are projected into every frame from the tap frame on \
             (until the annotation's "until"); where both are on screen their pixel distance is the error. \
-            Delays: 200ms, 0.2s or 0.2 (seconds); a comma list prints one row per delay and tap.
+            Delays carry their unit: 200ms or 0.2s (a bare number other than 0 is refused: "200" is \
+            more likely 200 ms than 200 seconds); a comma list prints one row per delay and tap.
             """)
 
-    @Argument(help: "The recording.")
+    @Argument(help: "The recording.", completion: .file(extensions: ["mp4", "mov", "mkv", "webm", "m4v", "avi", "h264", "hevc"]))
     var input: String
 
     @OptionGroup var poseOptions: PoseOptions
 
-    @Option(help: "Annotation scene (annotations.json); its tap annotations are checked.")
+    @Option(help: "Annotation scene (annotations.json); its tap annotations are checked.", completion: .file(extensions: ["json"]))
     var annotations: String
 
     // (Unconditional: a value such as -100ms is then refused for what it is, not taken for an option.)
-    @Option(parsing: .unconditional, help: "Tap latency, e.g. 200ms, or a comma list (0,100ms,200ms).")
+    @Option(parsing: .unconditional, help: "Tap latency with its unit, e.g. 200ms or 0.2s, or a comma list (0,100ms,200ms).")
     var delay: String?
 
-    @Option(name: .customLong("delay-list"), parsing: .unconditional, help: "More delays, comma separated.")
+    @Option(name: .customLong("delay-list"), parsing: .unconditional, help: "More delays with their units, comma separated.")
     var delayList: String?
 
     @Option(parsing: .unconditional, help: "Fail (exit 1) when an annotation's p95 error exceeds this many pixels at any delay.")
@@ -291,13 +293,13 @@ struct QALatency: ParsableCommand {
     @Flag(help: "Print the report as JSON on stdout instead of the text table.")
     var json = false
 
-    @Option(help: "Write an HTML report (table, one error plot per delay) to this file.")
+    @Option(help: "Write an HTML report (table, one error plot per delay) to this file.", completion: .file(extensions: ["html"]))
     var report: String?
 
     @Flag(help: "With --report: a page that needs no other file (its plots are inline in any case).")
     var selfContained = false
 
-    @Option(help: "Write an SVG plot of error over time (every tap and delay) to this file.")
+    @Option(help: "Write an SVG plot of error over time (every tap and delay) to this file.", completion: .file(extensions: ["svg"]))
     var plot: String?
 
     @OptionGroup var inputAccess: InputAccessOptions
@@ -306,6 +308,9 @@ struct QALatency: ParsableCommand {
         try requireFileNames(["INPUT": [input], "--annotations": [annotations], "--report": [report], "--plot": [plot]])
         try poseOptions.requireSource()
         if delay == nil && delayList == nil { throw ValidationError("give --delay (e.g. 200ms) or --delay-list") }
+        for (name, list) in [("--delay", delay), ("--delay-list", delayList)] {
+            try list.map { try requireTimeUnits($0, option: name) }
+        }
         if let tolerance, !(tolerance >= 0) { throw ValidationError("--tolerance must not be negative") }
         if selfContained && report == nil { throw ValidationError("--self-contained needs --report FILE.html") }
     }
@@ -335,7 +340,7 @@ struct QALatency: ParsableCommand {
         if json {
             FileHandle.standardOutput.write(try result.json() + Data("\n".utf8))
         } else {
-            print(result.text, terminator: "")
+            printReport(result.text)
         }
         if let failure = result.failure { throw failure }
     }
@@ -351,13 +356,13 @@ struct QAOverlay: ParsableCommand {
             track's colour: 1st red, 2nd cyan, 3rd yellow, 4th green, 5th purple. Every frame keeps its own time.
             """)
 
-    @Argument(help: "The recording the tracks belong to.")
+    @Argument(help: "The recording the tracks belong to.", completion: .file(extensions: ["mp4", "mov", "mkv", "webm", "m4v", "avi", "h264", "hevc"]))
     var input: String
 
-    @Option(help: "A placement track (CSV, or JSON Lines in a .jsonl file); repeat for several, each in its own colour.")
+    @Option(help: "A placement track (CSV, or JSON Lines in a .jsonl file); repeat for several, each in its own colour.", completion: .file(extensions: ["csv", "jsonl"]))
     var track: [String]
 
-    @Option(name: .shortAndLong, help: "The review video to write.")
+    @Option(name: .shortAndLong, help: "The review video to write.", completion: .file(extensions: ["mp4", "mov", "mkv", "webm"]))
     var output: String
 
     @OptionGroup var encoder: EncoderOptions
@@ -391,4 +396,23 @@ struct QAOverlay: ParsableCommand {
         }
         printWarnings(result.warnings + beyond)
     }
+}
+
+/// Refuses a bare number in a comma list of durations (`200` rather than `200ms` or `0.2s`): a
+/// tap delay is a fraction of a second, so `200` is far more likely milliseconds than the 200
+/// seconds it would mean. Zero needs no unit.
+func requireTimeUnits(_ list: String, option: String) throws {
+    for item in list.split(separator: ",") {
+        let text = item.trimmingCharacters(in: .whitespaces)
+        guard let value = Double(text), value.isFinite, value != 0 else { continue }
+        throw ValidationError("\(option) \(text): give a unit: did you mean \(text)ms? (or \(text)s for seconds)")
+    }
+}
+
+/// A check's text report as printed: its closing "FAIL: reasons" line shortened to "FAIL (…)", since
+/// the reasons end the run once, as its error on stderr (formats.md §8, exit 1).
+func printReport(_ text: String) {
+    var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    if let last = lines.lastIndex(where: { !$0.isEmpty }), lines[last].hasPrefix("FAIL: ") { lines[last] = "FAIL (the reason is on stderr)" }
+    print(lines.joined(separator: "\n"), terminator: "")
 }

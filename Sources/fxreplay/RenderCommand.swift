@@ -6,17 +6,17 @@ struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Re-render a recording: every frame at its own time, audio copied untouched.")
 
-    @Argument(help: "The recording to render (any file or URL FFmpeg reads), or a call with --stream.")
+    @Argument(help: "The recording to render (any file or URL FFmpeg reads), or a call with --stream.", completion: .file())
     var input: String
 
     @Option(help: ArgumentHelp("With a call as INPUT (archive .zip, its folder or manifest, a call manifest): the stream to render, by id or name.",
                                valueName: "ID|NAME"))
     var stream: String?
 
-    @Option(name: .shortAndLong, help: "Output file; the container comes from its extension (.mp4, .mov, .mkv, .webm).")
+    @Option(name: .shortAndLong, help: "Output file; the container comes from its extension (.mp4, .mov, .mkv, .webm).", completion: .file(extensions: ["mp4", "mov", "mkv", "webm"]))
     var output: String
 
-    @OptionGroup var encoder: EncoderOptions
+    @OptionGroup(title: "Encoding") var encoder: EncoderOptions
 
     @OptionGroup var sound: AudioOptions
 
@@ -43,36 +43,36 @@ struct Render: ParsableCommand {
     @Flag(help: "Fail on the first decode error.")
     var strict = false
 
-    @Option(help: "Write a JSON report (frame counts, decode errors, timing, output properties) to this file.")
+    @Option(help: "Write a JSON report (frame counts, decode errors, timing, output properties) to this file.", completion: .file(extensions: ["json"]))
     var report: String?
 
-    @OptionGroup var poseOptions: PoseOptions
+    @OptionGroup(title: "Camera poses") var poseOptions: PoseOptions
 
     @Flag(help: "Write each frame's pose as SEI into the H.264/HEVC output (formats.md §4).")
     var embedPoses = false
 
-    @Option(help: "Annotation scene (annotations.json) to draw from each frame's pose; needs --poses or --poses-from-sei.")
+    @Option(help: "Annotation scene (annotations.json) to draw from each frame's pose; needs --poses or --poses-from-sei.", completion: .file(extensions: ["json"]))
     var annotations: String?
 
-    @Option(help: "Font file for annotation labels (default: DejaVu Sans).")
+    @Option(help: "Font file for annotation labels (default: DejaVu Sans).", completion: .file(extensions: ["ttf", "otf", "ttc"]))
     var font: String?
 
     @Flag(help: "Draw the person (mask foreground) over the annotations.")
     var occludeWithMask = false
 
     @Option(help: ArgumentHelp("Also write a PNG contact sheet: six frames spread over the render, 3×2, 320 pixels wide, with their times.",
-                               valueName: "FILE.png"))
+                               valueName: "FILE.png"), completion: .file(extensions: ["png"]))
     var preview: String?
 
-    @OptionGroup var progress: ProgressOptions
+    @OptionGroup(title: "Progress and messages") var progress: ProgressOptions
 
     /// Expanded by the entry point before parsing (see `RenderJob`); kept for `--help`.
-    @Option(help: "Job spec (YAML or JSON) whose keys are render's option names; options on the command line override it.")
+    @Option(help: "Job spec (YAML or JSON) whose keys are render's option names; options on the command line override it.", completion: .file(extensions: ["yaml", "yml", "json"]))
     var job: String?
 
-    @OptionGroup var backgroundReplacement: BackgroundOptions
+    @OptionGroup(title: "Background replacement") var backgroundReplacement: BackgroundOptions
 
-    @OptionGroup var inputAccess: InputAccessOptions
+    @OptionGroup(title: "Input access") var inputAccess: InputAccessOptions
 
     func validate() throws {
         if stream == "" { throw ValidationError("--stream: empty stream id") }

@@ -9,7 +9,7 @@ struct Sample: ParsableCommand {
         abstract: "Generate a synthetic recorded call (video with pose SEI, sidecars, mask, background, annotations, job, truth).",
         discussion: "Writes \(SampleGenerator.fileNames.joined(separator: ", ")) into DIR. The same options give the same bytes.")
 
-    @Option(name: .shortAndLong, help: "Directory to write the sample into (created when missing).")
+    @Option(name: .shortAndLong, help: "Directory to write the sample into (created when missing).", completion: .directory)
     var output: String
 
     @Option(parsing: .unconditional, help: "Length of the call in seconds (1 to 600).")

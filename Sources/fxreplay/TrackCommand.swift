@@ -10,15 +10,15 @@ struct Track: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write each annotation's pixel position on every frame (CSV or JSON Lines), without decoding.")
 
-    @Argument(help: "The recording.")
+    @Argument(help: "The recording.", completion: .file(extensions: ["mp4", "mov", "mkv", "webm", "m4v", "avi", "h264", "hevc"]))
     var input: String
 
     @OptionGroup var poseOptions: PoseOptions
 
-    @Option(help: "Annotation scene (annotations.json).")
+    @Option(help: "Annotation scene (annotations.json).", completion: .file(extensions: ["json"]))
     var annotations: String
 
-    @Option(name: .shortAndLong, help: "Track file to write.")
+    @Option(name: .shortAndLong, help: "Track file to write.", completion: .file(extensions: ["csv", "jsonl"]))
     var output: String
 
     @Option(help: "csv or jsonl (default: jsonl for a .jsonl output, else csv).")
@@ -48,5 +48,6 @@ struct Track: ParsableCommand {
                                inputs: [input, annotations] + scene.meshFiles + (poseOptions.poses.map { [$0] } ?? []))
         printError("fxreplay: wrote \(output): \(frames.count) frames × \(scene.annotations.count) annotations; "
                    + timeline.report.summary)
+        printWarnings(timeline.warning.map { [$0] } ?? [])
     }
 }

@@ -19,7 +19,7 @@ import Testing
                                         source: "p.jsonl")
         // 0.04 → frame 0 (0.04 away); 0.16 → frame 2 (0.04 away); 0.251 is 0.051 past frame 2: outside.
         #expect(timeline.poses.map { $0?.position.x } == [1, nil, 2])
-        #expect(timeline.report == PoseMatchReport(matched: 2, hidden: 1, unusedSamples: 1))
+        #expect(timeline.report == PoseMatchReport(matched: 2, hidden: 1, unusedSamples: 1, missedSamples: 1))
     }
 
     @Test func windowIsTheNearestFramesOwnDuration() throws {
@@ -36,7 +36,7 @@ import Testing
         let timeline = try PoseTimeline(samples: samples, frames: frames(2), options: PoseMatchOptions(policy: .hide), source: "p")
         // 0.13 and 0.09 both go to frame 1; 0.09 is nearer. 0.05 is exactly halfway: the earlier frame 0 takes it.
         #expect(timeline.poses.map { $0?.position.x } == [3, 2])
-        #expect(timeline.report == PoseMatchReport(matched: 2, unusedSamples: 2))
+        #expect(timeline.report == PoseMatchReport(matched: 2, unusedSamples: 2, missedSamples: 1))  // (frame 7 is past the end)
     }
 
     /// Samples that meet no frame at all (epoch times against a video timed from 0) are bad input
@@ -56,7 +56,7 @@ import Testing
 
         // Chosen explicitly, hide goes on: every frame hidden, every sample unused.
         let hidden = try PoseTimeline(samples: epoch, frames: frames(3), options: PoseMatchOptions(policy: .hide), source: "cam.csv")
-        #expect(hidden.report == PoseMatchReport(hidden: 3, unusedSamples: 3))
+        #expect(hidden.report == PoseMatchReport(hidden: 3, unusedSamples: 3, missedSamples: 3))
         // The right time base matches them (to frames 0 and 1: two frames, so that `fail` has no gap).
         let absolute = try PoseTimeline(samples: epoch, frames: frames(2),
                                         options: PoseMatchOptions(timeBase: .absolute(firstFrameTime: 1_732_190_000), policy: policy),

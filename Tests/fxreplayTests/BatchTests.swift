@@ -72,7 +72,8 @@ func modificationDate(_ url: URL) throws -> Date? {
         }
         // The broken one's log holds render's own error; the summary table names it too.
         let log = try String(contentsOf: out.appendingPathComponent("logs/broken.log"), encoding: .utf8)
-        #expect(log.contains("fxreplay: ") && log.contains("broken.mp4"))
+        // (render runs with --progress json, so its error is a JSON event: {"event":"error","message":…})
+        #expect(log.contains(#""event":"error""#) && log.contains("broken.mp4"), "\(log)")
         #expect(run.stdout.contains("broken  failed"))
         #expect(run.stderr.contains("1 of 4 recordings failed"))
     }

@@ -21,7 +21,8 @@ import Testing
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
         #expect(!events.isEmpty && events.count == json.stderr.split(separator: "\n").filter { $0.hasPrefix("{") }.count)
-        let done = try #require(events.last)
+        // (Messages and warnings follow as events of their own: the last progress event is the one.)
+        let done = try #require(events.last { ["progress", "done"].contains($0["event"] as? String) })
         #expect(done["event"] as? String == "done" && done["frames"] as? Int == 15 && done["total"] as? Int == 15, "\(done)")
         let plain = try runFxreplay(["render", input, "-o", dir.appendingPathComponent("b.mp4").path, "--progress", "plain"])
         #expect(plain.stderr.contains("render: 15/15 frames"), "\(plain.stderr)")

@@ -19,12 +19,12 @@ import Testing
     static let golden = repositoryRoot.appendingPathComponent("Tests/Golden/sample-render.framemd5").path
     static func sample(_ name: String) -> String { samples.appendingPathComponent(name).path }
 
-    /// The demo render's options, as Samples/job.yaml gives them (relative to the repository root).
-    static let demoJob = [("poses-from-sei", nil), ("annotations", "Samples/annotations.json"), ("mask", "Samples/call.mask.mkv"),
-                          ("background", "image:Samples/background.png")]
+    /// The demo render's options, as Samples/job.yaml gives them (relative to the job file).
+    static let demoJob = [("poses-from-sei", nil), ("annotations", "annotations.json"), ("mask", "call.mask.mkv"),
+                          ("background", "image:background.png")]
     /// The same options with absolute paths.
     static let demoOptions = demoJob.flatMap { key, value in
-        ["--" + key] + (value.map { [$0.replacingOccurrences(of: "Samples/", with: samples.path + "/")] } ?? [])
+        ["--" + key] + (value.map { [$0.hasPrefix("image:") ? "image:" + sample(String($0.dropFirst(6))) : sample($0)] } ?? [])
     }
 
     @Test func demoJobIsTheOneTested() throws {

@@ -199,7 +199,7 @@ import Testing
                                  "--tolerance", "8.4"]).status == 0)
 
         let noTaps = try Self.write(#"{"version": 1, "annotations": [{"id": "v", "anchor": {"world": [0, 0, -2]}}]}"#, dir, "world.json")
-        #expect(try runFxreplay(["qa", "latency", video, "--poses", sidecar, "--annotations", noTaps, "--delay", "1"]).status == 3)
+        #expect(try runFxreplay(["qa", "latency", video, "--poses", sidecar, "--annotations", noTaps, "--delay", "1s"]).status == 3)
         #expect(try runFxreplay(["qa", "latency", video, "--poses", sidecar, "--annotations", scene]).status == 2)
         #expect(try runFxreplay(["qa", "latency", video, "--poses", sidecar, "--annotations", scene, "--delay", "soon"]).status == 2)
         let negative = try runFxreplay(["qa", "latency", video, "--poses", sidecar, "--annotations", scene, "--delay", "-100ms"])

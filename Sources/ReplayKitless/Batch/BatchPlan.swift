@@ -252,12 +252,15 @@ public struct BatchPlanner: Sendable {
 
 extension JobOption {
     /// The option with each relative path in its values resolved: a file render reads against
-    /// `reads`, a file it writes against `writes`. URLs, absolute paths and values that are not
-    /// paths (`--mask alpha`, `--background blur:8`, numbers) stay as they are.
-    func resolvingPaths(reads: String, writes: String) -> JobOption {
+    /// `reads`, a file it writes against `writes` (a manifest's, inside `--out`), or against
+    /// `reads` too without one (a job file's). URLs, absolute paths and values that are not
+    /// paths (`--mask alpha`, `--background blur:8`, `--layout grid`, numbers) stay as they are.
+    func resolvingPaths(reads: String, writes: String?) -> JobOption {
         func resolved(_ value: String) -> String {
             switch key {
             case "poses", "annotations", "font": BatchPaths.resolve(value, against: reads)
+            // compose's layout: a file name ends in .json (grid, focus and pip are names).
+            case "layout": value.lowercased().hasSuffix(".json") ? BatchPaths.resolve(value, against: reads) : value
             case "mask": MaskSource(argument: value) == .inputAlpha ? value : BatchPaths.resolve(value, against: reads)
             case "background":
                 // `image:PATH` or `video:PATH`: the path is everything after the first colon.
@@ -265,7 +268,8 @@ extension JobOption {
                     value[...colon] + BatchPaths.resolve(file, against: reads)
                 } else { value }
             // Checked to be relative and without `..` (BatchLayout): a path under `writes`, even if it looks like a URL.
-            case "preview": BatchPaths.normalize(writes + "/" + value)
+            case "preview": writes.map { BatchPaths.normalize($0 + "/" + value) } ?? BatchPaths.resolve(value, against: reads)
+            case "report" where writes == nil: BatchPaths.resolve(value, against: reads)
             default: value
             }
         }

@@ -51,8 +51,8 @@ public struct BatchSettings: Sendable {
 /// made from the same input and options are skipped; SIGINT/SIGTERM/SIGHUP are passed on to the
 /// children, which remove their temporary files.
 public final class BatchRunner: @unchecked Sendable {
-    private let recordings: [BatchRecording]
-    private let settings: BatchSettings
+    let recordings: [BatchRecording]
+    let settings: BatchSettings
     private let layout: BatchLayout
     private let state = Locked(RunState())
 
@@ -242,6 +242,7 @@ public final class BatchRunner: @unchecked Sendable {
                 pending.removeSubrange(...newline)
                 if line.hasPrefix("{") {
                     if let (frames, total) = Self.progressLine(line) { progress.progress(recording.name, frames: frames, total: total) }
+                    else { messages.noteEvent(line) }
                 } else if !line.isEmpty {
                     messages.note(line)
                 }
@@ -325,17 +326,27 @@ public final class BatchRunner: @unchecked Sendable {
     }
 }
 
-/// What a failed render said last: its error line (`fxreplay: …`, or the argument parser's `Error: …`,
-/// which a usage summary and a help hint follow), else its last line.
+/// What a failed render said last: its error line (`fxreplay: error: …`, older `fxreplay: …` or the
+/// argument parser's `Error: …`, which a usage summary and a help hint follow; with `--progress json`
+/// an `{"event": "error", …}` line), else its last line.
 struct ChildMessages {
     private var lastError: String?
     private var lastLine: String?
 
     mutating func note(_ line: String) {
         lastLine = line
-        for prefix in ["fxreplay: ", "Error: "] where line.hasPrefix(prefix) && !line.hasPrefix("fxreplay: warning:") {
+        for prefix in ["fxreplay: error: ", "fxreplay: ", "Error: "] where line.hasPrefix(prefix) && !line.hasPrefix("fxreplay: warning:") {
             lastError = String(line.dropFirst(prefix.count))
+            break
         }
+    }
+
+    /// A JSON message event (`--progress json`): its message counts as the line it stands for.
+    mutating func noteEvent(_ line: String) {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+              let event = object["event"] as? String, let message = object["message"] as? String else { return }
+        lastLine = message
+        if event == "error" { lastError = message }
     }
 
     var error: String? { lastError ?? lastLine }

@@ -80,7 +80,7 @@ public struct JobSpec: Sendable {
     /// The file the spec was read from.
     public let path: String
     /// Render options, sorted by key (each key appears once, so order never changes the meaning).
-    public let options: [JobOption]
+    public private(set) var options: [JobOption]
     /// How `fxreplay batch` finds each recording's own inputs.
     public let discovery: InputDiscovery
     /// Output file extension for `fxreplay batch` (`mp4` unless the `batch:` section says otherwise).
@@ -89,7 +89,7 @@ public struct JobSpec: Sendable {
     /// (valued `{name}`), with its line: render must know them.
     public let patternOptions: [JobOption]
     /// For `fxreplay compose`: the `streams:` section, each stream's (id or name) own render options.
-    public let streams: [StreamOptions]
+    public private(set) var streams: [StreamOptions]
 
     /// One entry of a `streams:` section: render options for the stream `key` names.
     public struct StreamOptions: Sendable, Equatable {
@@ -104,10 +104,25 @@ public struct JobSpec: Sendable {
         "job": "job specs cannot include other job specs",
     ]
 
-    /// Reads a job spec; `.json` files are parsed as JSON, everything else as YAML.
+    /// Reads a job spec; `.json` files are parsed as JSON, everything else as YAML. Relative paths
+    /// in its options (and its `streams:` section) are relative to the job file's directory, as a
+    /// manifest's are to the manifest: the same job works from any working directory.
     public init(contentsOf path: String) throws(ReplayError) {
         let text = try readInputText(path, limit: InputLimits.jobSpecBytes, kind: "job spec")
-        try self.init(parsing: text, path: path, json: path.lowercased().hasSuffix(".json"))
+        let parsed = try JobSpec(parsing: text, path: path, json: path.lowercased().hasSuffix(".json"))
+        self = parsed.resolvingPaths(against: BatchPaths.directory(of: BatchPaths.absolute(path)))
+    }
+
+    /// The spec with each relative path its options name, read or written, resolved against `directory`.
+    func resolvingPaths(against directory: String) -> JobSpec {
+        var spec = self
+        spec.options = options.map { $0.resolvingPaths(reads: directory, writes: nil) }
+        spec.streams = streams.map { stream in
+            var stream = stream
+            stream.options = stream.options.map { $0.resolvingPaths(reads: directory, writes: nil) }
+            return stream
+        }
+        return spec
     }
 
     /// Parses a job spec's text; `path` names it in error messages.

@@ -29,7 +29,8 @@ public final class Composer {
                     beforeCommit: (ComposeReport) throws(ReplayError) -> Void = { _ in }) throws(ReplayError) -> ComposeReport {
         let started = Date()
         let session = try ComposeSession(options: options, extraEffects: extraEffects)
-        let reporter = ProgressReporter(style: style, label: label, total: options.frameCount)
+        let reporter = ProgressReporter(style: style, label: label, total: options.frameCount,
+                                        seconds: Double(options.frameCount) / Double(options.fps))
         do {
             try session.run { done in reporter.update(done: done) }
             var report = try session.finish()

@@ -1,3 +1,4 @@
+import CFFmpeg
 import Foundation
 
 /// What `fxreplay probe` tells about a recording.
@@ -21,6 +22,25 @@ public struct ProbeResult: Sendable, Codable, Equatable {
         /// Sample rate in Hz and channel count (audio).
         public var sampleRate: Int?
         public var channels: Int?
+        /// How the stream is coded, with ffprobe's names and values (`-show_streams`), each `nil`
+        /// where the file does not say: the pixel format (`yuv420p`) or sample format (`fltp`)…
+        public var pixelFormat: String?
+        public var sampleFormat: String?
+        /// …the colour tags: range (`tv`, `pc`), matrix (`bt709`), primaries and transfer…
+        public var colorRange: String?
+        public var colorSpace: String?
+        public var colorPrimaries: String?
+        public var colorTransfer: String?
+        /// …the profile (`High`) and level (as the codec counts it: H.264 `31` for 3.1, HEVC 30 × the level)…
+        public var profile: String?
+        public var level: Int?
+        /// …the bit rate the container declares, bits per second…
+        public var bitRate: Int?
+        /// …the nominal frame rate (ffprobe's `r_frame_rate`) and the average one, `num/den`…
+        public var frameRate: String?
+        public var averageFrameRate: String?
+        /// …and the stream's own duration, seconds.
+        public var durationSeconds: Double?
     }
 
     /// Statistics of the intervals between consecutive video frames, in milliseconds (unlike the
@@ -121,13 +141,74 @@ public enum MediaProbe {
         return ProbeResult(
             path: url, container: demuxer.formatName, durationSeconds: demuxer.durationSeconds, startSeconds: demuxer.startSeconds,
             streams: demuxer.streams.map { s in
-                ProbeResult.Stream(index: s.index, kind: s.kind, codec: s.codecName, timeBase: s.timeBase.description,
-                                   startSeconds: s.startTime.map { s.timeBase.seconds($0) }, packets: packetCounts[s.index],
-                                   width: s.kind == .video ? s.width : nil, height: s.kind == .video ? s.height : nil,
-                                   sampleRate: s.kind == .audio ? s.sampleRate : nil, channels: s.kind == .audio ? s.channels : nil)
+                var stream = ProbeResult.Stream(index: s.index, kind: s.kind, codec: s.codecName, timeBase: s.timeBase.description,
+                                                startSeconds: s.startTime.map { s.timeBase.seconds($0) }, packets: packetCounts[s.index],
+                                                width: s.kind == .video ? s.width : nil, height: s.kind == .video ? s.height : nil,
+                                                sampleRate: s.kind == .audio ? s.sampleRate : nil, channels: s.kind == .audio ? s.channels : nil)
+                stream.describeCoding(demuxer.stream(s.index), kind: s.kind)
+                stream.durationSeconds = s.duration.map { s.timeBase.seconds($0) }
+                return stream
             },
             videoStream: video?.index, frames: videoFrames, frameIntervals: intervals,
             rotation: video?.rotation ?? 0, mirrored: video?.mirrored ?? false,
             resolutions: resolutions, poseSEIFrames: seiFrames)
+    }
+}
+
+extension ProbeResult.Stream {
+    /// Fills the coding fields from the stream's codec parameters, named as ffprobe names them.
+    mutating func describeCoding(_ stream: UnsafeMutablePointer<AVStream>, kind: MediaKind) {
+        let par = stream.pointee.codecpar.pointee
+        func name(_ text: UnsafePointer<CChar>?) -> String? { text.map { String(cString: $0) } }
+        func rate(_ value: AVRational) -> String? { value.den == 0 || value.num == 0 ? nil : "\(value.num)/\(value.den)" }
+        switch kind {
+        case .video:
+            pixelFormat = name(av_get_pix_fmt_name(AVPixelFormat(rawValue: par.format)))
+            // "unknown" (unspecified) is left out, as ffprobe leaves out what a file does not tag.
+            colorRange = name(av_color_range_name(par.color_range)).flatMap { $0 == "unknown" ? nil : $0 }
+            colorSpace = par.color_space == AVCOL_SPC_UNSPECIFIED ? nil : name(av_color_space_name(par.color_space))
+            colorPrimaries = par.color_primaries == AVCOL_PRI_UNSPECIFIED ? nil : name(av_color_primaries_name(par.color_primaries))
+            colorTransfer = par.color_trc == AVCOL_TRC_UNSPECIFIED ? nil : name(av_color_transfer_name(par.color_trc))
+            frameRate = rate(stream.pointee.r_frame_rate)
+            averageFrameRate = rate(stream.pointee.avg_frame_rate)
+            level = par.level > 0 ? Int(par.level) : nil
+        case .audio:
+            sampleFormat = name(av_get_sample_fmt_name(AVSampleFormat(rawValue: par.format)))
+        default:
+            break
+        }
+        profile = name(avcodec_profile_name(par.codec_id, par.profile))
+        bitRate = par.bit_rate > 0 ? Int(par.bit_rate) : nil
+    }
+
+    /// The coding facts as one line of `fxreplay probe`'s text: `yuv420p tv bt709, High 3.1, 312 kb/s, 25 fps, 2.000 s`.
+    public var codingSummary: String {
+        var parts: [String] = []
+        let colour = [colorSpace, colorPrimaries, colorTransfer]
+        let tags = Set(colour.compactMap { $0 }).count == 1 ? [colorSpace] : colour
+        let picture = ([pixelFormat ?? sampleFormat, colorRange] + tags).compactMap { $0 }.joined(separator: " ")
+        if !picture.isEmpty { parts.append(picture) }
+        if let profile { parts.append(profile + (levelText.map { " " + $0 } ?? "")) }
+        if let bitRate { parts.append("\(Int((Double(bitRate) / 1000).rounded())) kb/s") }
+        if let frameRate, let value = Self.value(of: frameRate) {
+            parts.append(TextNumber.fixed(value, decimals: value == value.rounded() ? 0 : 3) + " fps nominal")
+        }
+        if let durationSeconds { parts.append(TextNumber.fixed(durationSeconds, decimals: 3) + " s") }
+        return parts.joined(separator: ", ")
+    }
+
+    /// The level as people write it (H.264 3.1, HEVC 4.1), else the number.
+    private var levelText: String? {
+        guard let level else { return nil }
+        switch codec {
+        case "h264": return "\(level / 10).\(level % 10)"
+        case "hevc": return TextNumber.fixed(Double(level) / 30, decimals: 1)
+        default: return "level \(level)"
+        }
+    }
+
+    private static func value(of rate: String) -> Double? {
+        let parts = rate.split(separator: "/").compactMap { Double($0) }
+        return parts.count == 2 && parts[1] != 0 ? parts[0] / parts[1] : nil
     }
 }

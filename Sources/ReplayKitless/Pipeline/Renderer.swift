@@ -29,7 +29,7 @@ public final class Renderer {
                     beforeCommit: (RenderReport) throws(ReplayError) -> Void = { _ in }) throws(ReplayError) -> RenderReport {
         let started = Date()
         let session = try RenderSession(options: options, extraEffects: extraEffects)
-        let reporter = ProgressReporter(style: style, label: label, total: session.expectedFrames)
+        let reporter = ProgressReporter(style: style, label: label, total: session.expectedFrames, seconds: session.demuxer.durationSeconds)
         var report: RenderReport
         do {
             try session.run { done in
@@ -269,6 +269,7 @@ private final class RenderSession: @unchecked Sendable {
         report.warnings += ignoredSettings
         if muxer.isFragmented { report.warnings.append("\(options.output) cannot seek (a pipe): written as fragmented MP4") }
         if options.embedPoses, encoder.carriesSEI, let warning = framePoses?.pose32Warning { report.warnings.append(warning) }
+        if let warning = framePoses?.timeline.warning { report.warnings.append(warning) }
         if workingSize != requested {
             report.warnings.append("\(requested) is rounded to \(workingSize): 4:2:0 needs an even width and height")
         }

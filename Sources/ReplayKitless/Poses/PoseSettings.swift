@@ -26,6 +26,9 @@ public struct PoseSettings: Sendable, Equatable, Codable {
     /// (formats.md §9: `mediaStart − start`, less the call's epoch for Unix times). 0: stream times.
     public var clockOffset = 0.0
     public var missingPose = MissingPosePolicy.interpolate
+    /// The largest share (0…1) of sidecar samples that may match no frame (``PoseMatchOptions/maxMissedFraction``);
+    /// `nil`: half.
+    public var maxMissedFraction: Double?
     /// Lens values forced on every pose (AR metadata's field of view is often wrong).
     public var fovY: Double?
     public var zNear: Double?
@@ -48,7 +51,8 @@ public struct PoseSettings: Sendable, Equatable, Codable {
     /// so they are always relative, whatever `absoluteTime` says about sidecars and scenes.
     public func timeline(for scan: VideoPacketScan, input: String) throws -> PoseTimeline {
         let overrides = try PoseOverrides(fovY: fovY, zNear: zNear, intrinsics: intrinsics)
-        var options = PoseMatchOptions(offset: offset, policy: missingPose, overrides: overrides)
+        var options = PoseMatchOptions(offset: offset, policy: missingPose, overrides: overrides,
+                                       maxMissedFraction: maxMissedFraction ?? 0.5)
         let samples: [PoseSample]
         let origin: String
         switch source {

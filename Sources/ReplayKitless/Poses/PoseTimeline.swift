@@ -56,13 +56,21 @@ public struct PoseMatchOptions: Sendable, Equatable {
     public var policy: MissingPosePolicy
     /// Lens values forced on every pose.
     public var overrides: PoseOverrides
+    /// The largest share of samples (0…1) that may miss every frame (``PoseMatchReport/missedSamples``)
+    /// before matching fails: most samples missing is a wrong `--pose-time` or offset far more often
+    /// than a pose log meant to cover more than the video (`--max-unmatched-poses`).
+    public var maxMissedFraction: Double
+
+    /// Above this share of missed samples, matching goes on with a warning (``PoseTimeline/warning``).
+    public static let warnedMissedFraction = 0.1
 
     public init(timeBase: PoseTimeBase = .relative, offset: Double = 0, policy: MissingPosePolicy = .interpolate,
-                overrides: PoseOverrides = .none) {
+                overrides: PoseOverrides = .none, maxMissedFraction: Double = 0.5) {
         self.timeBase = timeBase
         self.offset = offset
         self.policy = policy
         self.overrides = overrides
+        self.maxMissedFraction = maxMissedFraction
     }
 }
 
@@ -79,13 +87,17 @@ public struct PoseMatchReport: Sendable, Equatable {
     /// Samples that matched no frame (outside every frame's window, a frame index past the end,
     /// or a second sample for a frame that already had a nearer one).
     public var unusedSamples = 0
+    /// Of the unused samples, those that met no frame at all (outside every frame's window, or a
+    /// frame index past the end), as opposed to a second sample for a frame.
+    public var missedSamples = 0
 
-    public init(matched: Int = 0, interpolated: Int = 0, held: Int = 0, hidden: Int = 0, unusedSamples: Int = 0) {
+    public init(matched: Int = 0, interpolated: Int = 0, held: Int = 0, hidden: Int = 0, unusedSamples: Int = 0, missedSamples: Int = 0) {
         self.matched = matched
         self.interpolated = interpolated
         self.held = held
         self.hidden = hidden
         self.unusedSamples = unusedSamples
+        self.missedSamples = missedSamples
     }
 }
 
@@ -100,6 +112,9 @@ public struct PoseTimeline: Sendable {
     /// One pose per frame, in presentation order; `nil` where the policy hid the frame.
     public let poses: [Pose?]
     public let report: PoseMatchReport
+    /// What the caller should show when more than ``PoseMatchOptions/warnedMissedFraction`` of the
+    /// samples met no frame: the counts, the time ranges and the likely fix.
+    public let warning: String?
 
     /// Matches `samples` read from `source` (named in errors) to `frames` (presentation order).
     public init(samples: [PoseSample], frames: [FrameTiming], options: PoseMatchOptions = PoseMatchOptions(),
@@ -124,13 +139,14 @@ public struct PoseTimeline: Sendable {
             let frame: Int, time: Double
             switch sample.key {
             case .frame(let f):
-                guard f < frames.count else { report.unusedSamples += 1; continue }
+                guard f < frames.count else { report.unusedSamples += 1; report.missedSamples += 1; continue }
                 (frame, time) = (f, frames[f].time)
             case .time(let t):
                 time = t + shift
                 guard let nearest = Self.nearestFrame(to: time, times: times, order: order),
                       abs(frames[nearest].time - time) <= frames[nearest].duration / 2 + Self.timeTolerance else {
                     report.unusedSamples += 1
+                    report.missedSamples += 1
                     continue
                 }
                 frame = nearest
@@ -150,6 +166,15 @@ public struct PoseTimeline: Sendable {
         if matched.isEmpty, !samples.isEmpty, !frames.isEmpty, options.policy != .hide {
             throw ReplayError.badInput(file: source, Self.noSampleMatches(samples, frames: frames, shift: shift))
         }
+        let missedShare = samples.isEmpty ? 0 : Double(report.missedSamples) / Double(samples.count)
+        let missed = "\(report.missedSamples) of the \(samples.count) pose samples match no frame of the video ("
+            + Self.timeRanges(samples, frames: frames, shift: shift) + "). " + Self.likelyFix
+        // As with no match at all, only an explicit `hide` goes on (with the warning).
+        if missedShare > options.maxMissedFraction, options.policy != .hide {
+            throw ReplayError.badInput(file: source, missed + "; --max-unmatched-poses \(TextNumber.exact(options.maxMissedFraction * 100)) allows "
+                                       + "at most that percentage")
+        }
+        warning = missedShare > PoseMatchOptions.warnedMissedFraction ? "\(source): " + missed : nil
         var poses: [Pose?] = best.map { match in match.map { samples[$0.sample].pose } }
         var previous: Int?, nextPosition = 0
         for frame in frames.indices {
@@ -191,16 +216,24 @@ public struct PoseTimeline: Sendable {
 
     /// Why no sample met a frame, with the sample and frame time ranges and what to try.
     private static func noSampleMatches(_ samples: [PoseSample], frames: [FrameTiming], shift: Double) -> String {
+        "none of the \(samples.count) pose samples matches a frame of the video (" + timeRanges(samples, frames: frames, shift: shift)
+            + "). " + likelyFix + "; --missing-pose hide goes on without poses"
+    }
+
+    /// What to try when samples miss the frames.
+    static let likelyFix = "If the sidecar holds stream times use --pose-time absolute (relative if it counts from the first frame), "
+        + "or shift it with --pose-offset SECONDS"
+
+    /// The frames' and the samples' time ranges, for messages about samples that miss.
+    private static func timeRanges(_ samples: [PoseSample], frames: [FrameTiming], shift: Double) -> String {
         func seconds(_ value: Double) -> String { TextNumber.fixed(value, decimals: 3) }
         let times = samples.compactMap { sample -> Double? in if case .time(let t) = sample.key { t + shift } else { nil } }
         let frameTimes = frames.map(\.time)
-        var text = "none of the \(samples.count) pose samples matches a frame of the video (frames from "
-            + "\(seconds(frameTimes.min()!)) to \(seconds(frameTimes.max()!)) s"
+        var text = frameTimes.isEmpty ? "no frames" : "frames from \(seconds(frameTimes.min()!)) to \(seconds(frameTimes.max()!)) s"
         if let first = times.min(), let last = times.max() {
             text += "; samples, after --pose-time and --pose-offset, from \(seconds(first)) to \(seconds(last)) s"
         }
-        return text + "). If the sidecar holds stream times use --pose-time absolute, or shift it with --pose-offset SECONDS; "
-            + "--missing-pose hide goes on without poses"
+        return text
     }
 
     /// Slack for comparing timestamps that went through floating point (far below any real frame spacing).

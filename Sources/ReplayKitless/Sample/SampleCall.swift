@@ -245,9 +245,9 @@ struct SampleCall {
     }
 
     /// `call-archive.job.yaml`: compose's options, with the publisher's annotations placed from
-    /// its epoch-stamped pose log.
+    /// its epoch-stamped pose log; paths relative to the job file, like every job's.
     private func job(directory: String) -> String {
-        func path(_ name: String) -> String { TextNumber.jsonString(SampleGenerator.path(name, in: directory)) }
+        func path(_ name: String) -> String { TextNumber.jsonString(name) }
         return """
             # The demo composition of this sample's call archive (keys are fxreplay compose's long options):
             #   fxreplay compose --job \(SampleGenerator.path(Self.jobName, in: directory)) \(SampleGenerator.path(Self.archiveName, in: directory)) -o call-composed.mp4

@@ -24,17 +24,18 @@ enum SampleFiles {
         return "{\n  \"version\": 1,\n  \"annotations\": [\n    " + items.joined(separator: ",\n    ") + "\n  ]\n}\n"
     }
 
-    /// `job.yaml`: render's long options for the demo render, paths as `directory` was given
-    /// (relative paths are relative to where render runs, as on the command line).
+    /// `job.yaml`: render's long options for the demo render. Its paths are the sample's file names:
+    /// a job's paths are relative to the job file, so it works from any directory (`directory`, as
+    /// given, only spells the example command in its comment).
     static func job(directory: String) -> String {
-        func path(_ name: String) -> String { TextNumber.jsonString(SampleGenerator.path(name, in: directory)) }
+        func path(_ name: String) -> String { TextNumber.jsonString(name) }
         return """
             # The demo render of this sample call (keys are fxreplay render's long options):
             #   fxreplay render --job \(SampleGenerator.path("job.yaml", in: directory)) \(SampleGenerator.path("call.mp4", in: directory)) -o call-rendered.mp4
             poses-from-sei: true
             annotations: \(path("annotations.json"))
             mask: \(path("call.mask.mkv"))
-            background: \(TextNumber.jsonString("image:" + SampleGenerator.path("background.png", in: directory)))
+            background: \(path("image:background.png"))
 
             """
     }

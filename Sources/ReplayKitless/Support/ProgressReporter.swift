@@ -14,16 +14,20 @@ package final class ProgressReporter: @unchecked Sendable {
     private let interval: TimeInterval
     private let isTerminal: Bool
     private let unit: String
+    /// Media seconds the expected units stand for (the input's or the composition's duration):
+    /// with it, the output time reached and the speed in × realtime, as ffmpeg reports them.
+    private let seconds: Double?
     /// Whether a terminal bar is on screen without its line ended, so a message must start a new line.
     static let barIsOpen = Locked(false)
 
-    public init(style: ProgressStyle, label: String, total: Int?, unit: String = "frames") {
+    public init(style: ProgressStyle, label: String, total: Int?, unit: String = "frames", seconds: Double? = nil) {
         let terminal = isatty(STDERR_FILENO) != 0
         self.style = style == .auto ? (terminal ? .auto : .plain) : style
         self.label = label
         self.total = total.flatMap { $0 > 0 ? $0 : nil }
         self.isTerminal = terminal
         self.unit = unit
+        self.seconds = seconds.flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
         interval = self.style == .auto ? 0.25 : 2
     }
 
@@ -51,7 +55,14 @@ package final class ProgressReporter: @unchecked Sendable {
         case .json:
             var object: [String: Any] = ["event": final ? "done" : "progress", "label": label, unit: done,
                                          "elapsed": (elapsed * 1000).rounded() / 1000, "rate": (rate * 10).rounded() / 10]
-            if let total { object["total"] = total }
+            if let total {
+                object["total"] = total
+                object["percent"] = (Double(min(done, total)) * 1000 / Double(total)).rounded() / 10
+            }
+            if let time = outputTime(done: done) {
+                object["time"] = (time * 1000).rounded() / 1000
+                if elapsed > 0 { object["speed"] = (time / elapsed * 100).rounded() / 100 }
+            }
             if let eta, !final { object["eta"] = (eta * 10).rounded() / 10 }
             if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) {
                 FileHandle.standardError.write(data + Data("\n".utf8))
@@ -63,6 +74,12 @@ package final class ProgressReporter: @unchecked Sendable {
             FileHandle.standardError.write(Data("\r\u{1B}[K\(text)\(final ? "\n" : "")".utf8))
             Self.barIsOpen.withLock { $0 = !final }
         }
+    }
+
+    /// Media seconds done: the share of the expected units done of the expected seconds.
+    private func outputTime(done: Int) -> Double? {
+        guard let seconds, let total else { return nil }
+        return seconds * Double(min(done, total)) / Double(total)
     }
 
     private func line(done: Int, rate: Double, eta: Double?, final: Bool) -> String {
