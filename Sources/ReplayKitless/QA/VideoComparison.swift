@@ -137,7 +137,7 @@ public struct VideoComparison {
                 + "filters measure its own samples (other figures)" }
         }
         if let kept = run.worstPictures {
-            diff = try DiffPicture.labelled(try DiffPicture.sideBySide(kept.a.image, kept.b.image), panelWidth: kept.a.image.width,
+            diff = DiffPicture.labelled(try DiffPicture.sideBySide(kept.a.image, kept.b.image), panelWidth: kept.a.image.width,
                                             frame: result.worst.map { "worst frame \($0.index), \(String(format: "%.3f", $0.t)) s" } ?? "")
         } else {
             diff = nil
