@@ -16,6 +16,14 @@ POSES="$BENCH_DIR/poses1080p3s.jsonl" SCENE="$BENCH_DIR/annotations20.json"
 [ -f "$PICTURE" ] || ffmpeg -v error -y -f lavfi -i "mandelbrot=size=1600x1200" -frames:v 1 "$PICTURE"
 # The camera path and the 20-annotation scene, as benchmarks/annotations.sh writes them.
 python3 "$ROOT/benchmarks/scene20.py" "$POSES" "$SCENE" 90
+# The mask video is decoded by FFmpeg's threads beside the lanes (one lane keeps ~1.3 cores busy),
+# so on 2 cores its runs top out near 2/1.3 ≈ 1.5×. The still mask (the video's first picture, read
+# once) leaves only the effects' own work, the process stage alone as the #25 target means it.
+STILL_MASK="$BENCH_DIR/mask1080p.png"
+[ -f "$STILL_MASK" ] || ffmpeg -v error -y -i "$MASK" -frames:v 1 "$STILL_MASK"
 for round in $(seq "$ROUNDS"); do
+  echo "-- mask video (decoded while the effects run)"
   "$ROOT/.build/release/fxbench" process "$CLIP" "$MASK" "$PICTURE" "$POSES" "$SCENE" "$FRAMES" $THREADS
+  echo "-- still mask (no decoding beside the effects)"
+  "$ROOT/.build/release/fxbench" process "$CLIP" "$STILL_MASK" "$PICTURE" "$POSES" "$SCENE" "$FRAMES" $THREADS
 done
