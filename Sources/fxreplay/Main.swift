@@ -15,6 +15,7 @@ struct Fxreplay: ParsableCommand {
 
     static func main() {
         let status: Int32
+        StderrLog.install()
         do {
             var command = try parseAsRoot(RenderJob.expand(Array(CommandLine.arguments.dropFirst())))
             // Every command that may write a file removes it on a signal; batch forwards its signals instead.

@@ -59,15 +59,9 @@ final class AnnotationEffect: FrameEffect {
         var options = AnnotationRenderer.Options()
         if let font = settings.font { options.fontPath = font }
         renderer = AnnotationRenderer(options: options)
-        do {
-            let scene = try AnnotationScene.load(path: settings.scene)
-            placed = try scene.placed(frames: frames, sceneTimeOrigin: poses.sceneTimeOrigin, file: settings.scene)
-            try renderer.prepare(scene.annotations, scene: settings.scene)
-        } catch let error as ReplayError {
-            throw error
-        } catch {
-            throw .badInput("\(settings.scene): \(error)")
-        }
+        let loaded = try AnnotationScene.load(path: settings.scene)
+        placed = try loaded.placed(frames: frames, sceneTimeOrigin: poses.sceneTimeOrigin, file: settings.scene)
+        try renderer.prepare(loaded.annotations, scene: settings.scene)
         active.reserveCapacity(placed.count)
     }
 
@@ -83,14 +77,10 @@ final class AnnotationEffect: FrameEffect {
         var seen = pose.scaled(from: displaySize, to: PictureSize(width: image.width, height: image.height))
         if mirror { seen = seen.mirrored(width: image.width, height: image.height) }
         let camera = Camera(pose: seen, width: image.width, height: image.height)
-        do {
+        do throws(ReplayError) {
             try renderer.render(active, camera: camera, time: sceneTime, into: image, occlusion: masks?.currentMask)
-        } catch let error as ReplayError where error.kind == .badInput {
+        } catch where error.kind == .badInput {
             throw .badInput("\(scene), frame \(time.index): \(error.message)")
-        } catch let error as ReplayError {
-            throw error
-        } catch {
-            throw .processing("frame \(time.index): \(error)")
         }
         framesDrawn += 1
     }
