@@ -198,7 +198,7 @@ enum PoseFuzzing {
         let bytes: [UInt8]
         do {
             bytes = try PoseSidecar.encode(samples, format: format)
-        } catch let error as ReplayError {
+        } catch {
             if samples.allSatisfy(isFinite) { throw FuzzFinding("writing \(format) failed: \(error)") }
             return
         }
@@ -249,7 +249,7 @@ enum PoseFuzzing {
         let embedded: [UInt8]
         do {
             embedded = try sei.inserting(pose, into: accessUnit, codec: codec, framing: framing)
-        } catch let error as ReplayError where error.kind == .badInput {
+        } catch let error where error.kind == .badInput {
             return  // no slice to put it in front of
         }
         guard found == nil else { return }  // replacing a pose is not checked: it depends on what else the SEI held

@@ -53,7 +53,7 @@ public struct BatchPlanner: Sendable {
         var seen: Set<String> = []
         for pattern in patterns {
             let matches = Self.expand(pattern)
-            if matches.isEmpty { FileHandle.standardError.write(Data("fxreplay: warning: \(pattern) matches no files\n".utf8)) }
+            if matches.isEmpty { ReplayLog.warning("\(pattern) matches no files") }
             for path in matches.map(BatchPaths.normalize) where seen.insert(path).inserted { listed.append(path) }
         }
         // Files a job option reads (a background picture) are inputs, not recordings, too.

@@ -21,20 +21,29 @@ public final class Composer {
         self.extraEffects = extraEffects
     }
 
-    /// Composes, showing progress on stderr; returns the report. On any failure (or SIGINT, through
-    /// ``AtomicOutput``) nothing is left under the output's name, nor any temporary file.
-    /// - Parameter beforeCommit: writes the caller's other outputs (report, preview) once the video
-    ///   is complete but before it is moved into place.
-    public func run(progress style: ProgressStyle = .auto, label: String = "compose",
-                    beforeCommit: (ComposeReport) throws(ReplayError) -> Void = { _ in }) throws(ReplayError) -> ComposeReport {
+    /// Composes on the calling thread, showing progress on the command line's ``Console``; returns
+    /// the report. On any failure (or SIGINT, through ``AtomicOutput``) nothing is left under the
+    /// output's name, nor any temporary file. The public form is the `async` ``run(onProgress:)``.
+    /// - Parameters:
+    ///   - observe: called with the frames written so far and the number expected; throwing from
+    ///     it stops the composition with that error (how cancellation reaches the pipeline).
+    ///   - beforeCommit: writes the caller's other outputs (report, preview) once the video
+    ///     is complete but before it is moved into place.
+    package func run(progress style: ProgressStyle = .auto, label: String = "compose",
+                     observe: (_ framesDone: Int, _ framesExpected: Int?) throws(ReplayError) -> Void = { _, _ in },
+                     beforeCommit: (ComposeReport) throws(ReplayError) -> Void = { _ in }) throws(ReplayError) -> ComposeReport {
         let started = Date()
         let session = try ComposeSession(options: options, extraEffects: extraEffects)
         let reporter = ProgressReporter(style: style, label: label, total: options.frameCount,
                                         seconds: Double(options.frameCount) / Double(options.fps))
         do {
-            try session.run { done in reporter.update(done: done) }
+            try session.run { done throws(ReplayError) in
+                reporter.update(done: done)
+                try observe(done, options.frameCount)
+            }
             var report = try session.finish()
             reporter.finish(done: report.framesEncoded)
+            try observe(report.framesEncoded, options.frameCount)
             report.wallSeconds = Date().timeIntervalSince(started)
             report.speedFPS = report.wallSeconds > 0 ? Double(report.framesEncoded) / report.wallSeconds : 0
             try beforeCommit(report)
@@ -182,7 +191,7 @@ private final class ComposeSession: @unchecked Sendable {
     // MARK: Running
 
     /// Composes every output frame on this thread while a second thread encodes them.
-    func run(progress: (Int) -> Void) throws(ReplayError) {
+    func run(progress: (Int) throws(ReplayError) -> Void) throws(ReplayError) {
         let encoding = DispatchGroup()
         encoding.enter()
         Thread { [self] in
@@ -196,7 +205,7 @@ private final class ComposeSession: @unchecked Sendable {
             fail(error)
         }
         while encoding.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
-            progress(framesDone.load(ordering: .relaxed))
+            do throws(ReplayError) { try progress(framesDone.load(ordering: .relaxed)) } catch { fail(error) }
         }
         for list in tracks { for track in list { track.stop() } }
         if let error = failure.withLock({ $0 }) { throw error }
@@ -209,7 +218,7 @@ private final class ComposeSession: @unchecked Sendable {
 
     private var failed: Bool { failure.withLock { $0 != nil } }
 
-    private func composeAll(progress: (Int) -> Void) throws(ReplayError) {
+    private func composeAll(progress: (Int) throws(ReplayError) -> Void) throws(ReplayError) {
         var shown: [Int]?
         var tiles: [CallLayout.Tile] = []
         var stopped = Set<ObjectIdentifier>()
@@ -242,7 +251,7 @@ private final class ComposeSession: @unchecked Sendable {
                 canvas.recycle()
                 return
             }
-            progress(framesDone.load(ordering: .relaxed))
+            try progress(framesDone.load(ordering: .relaxed))
         }
     }
 

@@ -9,7 +9,7 @@ public enum BackgroundFit: String, Sendable, Equatable, CaseIterable {
 
     /// Parses `cover`, `contain` or `stretch`.
     /// - Throws: `ReplayError.usage` naming `--background-fit` and the value.
-    public init(parsing text: String) throws {
+    public init(parsing text: String) throws(ReplayError) {
         guard let fit = BackgroundFit(rawValue: text) else {
             throw ReplayError.usage("--background-fit: '\(text)' is not one of cover, contain, stretch")
         }

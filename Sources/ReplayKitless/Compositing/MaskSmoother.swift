@@ -22,7 +22,7 @@ public final class MaskSmoother {
 
     /// A smoother over `frames` masks (1 leaves masks unchanged).
     /// - Throws: `ReplayError.usage` naming `--mask-smooth` when `frames` is not in 1…``maximumFrames``.
-    public init(frames: Int) throws {
+    public init(frames: Int) throws(ReplayError) {
         guard (1...Self.maximumFrames).contains(frames) else {
             throw ReplayError.usage("--mask-smooth: \(frames) is not a frame count from 1 to \(Self.maximumFrames)")
         }

@@ -12,14 +12,8 @@ public final class FramePoses: Sendable {
     private let indexByTimestamp: [Int64: Int]
 
     public init(settings: PoseSettings, input: String) throws(ReplayError) {
-        do {
-            scan = try settings.scan(input)
-            timeline = try settings.timeline(for: scan, input: input)
-        } catch let error as ReplayError {
-            throw error
-        } catch {
-            throw .badInput("\(input): \(error)")
-        }
+        scan = try settings.scan(input)
+        timeline = try settings.timeline(for: scan, input: input)
         sceneTimeOrigin = settings.sceneTimeOrigin(for: scan)
         var index: [Int64: Int] = [:]
         for (frame, pts) in scan.presentationTimestamps.enumerated() { index[pts] = frame }

@@ -16,29 +16,32 @@ public final class Renderer {
         self.extraEffects = extraEffects
     }
 
-    /// Renders, showing progress on stderr; returns the report. On any failure the output path is left untouched.
+    /// Renders on the calling thread; returns the report. On any failure the output path is left untouched.
+    /// The public forms are the `async` ``run(onProgress:)`` and ``start()``.
     /// - Parameters:
-    ///   - style: how progress shows on stderr (`.none` for nothing).
+    ///   - style: how progress shows on the command line's ``Console`` (`.none` for nothing).
     ///   - label: what the progress lines call the job.
     ///   - observe: called about ten times a second with the frames written so far and the
-    ///     number expected (when the input says), for a caller's own progress display.
+    ///     number expected (when the input says), for a caller's own progress display; throwing
+    ///     from it stops the render with that error (how cancellation reaches the pipeline).
     ///   - beforeCommit: writes the caller's other outputs of this render (its report, say)
     ///     once the video is complete but before it is moved into place, so that a failure there
     ///     leaves no video either: the outputs of a run appear together or not at all.
-    public func run(progress style: ProgressStyle = .auto, label: String = "render", observe: (_ framesDone: Int, _ framesExpected: Int?) -> Void = { _, _ in },
+    package func run(progress style: ProgressStyle = .auto, label: String = "render",
+                     observe: (_ framesDone: Int, _ framesExpected: Int?) throws(ReplayError) -> Void = { _, _ in },
                     beforeCommit: (RenderReport) throws(ReplayError) -> Void = { _ in }) throws(ReplayError) -> RenderReport {
         let started = Date()
         let session = try RenderSession(options: options, extraEffects: extraEffects)
         let reporter = ProgressReporter(style: style, label: label, total: session.expectedFrames, seconds: session.demuxer.durationSeconds)
         var report: RenderReport
         do {
-            try session.run { done in
+            try session.run { done throws(ReplayError) in
                 reporter.update(done: done)
-                observe(done, session.expectedFrames)
+                try observe(done, session.expectedFrames)
             }
             report = try session.finish()
             reporter.finish(done: report.framesEncoded)
-            observe(report.framesEncoded, session.expectedFrames)
+            try observe(report.framesEncoded, session.expectedFrames)
             report.wallSeconds = Date().timeIntervalSince(started)
             report.speedFPS = report.wallSeconds > 0 ? Double(report.framesEncoded) / report.wallSeconds : 0
             try beforeCommit(report)
@@ -311,8 +314,9 @@ private final class RenderSession: @unchecked Sendable {
         avcodec_find_encoder_by_name(codec.encoderName)?.pointee.id ?? AV_CODEC_ID_NONE
     }
 
-    /// Runs the three stages to completion, calling `progress` with the frames written so far.
-    func run(progress: (Int) -> Void) throws(ReplayError) {
+    /// Runs the three stages to completion, calling `progress` with the frames written so far; an
+    /// error thrown from `progress` stops the stages and is thrown once they have.
+    func run(progress: (Int) throws(ReplayError) -> Void) throws(ReplayError) {
         let group = DispatchGroup()
         for stage in [decodeStage, processStage, encodeStage] {
             group.enter()
@@ -322,7 +326,7 @@ private final class RenderSession: @unchecked Sendable {
             }.start()
         }
         while group.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
-            progress(framesDone.load(ordering: .relaxed))
+            do throws(ReplayError) { try progress(framesDone.load(ordering: .relaxed)) } catch { fail(error) }
         }
         if let error = failure.withLock({ $0 }) { throw error }
     }
@@ -466,7 +470,7 @@ private final class RenderSession: @unchecked Sendable {
             throw .badInput(limit == 0 ? "\(place); stopping (--strict or --max-decode-errors 0)"
                                        : "\(place); more than \(limit) decode errors (--max-decode-errors)")
         }
-        if count == 1 { FileHandle.standardError.write(Data("fxreplay: warning: \(place), continuing\n".utf8)) }
+        if count == 1 { ReplayLog.warning("\(place), continuing") }
     }
 
     private func noteSize(_ frame: Frame) {

@@ -63,10 +63,10 @@ extension AnnotationScene {
     ///
     /// Errors (bad input, naming `file` and the annotation): no frames, no pose on the tap frame,
     /// or a reference point that is not in front of the camera.
-    public func placed(frames: [TrackFrame], sceneTimeOrigin: Double = 0, file: String) throws -> [PlacedAnnotation] {
+    public func placed(frames: [TrackFrame], sceneTimeOrigin: Double = 0, file: String) throws(ReplayError) -> [PlacedAnnotation] {
         let times = frames.map { $0.time + sceneTimeOrigin }
         let order = PoseTimeline.timeOrder(times)
-        return try annotations.map { annotation in
+        return try annotations.map { (annotation) throws(ReplayError) -> PlacedAnnotation in
             switch annotation.anchor {
             case .world(let point):
                 return PlacedAnnotation(annotation: annotation, world: point)
@@ -186,7 +186,7 @@ public struct PlacementTrack: Sendable {
     /// ``InputLimits/trackRows`` rows (frames × annotations), more than `qa compare` reads back, is
     /// refused before any is made: a small scene over a long video must not exhaust memory.
     public static func rows(frames: [TrackFrame], scene: AnnotationScene, sceneFile: String,
-                            sceneTimeOrigin: Double = 0) throws -> [PlacementRow] {
+                            sceneTimeOrigin: Double = 0) throws(ReplayError) -> [PlacementRow] {
         let (count, overflow) = frames.count.multipliedReportingOverflow(by: scene.annotations.count)
         guard !overflow, count <= InputLimits.trackRows else {
             throw ReplayError.badInput(file: sceneFile, "\(scene.annotations.count) annotations on \(frames.count) frames make a track "
@@ -220,7 +220,7 @@ public struct PlacementTrack: Sendable {
     }
 
     /// Writes the track to `path` (complete or not at all).
-    public static func write(_ rows: [PlacementRow], to path: String, format: Format) throws {
+    public static func write(_ rows: [PlacementRow], to path: String, format: Format) throws(ReplayError) {
         try writeFileAtomically(Data(text(rows, format: format).utf8), to: path)
     }
 }

@@ -12,7 +12,7 @@ public struct PoseOverrides: Sendable, Equatable {
     public static let none = PoseOverrides(unchecked: nil, nil, nil)
 
     /// Checks the values as command-line options: throws ``ReplayError`` (usage) naming the option.
-    public init(fovY: Double? = nil, zNear: Double? = nil, intrinsics: Intrinsics? = nil) throws {
+    public init(fovY: Double? = nil, zNear: Double? = nil, intrinsics: Intrinsics? = nil) throws(ReplayError) {
         if let fovY, !InputLimits.fieldOfView.contains(fovY) {
             throw ReplayError.usage("--fov must be between 0 and 180 degrees (got \(fovY))")
         }
@@ -46,7 +46,7 @@ public struct PoseOverrides: Sendable, Equatable {
     }
 
     /// Parses the `--intrinsics` option value `fx,fy,cx,cy` (pixels).
-    public static func parseIntrinsics(_ text: String) throws -> Intrinsics {
+    public static func parseIntrinsics(_ text: String) throws(ReplayError) -> Intrinsics {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
             .map { Double($0.trimmingCharacters(in: .whitespaces)) }
         guard parts.count == 4, let fx = parts[0], let fy = parts[1], let cx = parts[2], let cy = parts[3] else {

@@ -118,7 +118,7 @@ public struct PoseTimeline: Sendable {
 
     /// Matches `samples` read from `source` (named in errors) to `frames` (presentation order).
     public init(samples: [PoseSample], frames: [FrameTiming], options: PoseMatchOptions = PoseMatchOptions(),
-                source: String) throws {
+                source: String) throws(ReplayError) {
         for sample in samples {
             if let problem = options.overrides.apply(to: sample.pose).lensProblem {
                 let field = sample.line == nil ? "\(sample.errorName), \(problem.field)" : problem.field

@@ -29,7 +29,7 @@ public struct VideoPacketScan: Sendable {
 
     /// Reads every video packet of `path`; with `sei` set, also the pose SEI (H.264 and HEVC only:
     /// other codecs are a bad-input error, their poses must come from a sidecar).
-    public init(path: String, sei: PoseSEI? = nil) throws {
+    public init(path: String, sei: PoseSEI? = nil) throws(ReplayError) {
         let demuxer = try Demuxer(url: path)
         guard let video = demuxer.bestVideoStream else { throw ReplayError.badInput("\(path): no video stream") }
         demuxer.keepOnly(streams: [video.index])
@@ -54,11 +54,11 @@ public struct VideoPacketScan: Sendable {
             }
             var pose: Pose32?
             if let sei, let carrier {
-                do {
+                do throws(ReplayError) {
                     let read = try sei.read([UInt8](packet.data), codec: carrier.codec, framing: carrier.framing)
                     pose = read.pose
                     if read.overran { overruns.append(timestamp) }
-                } catch let error as ReplayError {
+                } catch {
                     throw ReplayError.badInput("\(path): video packet at timestamp \(timestamp): \(error.message)")
                 }
             }
@@ -66,9 +66,9 @@ public struct VideoPacketScan: Sendable {
         }
         if let first = overruns.first {
             // Decoders stop there too; a pose message after it is lost, which the user should know.
-            FileHandle.standardError.write(Data((
-                "fxreplay: warning: \(path): in \(overruns.count) video packets (the first at timestamp \(first)) an SEI message "
-                + "claims more bytes than its NAL unit holds; the messages after it were not read\n").utf8))
+            ReplayLog.warning(
+                "\(path): in \(overruns.count) video packets (the first at timestamp \(first)) an SEI message "
+                + "claims more bytes than its NAL unit holds; the messages after it were not read")
         }
         if isUntimed {
             packets = try Self.decodedFrames(path: path, stream: video.index, sei: sei,
@@ -115,7 +115,7 @@ public struct VideoPacketScan: Sendable {
 
     /// The frames of a stream whose packets carry no timestamps, decoded: only the decoder knows their
     /// presentation order. FFmpeg's H.264/HEVC decoders hand each frame's user data SEI on as side data.
-    private static func decodedFrames(path: String, stream: Int, sei: PoseSEI?, frameTicks: Int64) throws -> [Timed] {
+    private static func decodedFrames(path: String, stream: Int, sei: PoseSEI?, frameTicks: Int64) throws(ReplayError) -> [Timed] {
         let reader = try VideoFrameReader(url: path, stream: stream)
         var frames: [Timed] = []
         while let frame = try reader.next() {
@@ -123,9 +123,11 @@ public struct VideoPacketScan: Sendable {
                 : UntimedFrames.pts(after: frames.last.map { ($0.pts, $0.duration) }, frameTicks: frameTicks)
             var pose: Pose32?
             if let sei {
-                do {
-                    pose = try PoseSideData.userData(of: frame).lazy.compactMap { try sei.pose(inUserData: $0) }.first
-                } catch let error as ReplayError {
+                do throws(ReplayError) {
+                    for payload in PoseSideData.userData(of: frame) where pose == nil {
+                        pose = try sei.pose(inUserData: payload)
+                    }
+                } catch {
                     throw ReplayError.badInput("\(path): frame \(frames.count): \(error.message)")
                 }
             }

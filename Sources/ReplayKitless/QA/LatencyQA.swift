@@ -90,7 +90,7 @@ public struct LatencyQA: Sendable {
 
     /// Frame times, display size and poses of the recording `input` from a packet scan (nothing is
     /// decoded), matched to the frames exactly as `fxreplay track` and the renderer match them.
-    public init(input: String, poses settings: PoseSettings) throws {
+    public init(input: String, poses settings: PoseSettings) throws(ReplayError) {
         let scan = try settings.scan(input)
         let timeline = try settings.timeline(for: scan, input: input)
         let origin = settings.sceneTimeOrigin(for: scan)

@@ -106,10 +106,10 @@ public enum QAOutput {
     }
 
     /// The decoder matching ``json(_:)``.
-    public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(ReplayError) -> T {
         let decoder = JSONDecoder()
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-        return try decoder.decode(type, from: data)
+        return try throwingReplayError(as: .badInput) { try decoder.decode(type, from: data) }
     }
 }
 

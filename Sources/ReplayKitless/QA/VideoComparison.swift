@@ -93,7 +93,12 @@ public struct VideoComparison {
     /// Where the figures part from FFmpeg's: a video measured after conversion to 8-bit 4:2:0.
     public let warnings: [String]
 
-    public init(comparing a: String, with b: String, options: VideoComparisonOptions = VideoComparisonOptions()) throws(ReplayError) {
+    /// Compares `a` with `b` on the calling thread; the public form is the `async`
+    /// ``compare(_:with:options:onProgress:)``.
+    /// - Parameter observe: called with the pairs measured so far after each pair; throwing from it
+    ///   stops the comparison with that error (how cancellation reaches it).
+    package init(comparing a: String, with b: String, options: VideoComparisonOptions = VideoComparisonOptions(),
+                 observe: (_ pairsMeasured: Int) throws(ReplayError) -> Void = { _ in }) throws(ReplayError) {
         let streamA = try PictureStream(url: a), streamB = try PictureStream(url: b)
         streamA.start()
         streamB.start()
@@ -108,6 +113,7 @@ public struct VideoComparison {
             let delta = x.time - y.time
             if options.alignment == .index || abs(delta) <= tolerance + 1e-9 {
                 try run.pair(x, y)
+                try observe(run.pairs)
                 itemA = try streamA.next()
                 itemB = try streamB.next()
             } else if delta < 0 {

@@ -70,7 +70,7 @@ public final class AnnotationRenderer: @unchecked Sendable {
     /// more than ``InputLimits/sceneTriangles`` triangles (each annotation counts its mesh, built-in
     /// shapes at their finest, and its stem), checked as the meshes load, so memory stays bounded.
     /// `scene` names the scene file in errors.
-    public func prepare(_ annotations: [Annotation], scene: String = "annotation scene") throws {
+    public func prepare(_ annotations: [Annotation], scene: String = "annotation scene") throws(ReplayError) {
         var triangles = 0
         for annotation in annotations {
             triangles += try mesh(for: annotation.shape).triangles.count + (annotation.stem ? stemMesh.triangles.count : 0)
@@ -95,7 +95,7 @@ public final class AnnotationRenderer: @unchecked Sendable {
     /// Throws `badInput` when a mesh or the font cannot be loaded, and `processing` when the
     /// occlusion mask does not match the frame size.
     public func render(_ annotations: [PlacedAnnotation], camera: Camera, time: Double,
-                       into image: YUVImage, occlusion: Plane? = nil) throws {
+                       into image: YUVImage, occlusion: Plane? = nil) throws(ReplayError) {
         guard image.width > 0, image.height > 0 else { return }
         if let occlusion, occlusion.width != image.width || occlusion.height != image.height {
             throw ReplayError.processing(
@@ -175,7 +175,7 @@ public final class AnnotationRenderer: @unchecked Sendable {
         order.sort { $0.depth > $1.depth || ($0.depth == $1.depth && $0.index < $1.index) }
     }
 
-    private func mesh(for shape: AnnotationShape, segments: Int = Mesh.maximumSegments) throws -> Mesh {
+    private func mesh(for shape: AnnotationShape, segments: Int = Mesh.maximumSegments) throws(ReplayError) -> Mesh {
         // An OBJ mesh is what it is: one entry whatever the size on screen.
         let key = MeshKey(shape: shape, segments: { if case .mesh = shape { 0 } else { segments } }())
         if let cached = meshes[key] { return cached }
@@ -184,7 +184,7 @@ public final class AnnotationRenderer: @unchecked Sendable {
         return mesh
     }
 
-    private func glyphCache() throws -> GlyphCache {
+    private func glyphCache() throws(ReplayError) -> GlyphCache {
         if let glyphs { return glyphs }
         let opened = try GlyphCache(path: options.fontPath)
         glyphs = opened

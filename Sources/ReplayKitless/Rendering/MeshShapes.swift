@@ -20,7 +20,7 @@ extension Mesh {
 
     /// The mesh of `shape` at size 1: a built-in one (round ones with `segments` around their
     /// axis), or the OBJ file scaled to unit extent.
-    public static func unit(for shape: AnnotationShape, segments: Int = maximumSegments) throws -> Mesh {
+    public static func unit(for shape: AnnotationShape, segments: Int = maximumSegments) throws(ReplayError) -> Mesh {
         switch shape {
         case .sphere: sphere(segments: segments)
         case .box: box()

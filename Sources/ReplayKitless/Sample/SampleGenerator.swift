@@ -61,11 +61,9 @@ public enum SampleGenerator {
         try writeVideos(scene, call: file("call.mp4"), mask: file("call.mask.mkv"), publisher: publisher, into: outputs)
         try call.write(publisherFile: publisher.temporaryPath, directory: directory, members: members, into: outputs)
         let samples = scene.frames.map { PoseSample(key: .time(scene.seconds(of: $0)), pose32: $0.pose32) }
-        do {
-            for name in ["call.poses.jsonl", "call.poses.csv", "call.poses.pose32"] {
-                try outputs.write(Data(PoseSidecar.encode(samples, format: PoseSidecarFormat(path: name))), to: file(name))
-            }
-        } catch let error as ReplayError { throw error } catch { throw .processing("\(error)") }
+        for name in ["call.poses.jsonl", "call.poses.csv", "call.poses.pose32"] {
+            try outputs.write(Data(PoseSidecar.encode(samples, format: PoseSidecarFormat(path: name))), to: file(name))
+        }
         try outputs.write(try ImageWriter.png(SampleBackground.picture(SampleBackground.size(for: settings.size))), to: file("background.png"))
         try outputs.write(Data(SampleFiles.annotations(scene).utf8), to: file("annotations.json"))
         try outputs.write(Data(SampleFiles.job(directory: directory).utf8), to: file("job.yaml"))

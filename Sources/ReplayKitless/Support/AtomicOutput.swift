@@ -227,7 +227,7 @@ package final class InterruptCleanup: @unchecked Sendable {
             for _ in 0..<3 where FileManager.default.fileExists(atPath: directory) { try? FileManager.default.removeItem(atPath: directory) }
         }
         let newLine = ProgressReporter.barIsOpen.withLock { $0 } ? "\n" : ""
-        FileHandle.standardError.write(Data((newLine + "fxreplay: \(message)\n").utf8))
+        Console.write(newLine + "fxreplay: \(message)\n")
         _exit(status)
     }
 

@@ -65,13 +65,13 @@ package final class ProgressReporter: @unchecked Sendable {
             }
             if let eta, !final { object["eta"] = (eta * 10).rounded() / 10 }
             if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) {
-                FileHandle.standardError.write(data + Data("\n".utf8))
+                Console.write(String(decoding: data, as: UTF8.self) + "\n")
             }
         case .plain:
-            FileHandle.standardError.write(Data((line(done: done, rate: rate, eta: eta, final: final) + "\n").utf8))
+            Console.write(line(done: done, rate: rate, eta: eta, final: final) + "\n")
         case .auto:
             let text = bar(done: done) + " " + line(done: done, rate: rate, eta: eta, final: final)
-            FileHandle.standardError.write(Data("\r\u{1B}[K\(text)\(final ? "\n" : "")".utf8))
+            Console.write("\r\u{1B}[K\(text)\(final ? "\n" : "")")
             Self.barIsOpen.withLock { $0 = !final }
         }
     }
