@@ -64,15 +64,15 @@ public struct CallProbeResult: Sendable, Codable, Equatable {
 }
 
 /// The call at a glance: one line per stream, a bar of `width` columns over the call's duration.
-public enum CallTimelineChart {
+package enum CallTimelineChart {
     /// A column where the stream shows a picture.
-    public static let video: Character = "■"
+    package static let video: Character = "■"
     /// A column where it is heard and not seen.
-    public static let audio: Character = "▒"
+    package static let audio: Character = "▒"
 
     /// Column `c` covers call times `[c·d/width, (c+1)·d/width)`; it is marked when a track is
     /// active for any part of it: ``video`` when one with a picture is, else ``audio``.
-    public static func bar(for stream: CallProbeResult.Stream, duration: Double, width: Int) -> String {
+    package static func bar(for stream: CallProbeResult.Stream, duration: Double, width: Int) -> String {
         String((0..<width).map { column -> Character in
             let from = Double(column) * duration / Double(width), to = Double(column + 1) * duration / Double(width)
             let active = stream.tracks.filter { $0.start < to && $0.stop > from }
@@ -83,7 +83,7 @@ public enum CallTimelineChart {
     }
 
     /// The chart's lines: names padded to one width, the bar, the active span and what the stream carries.
-    public static func lines(_ result: CallProbeResult, width: Int = 40) -> [String] {
+    package static func lines(_ result: CallProbeResult, width: Int = 40) -> [String] {
         let names = result.streams.map { $0.name == $0.id ? $0.id : "\($0.name) (\($0.id))" }
         let nameWidth = min(names.map(\.count).max() ?? 0, 32)
         return zip(result.streams, names).map { stream, name in

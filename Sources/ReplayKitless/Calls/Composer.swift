@@ -15,8 +15,13 @@ public final class Composer {
     public let options: ComposeOptions
     private let extraEffects: [any FrameEffect]
 
+    /// A composition as `options` describe it; nothing runs until ``run(onProgress:)`` or ``start()``.
+    public init(options: ComposeOptions) {
+        self.init(options: options, extraEffects: [])
+    }
+
     /// - Parameter extraEffects: steps applied to each composed frame (a contact sheet, say).
-    public init(options: ComposeOptions, extraEffects: [any FrameEffect] = []) {
+    package init(options: ComposeOptions, extraEffects: [any FrameEffect]) {
         self.options = options
         self.extraEffects = extraEffects
     }

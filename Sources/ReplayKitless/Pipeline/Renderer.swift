@@ -9,9 +9,14 @@ public final class Renderer {
     public let options: RenderOptions
     private let extraEffects: [any FrameEffect]
 
+    /// A render as `options` describe it; nothing runs until ``run(onProgress:)`` or ``start()``.
+    public init(options: RenderOptions) {
+        self.init(options: options, extraEffects: [])
+    }
+
     /// - Parameter extraEffects: processing steps of the caller's own, applied after the ones the
     ///   options ask for (background replacement, annotations).
-    public init(options: RenderOptions, extraEffects: [any FrameEffect] = []) {
+    package init(options: RenderOptions, extraEffects: [any FrameEffect]) {
         self.options = options
         self.extraEffects = extraEffects
     }

@@ -43,13 +43,13 @@ public struct PoseSettings: Sendable, Equatable, Codable {
     }
 
     /// Scans `input`'s video packets (no decoding) for frame times and, with SEI poses, the poses.
-    public func scan(_ input: String) throws(ReplayError) -> VideoPacketScan {
+    package func scan(_ input: String) throws(ReplayError) -> VideoPacketScan {
         try VideoPacketScan(path: input, sei: source == .sei ? try seiFormat() : nil)
     }
 
     /// Matches the poses to the scanned frames. SEI samples are keyed by their own frame's time,
     /// so they are always relative, whatever `absoluteTime` says about sidecars and scenes.
-    public func timeline(for scan: VideoPacketScan, input: String) throws(ReplayError) -> PoseTimeline {
+    package func timeline(for scan: VideoPacketScan, input: String) throws(ReplayError) -> PoseTimeline {
         let overrides = try PoseOverrides(fovY: fovY, zNear: zNear, intrinsics: intrinsics)
         var options = PoseMatchOptions(offset: offset, policy: missingPose, overrides: overrides,
                                        maxMissedFraction: maxMissedFraction ?? 0.5)
@@ -73,7 +73,7 @@ public struct PoseSettings: Sendable, Equatable, Codable {
 
     /// Scene times follow the sidecar convention: with absolute times, frame times shift by the first
     /// frame's, on the sidecar's clock (less ``clockOffset``).
-    public func sceneTimeOrigin(for scan: VideoPacketScan) -> Double {
+    package func sceneTimeOrigin(for scan: VideoPacketScan) -> Double {
         absoluteTime ? scan.firstFrameTime - clockOffset : 0
     }
 

@@ -1,18 +1,18 @@
 import Foundation
 
 /// When a video frame is shown: presentation time in seconds relative to the first frame, and for how long.
-public struct FrameTiming: Sendable, Equatable {
-    public var time: Double
-    public var duration: Double
+package struct FrameTiming: Sendable, Equatable {
+    package var time: Double
+    package var duration: Double
 
-    public init(time: Double, duration: Double) {
+    package init(time: Double, duration: Double) {
         self.time = time
         self.duration = duration
     }
 
     /// Timings for presentation `times` (in presentation order) whose durations are unknown: each frame
     /// lasts until the next one; the last lasts as long as the one before it, or `lastDuration` when alone.
-    public static func timings(presentationTimes times: [Double], lastDuration: Double = 1.0 / 30) -> [FrameTiming] {
+    package static func timings(presentationTimes times: [Double], lastDuration: Double = 1.0 / 30) -> [FrameTiming] {
         times.indices.map { index in
             let duration: Double = if index + 1 < times.count {
                 times[index + 1] - times[index]
@@ -108,16 +108,16 @@ public struct PoseMatchReport: Sendable, Equatable {
 /// When several samples land on one frame the nearest wins (the first in the file on a tie).
 /// Frames left over follow the ``MissingPosePolicy``. Overrides are applied to every pose, and every
 /// sample's lens must then be usable.
-public struct PoseTimeline: Sendable {
+package struct PoseTimeline: Sendable {
     /// One pose per frame, in presentation order; `nil` where the policy hid the frame.
-    public let poses: [Pose?]
-    public let report: PoseMatchReport
+    package let poses: [Pose?]
+    package let report: PoseMatchReport
     /// What the caller should show when more than ``PoseMatchOptions/warnedMissedFraction`` of the
     /// samples met no frame: the counts, the time ranges and the likely fix.
-    public let warning: String?
+    package let warning: String?
 
     /// Matches `samples` read from `source` (named in errors) to `frames` (presentation order).
-    public init(samples: [PoseSample], frames: [FrameTiming], options: PoseMatchOptions = PoseMatchOptions(),
+    package init(samples: [PoseSample], frames: [FrameTiming], options: PoseMatchOptions = PoseMatchOptions(),
                 source: String) throws(ReplayError) {
         for sample in samples {
             if let problem = options.overrides.apply(to: sample.pose).lensProblem {

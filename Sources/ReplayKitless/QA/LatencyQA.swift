@@ -200,14 +200,14 @@ public struct LatencyReport: Sendable, Equatable, Codable, QAReportFiles {
     }
 
     /// Error over time for one delay, one line per tap.
-    public func plot(delay: Double) -> ErrorPlot {
+    package func plot(delay: Double) -> ErrorPlot {
         ErrorPlot(title: "Placement error with \(String(format: "%.0f", delay * 1000)) ms tap latency",
                   series: results.filter { $0.delay == delay }.map { ErrorPlot.Series(label: $0.id, samples: $0.samples) },
                   tolerance: tolerance)
     }
 
     /// Error over time for every delay, one line per tap and delay.
-    public var plot: ErrorPlot {
+    package var plot: ErrorPlot {
         ErrorPlot(title: "Placement error with tap latency",
                   series: results.map { ErrorPlot.Series(label: "\($0.id) @ \(String(format: "%.0f", $0.delay * 1000)) ms", samples: $0.samples) },
                   tolerance: tolerance)

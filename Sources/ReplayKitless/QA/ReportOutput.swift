@@ -2,15 +2,15 @@ import Foundation
 
 /// A plain-text table with aligned columns: text left-aligned, numbers right-aligned.
 package struct TextTable: Sendable {
-    public var headers: [String]
-    public var rows: [[String]]
+    package var headers: [String]
+    package var rows: [[String]]
 
-    public init(headers: [String], rows: [[String]]) {
+    package init(headers: [String], rows: [[String]]) {
         self.headers = headers
         self.rows = rows
     }
 
-    public func render() -> String {
+    package func render() -> String {
         let columns = headers.count
         var widths = headers.map(\.count)
         for row in rows {
@@ -92,9 +92,9 @@ public struct QALegendEntry: Sendable, Equatable {
 }
 
 /// JSON as the QA reports write it.
-public enum QAOutput {
+package enum QAOutput {
     /// JSON as fxreplay writes it: pretty, keys sorted, infinities as the strings `"inf"`/`"-inf"`.
-    public static func json<T: Encodable>(_ value: T) throws(ReplayError) -> Data {
+    package static func json<T: Encodable>(_ value: T) throws(ReplayError) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
@@ -106,7 +106,7 @@ public enum QAOutput {
     }
 
     /// The decoder matching ``json(_:)``.
-    public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(ReplayError) -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(ReplayError) -> T {
         let decoder = JSONDecoder()
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return try throwingReplayError(as: .badInput) { try decoder.decode(type, from: data) }
@@ -114,7 +114,7 @@ public enum QAOutput {
 }
 
 /// A QA report that can be written as JSON, an SVG plot and an HTML page.
-public protocol QAReportFiles {
+package protocol QAReportFiles {
     func json() throws(ReplayError) -> Data
     var plot: ErrorPlot { get }
     /// The HTML page, referencing `thumbnails` relative to `directory` (where it will be written),
@@ -125,7 +125,7 @@ public protocol QAReportFiles {
 extension QAReportFiles {
     /// Writes the requested report files into their reserved outputs (of an ``OutputGroup``, which
     /// the caller commits); the HTML references `thumbnails` relative to its own folder.
-    public func write(json: AtomicOutput? = nil, svg: AtomicOutput? = nil, html: AtomicOutput? = nil,
+    package func write(json: AtomicOutput? = nil, svg: AtomicOutput? = nil, html: AtomicOutput? = nil,
                       thumbnails: [QAThumbnail] = [], legend: [QALegendEntry] = [], run: QARunInfo? = nil) throws(ReplayError) {
         if let json { try json.write(try self.json()) }
         if let svg { try svg.write(Data(plot.svg().utf8)) }
@@ -165,20 +165,20 @@ func relativePath(of file: String, from directory: String) -> String {
 }
 
 /// A self-contained HTML page: headings, paragraphs, tables, inline SVG and referenced images.
-public struct HTMLReport: Sendable {
+package struct HTMLReport: Sendable {
     private var body: [String] = []
     private let title: String
 
-    public init(title: String) {
+    package init(title: String) {
         self.title = title
         body.append("<h1>\(xmlEscaped(title))</h1>")
     }
 
-    public mutating func heading(_ text: String) {
+    package mutating func heading(_ text: String) {
         body.append("<h2>\(xmlEscaped(text))</h2>")
     }
 
-    public mutating func paragraph(_ text: String, failing: Bool = false) {
+    package mutating func paragraph(_ text: String, failing: Bool = false) {
         body.append(failing ? "<p class=\"fail\">\(xmlEscaped(text))</p>" : "<p>\(xmlEscaped(text))</p>")
     }
 
@@ -193,12 +193,12 @@ public struct HTMLReport: Sendable {
     }
 
     /// An SVG document inline.
-    public mutating func svg(_ svg: String) {
+    package mutating func svg(_ svg: String) {
         body.append("<figure class=\"plot\">\n\(svg)</figure>")
     }
 
     /// The verdict in a box of its own (green on a pass, red on a failure), with its reasons under it.
-    public mutating func verdict(_ lines: [String], passed: Bool?) {
+    package mutating func verdict(_ lines: [String], passed: Bool?) {
         guard let first = lines.first else { return }
         let kind = passed.map { $0 ? "pass" : "fail" } ?? "none"
         body.append("<div class=\"verdict \(kind)\"><p><strong>\(xmlEscaped(first))</strong></p>"
@@ -206,7 +206,7 @@ public struct HTMLReport: Sendable {
     }
 
     /// A two-column table of names and values (thresholds, the run's facts).
-    public mutating func facts(_ heading: String, _ rows: [(name: String, value: String)], monospaced: Set<String> = []) {
+    package mutating func facts(_ heading: String, _ rows: [(name: String, value: String)], monospaced: Set<String> = []) {
         guard !rows.isEmpty else { return }
         body.append("<h2>\(xmlEscaped(heading))</h2>\n<table class=\"facts\">\n" + rows.map { row in
             let value = monospaced.contains(row.name) ? "<code>\(xmlEscaped(row.value))</code>" : xmlEscaped(row.value)
@@ -215,7 +215,7 @@ public struct HTMLReport: Sendable {
     }
 
     /// The run's version, inputs and command line.
-    public mutating func run(_ run: QARunInfo?) {
+    package mutating func run(_ run: QARunInfo?) {
         guard let run else { return }
         facts("Run", run.inputs.map { (name: "input \($0.role)", value: $0.path) }
               + [(name: "fxreplay", value: run.version), (name: "command line", value: run.shellCommand)],
@@ -223,7 +223,7 @@ public struct HTMLReport: Sendable {
     }
 
     /// A colour key: a swatch and a label per entry.
-    public mutating func legend(_ entries: [QALegendEntry]) {
+    package mutating func legend(_ entries: [QALegendEntry]) {
         guard !entries.isEmpty else { return }
         body.append("<p class=\"legend\">" + entries.map { entry in
             "<span class=\"swatch\" style=\"background:\(entry.color)\"></span> \(xmlEscaped(entry.label))"
@@ -231,7 +231,7 @@ public struct HTMLReport: Sendable {
     }
 
     /// Images referenced by paths relative to `directory`, where the HTML file will be written.
-    public mutating func images(_ thumbnails: [QAThumbnail], relativeTo directory: String) {
+    package mutating func images(_ thumbnails: [QAThumbnail], relativeTo directory: String) {
         guard !thumbnails.isEmpty else { return }
         var html = "<div class=\"thumbnails\">\n"
         for thumbnail in thumbnails {
@@ -248,7 +248,7 @@ public struct HTMLReport: Sendable {
         body.append(html + "</div>")
     }
 
-    public func render() -> String {
+    package func render() -> String {
         """
         <!DOCTYPE html>
         <html lang="en">

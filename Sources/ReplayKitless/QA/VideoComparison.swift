@@ -89,7 +89,7 @@ public struct VideoComparison {
     public let result: VideoComparisonResult
     /// The worst pair side by side, A | B | heat map of |A − B| in luma (with ``VideoComparisonOptions/diffPicture``),
     /// each panel labelled, with the frame and the heat map's colour scale under them.
-    public let diff: RGBPicture?
+    package let diff: RGBPicture?
     /// Where the figures part from FFmpeg's: a video measured after conversion to 8-bit 4:2:0.
     public let warnings: [String]
 

@@ -17,7 +17,7 @@ public struct AnnotationSettings: Sendable, Codable, Equatable {
 }
 
 /// Per-frame access to the mask another effect (background replacement) used for this frame.
-public protocol FrameMaskProvider: AnyObject {
+package protocol FrameMaskProvider: AnyObject {
     /// The frame-sized mask (255 = person) of the frame being processed, if it has one.
     var currentMask: Plane? { get }
 }
