@@ -6,11 +6,11 @@ import Foundation
 /// A ZIP's members are extracted into a private folder under the system's temporary folder
 /// (`TMPDIR`); this object owns it and removes it when it goes away, and an interrupting signal
 /// (SIGINT, SIGTERM, SIGHUP) removes it too. Keep the object alive while the call's files are read.
-package final class OpenedCall: @unchecked Sendable {
+public final class OpenedCall: @unchecked Sendable {
     /// The call, its tracks' paths pointing into ``privateFolder`` for a ZIP.
-    package let call: Call
+    public let call: Call
     /// The folder a ZIP was extracted into; `nil` for a folder or manifest read in place.
-    package let privateFolder: String?
+    public let privateFolder: String?
 
     private init(call: Call, privateFolder: String?) {
         self.call = call
@@ -22,7 +22,7 @@ package final class OpenedCall: @unchecked Sendable {
     /// Whether `path` names a call rather than a media file: a folder holding a `.json` file, a
     /// `.zip` or `.json` file, or a file that starts as a ZIP does. (Nothing fxreplay renders is any
     /// of these; a folder without a manifest stays "a folder, not a media file".)
-    package static func isCall(_ path: String) -> Bool {
+    public static func isCall(_ path: String) -> Bool {
         guard !path.contains("://") else { return false }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
@@ -39,7 +39,7 @@ package final class OpenedCall: @unchecked Sendable {
     /// Opens the call at `path` and probes its media files.
     /// - Throws: `ReplayError.badInput` naming the manifest, the entry and the field for anything
     ///   wrong with the call; `.processing` when the private folder cannot be made or filled.
-    package static func open(_ path: String) throws(ReplayError) -> OpenedCall {
+    public static func open(_ path: String) throws(ReplayError) -> OpenedCall {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .badInput("\(path): no such file or folder") }
         if isDirectory.boolValue {
