@@ -6,11 +6,12 @@ import Foundation
 /// concurrent stages joined by bounded queues, with every frame kept at its own timestamp
 /// and every other stream copied untouched.
 public final class Renderer {
+    /// What this render does; fixed when it is made.
     public let options: RenderOptions
     private let extraEffects: [any FrameEffect]
 
     /// A render as `options` describe it; nothing runs until ``run(onProgress:)`` or ``start()``.
-    public init(options: RenderOptions) {
+    public convenience init(options: RenderOptions) {
         self.init(options: options, extraEffects: [])
     }
 
