@@ -5,9 +5,11 @@ import Foundation
 /// plane by its share of all samples, and the average PSNR is taken from that MSE.
 /// Identical planes have MSE 0 and PSNR `+infinity` (FFmpeg prints `inf`).
 public struct PSNRFrame: Sendable, Equatable, Codable {
+    /// Per-plane mean squared error of the pair (sample values 0–255 squared).
     public var mse: PlaneValues
     /// Σ mse[c] · weight[c] (`mse_avg`).
     public var mseAverage: Double
+    /// Per-plane PSNR in dB, `10·log10(255² / mse)`; `+infinity` for identical planes.
     public var psnr: PlaneValues
     /// PSNR of `mseAverage` (`psnr_avg`).
     public var psnrAverage: Double

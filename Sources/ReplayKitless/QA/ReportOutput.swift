@@ -36,11 +36,14 @@ package struct TextTable: Sendable {
 /// A picture shown in an HTML report (worst-frame thumbnails): a caption and the image file's path,
 /// or the PNG itself for a self-contained page.
 public struct QAThumbnail: Sendable, Equatable {
+    /// The caption under the picture (the frame, its time, what it shows).
     public var label: String
+    /// The PNG's path; the page links it relative to its own folder.
     public var path: String
     /// The PNG's bytes, shown as a `data:` URI instead of referencing `path`.
     public var inline: Data?
 
+    /// A picture captioned `label` at `path`, or inlined from `inline` when given.
     public init(label: String, path: String, inline: Data? = nil) {
         self.label = label
         self.path = path
@@ -51,12 +54,14 @@ public struct QAThumbnail: Sendable, Equatable {
 /// What a QA page says about the run that made it, so a page found later explains itself: the
 /// program's version, the command line and the input files.
 public struct QARunInfo: Sendable, Equatable {
+    /// The version of the program that made the page (`fxreplay --version`'s first line).
     public var version: String
     /// The arguments, the program's name first.
     public var commandLine: [String]
     /// The inputs, each with what it is (e.g. "A", "video").
     public var inputs: [(role: String, path: String)]
 
+    /// What a page shows about its run.
     public init(version: String, commandLine: [String], inputs: [(role: String, path: String)]) {
         self.version = version
         self.commandLine = commandLine
@@ -82,9 +87,12 @@ public struct QARunInfo: Sendable, Equatable {
 
 /// A colour key entry of an HTML report: which marker colour stands for what.
 public struct QALegendEntry: Sendable, Equatable {
+    /// What the colour stands for (an annotation id, track A or B).
     public var label: String
+    /// The marker colour.
     public var color: RGBAColor
 
+    /// An entry saying that `color` stands for `label`.
     public init(label: String, color: RGBAColor) {
         self.label = label
         self.color = color
