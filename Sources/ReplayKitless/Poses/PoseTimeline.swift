@@ -49,10 +49,12 @@ public enum PoseTimeBase: Sendable, Equatable {
 
 /// How to match pose samples to frames.
 public struct PoseMatchOptions: Sendable, Equatable {
+    /// How sample times relate to the video's timestamps.
     public var timeBase: PoseTimeBase
     /// Seconds added to every sample time before matching (`--pose-offset`): a sample at `t` applies
     /// to the frame at `t + offset`.
     public var offset: Double
+    /// What a frame without a matching sample gets.
     public var policy: MissingPosePolicy
     /// Lens values forced on every pose.
     public var overrides: PoseOverrides
@@ -61,9 +63,11 @@ public struct PoseMatchOptions: Sendable, Equatable {
     /// than a pose log meant to cover more than the video (`--max-unmatched-poses`).
     public var maxMissedFraction: Double
 
-    /// Above this share of missed samples, matching goes on with a warning (``PoseTimeline/warning``).
+    /// Above this share of missed samples, matching goes on with a warning.
     public static let warnedMissedFraction = 0.1
 
+    /// Matching options; the defaults are `fxreplay render`'s (relative times, no offset, interpolation,
+    /// at most half the samples missing).
     public init(timeBase: PoseTimeBase = .relative, offset: Double = 0, policy: MissingPosePolicy = .interpolate,
                 overrides: PoseOverrides = .none, maxMissedFraction: Double = 0.5) {
         self.timeBase = timeBase
@@ -91,6 +95,7 @@ public struct PoseMatchReport: Sendable, Equatable {
     /// frame index past the end), as opposed to a second sample for a frame.
     public var missedSamples = 0
 
+    /// A report with these counts.
     public init(matched: Int = 0, interpolated: Int = 0, held: Int = 0, hidden: Int = 0, unusedSamples: Int = 0, missedSamples: Int = 0) {
         self.matched = matched
         self.interpolated = interpolated
