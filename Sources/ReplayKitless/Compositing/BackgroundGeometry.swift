@@ -19,11 +19,16 @@ public enum BackgroundFit: String, Sendable, Equatable, CaseIterable {
 
 /// A rectangle of whole pixels: columns `x ..< x + width`, rows `y ..< y + height`.
 public struct PixelRect: Sendable, Equatable, Hashable, CustomStringConvertible {
+    /// Left column.
     public var x: Int
+    /// Top row.
     public var y: Int
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
 
+    /// The rectangle of `width`×`height` pixels whose top-left pixel is (`x`, `y`).
     public init(x: Int, y: Int, width: Int, height: Int) {
         self.x = x; self.y = y; self.width = width; self.height = height
     }

@@ -75,11 +75,16 @@ package struct YUVColor: Sendable, Equatable, Hashable {
 /// An sRGB colour with straight alpha, as written in scene files and on the command line
 /// (`#RRGGBB` or `#RRGGBBAA`).
 public struct RGBAColor: Sendable, Equatable, Hashable, CustomStringConvertible {
+    /// Red, 0–255, gamma-encoded sRGB.
     public var red: UInt8
+    /// Green, 0–255, gamma-encoded sRGB.
     public var green: UInt8
+    /// Blue, 0–255, gamma-encoded sRGB.
     public var blue: UInt8
+    /// Alpha, 0 (transparent) to 255 (opaque), straight (not premultiplied).
     public var alpha: UInt8
 
+    /// A colour from its components; opaque unless `alpha` says.
     public init(red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8 = 255) {
         self.red = red; self.green = green; self.blue = blue; self.alpha = alpha
     }

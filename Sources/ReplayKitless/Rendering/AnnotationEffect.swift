@@ -7,6 +7,7 @@ public struct AnnotationSettings: Sendable, Codable, Equatable {
     /// Draw the person (mask foreground) over the annotations, so they look behind the person.
     public var occludeWithMask = false
 
+    /// Annotations from the scene file `scene`, labels in the default font, drawn over the person.
     public init(scene: String) { self.scene = scene }
 
     /// The files these settings read: the scene, its meshes (a scene that cannot be read has none

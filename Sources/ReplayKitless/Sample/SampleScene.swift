@@ -9,6 +9,7 @@ public struct SampleSettings: Sendable, Equatable {
     /// Seeds the timing jitter, the dropped frames, the hand shake and the room tone.
     public var seed: UInt64
 
+    /// The settings of `fxreplay sample` without options: 640×360, 4 seconds, seed 1.
     public init(size: PictureSize = PictureSize(width: 640, height: 360), seconds: Double = 4, seed: UInt64 = 1) {
         self.size = size
         self.seconds = seconds
