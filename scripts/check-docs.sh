@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 - "$@" <<'PY'
 import glob, re, sys
-witness = re.compile(r'\b(description|errorDescription|encode\(to|init\(from decoder|hash\(into|static func ==|rawValue)\b')
+witness = re.compile(r'\b(description\b|errorDescription\b|encode\(to\b|init\(from decoder\b|hash\(into\b|static func == |rawValue\b)')
 missing = []
 for path in sorted(glob.glob('Sources/ReplayKitless/**/*.swift', recursive=True)):
     lines = open(path, encoding='utf-8').read().split('\n')

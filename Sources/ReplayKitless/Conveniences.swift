@@ -15,8 +15,12 @@ extension Renderer {
     /// `picture`, fitted to cover the frame: `fxreplay render IN -o OUT --mask M --background P`.
     /// Cancelling the task leaves no output (see ``run(onProgress:)``).
     /// - Parameters:
+    ///   - input: the recording.
+    ///   - output: the file written; its extension picks the container (and the codec: H.264, VP9 for WebM).
     ///   - mask: per-frame masks: a mask video or single image, numbered images, or the input's alpha.
+    ///   - picture: the still picture (PNG, JPEG, …) shown where the mask is transparent.
     ///   - overwrite: replace an existing `output` (without it, an existing file is a usage error).
+    ///   - onProgress: called about ten times a second; throwing from it stops the render with that error.
     public static func render(_ input: FilePath, to output: FilePath, mask: MaskSource, background picture: FilePath,
                               overwrite: Bool = false,
                               onProgress: @escaping @Sendable (JobProgress) throws(ReplayError) -> Void = { _ in })
@@ -46,7 +50,9 @@ public struct TimedPose: Sendable, Equatable {
 extension PoseSEI {
     /// The poses `recording`'s H.264/HEVC video carries in its SEI (formats.md §4), one per frame
     /// that has one, in presentation order; nothing is decoded.
-    /// - Parameter uuid: the SEI's UUID when it is not the default.
+    /// - Parameters:
+    ///   - recording: the video file (MP4, MOV, MKV or a raw H.264/HEVC stream).
+    ///   - uuid: the SEI's UUID when it is not the default.
     /// - Throws: ``ReplayError`` (bad input) for another codec or a malformed SEI.
     public static func poses(in recording: FilePath, uuid: String? = nil) throws(ReplayError) -> [TimedPose] {
         let sei = try uuid.map(PoseSEI.init(uuid:)) ?? PoseSEI()

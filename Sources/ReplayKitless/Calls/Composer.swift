@@ -7,16 +7,22 @@ import Synchronization
 /// with its latest picture due by then, in the tiles of the layout, which is recomputed whenever
 /// someone with video joins or leaves.
 ///
-/// Each video track is decoded on its own thread (``TrackFrames``) a few pictures ahead; this
-/// thread lays out and paints each output frame (``TilePainter``) and hands it to an encoding
+/// Each video track is decoded on its own thread a few pictures ahead; this
+/// thread lays out and paints each output frame and hands it to an encoding
 /// thread over a bounded queue, so decoding, composing and encoding overlap and memory stays
 /// bounded however long or large the call.
 public final class Composer {
+    /// What this composition does; fixed when it is made.
     public let options: ComposeOptions
     private let extraEffects: [any FrameEffect]
 
+    /// A composition as `options` describe it; nothing runs until ``run(onProgress:)`` or ``start()``.
+    public convenience init(options: ComposeOptions) {
+        self.init(options: options, extraEffects: [])
+    }
+
     /// - Parameter extraEffects: steps applied to each composed frame (a contact sheet, say).
-    public init(options: ComposeOptions, extraEffects: [any FrameEffect] = []) {
+    package init(options: ComposeOptions, extraEffects: [any FrameEffect]) {
         self.options = options
         self.extraEffects = extraEffects
     }

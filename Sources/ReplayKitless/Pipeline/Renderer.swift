@@ -6,12 +6,18 @@ import Foundation
 /// concurrent stages joined by bounded queues, with every frame kept at its own timestamp
 /// and every other stream copied untouched.
 public final class Renderer {
+    /// What this render does; fixed when it is made.
     public let options: RenderOptions
     private let extraEffects: [any FrameEffect]
 
+    /// A render as `options` describe it; nothing runs until ``run(onProgress:)`` or ``start()``.
+    public convenience init(options: RenderOptions) {
+        self.init(options: options, extraEffects: [])
+    }
+
     /// - Parameter extraEffects: processing steps of the caller's own, applied after the ones the
     ///   options ask for (background replacement, annotations).
-    public init(options: RenderOptions, extraEffects: [any FrameEffect] = []) {
+    package init(options: RenderOptions, extraEffects: [any FrameEffect]) {
         self.options = options
         self.extraEffects = extraEffects
     }

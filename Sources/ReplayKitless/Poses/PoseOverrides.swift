@@ -4,8 +4,11 @@
 /// `intrinsics` win over everything; `fovY` replaces the pose's field of view and drops intrinsics
 /// the pose itself carried; `zNear` replaces the near distance.
 public struct PoseOverrides: Sendable, Equatable {
+    /// Vertical field of view in degrees forced on every pose (`--fov`); `nil`: the pose's own.
     public var fovY: Double?
+    /// Near clipping distance in metres forced on every pose (`--znear`); `nil`: the pose's own.
     public var zNear: Double?
+    /// Pinhole intrinsics forced on every pose (`--intrinsics`); `nil`: the pose's own.
     public var intrinsics: Intrinsics?
 
     /// No overrides.
@@ -31,6 +34,7 @@ public struct PoseOverrides: Sendable, Equatable {
         self.intrinsics = intrinsics
     }
 
+    /// Whether nothing is overridden.
     public var isEmpty: Bool { fovY == nil && zNear == nil && intrinsics == nil }
 
     /// `pose` with the overridden values replaced.

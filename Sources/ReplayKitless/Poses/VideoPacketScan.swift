@@ -6,30 +6,30 @@ import Foundation
 /// `fxreplay poses extract`.
 ///
 /// The size comes from the stream parameters, so a mid-stream resolution change is not seen here.
-public struct VideoPacketScan: Sendable {
+package struct VideoPacketScan: Sendable {
     /// Index of the video stream read (FFmpeg's best video stream).
-    public var streamIndex: Int
+    package var streamIndex: Int
     /// FFmpeg's codec name (`h264`, `hevc`, `vp8`, …).
-    public var codecName: String
+    package var codecName: String
     /// Frames in presentation order; times in seconds relative to the first frame.
-    public var frames: [FrameTiming]
+    package var frames: [FrameTiming]
     /// Stream time of the first frame in seconds, for sidecars in absolute time.
-    public var firstFrameTime: Double
+    package var firstFrameTime: Double
     /// Picture size in display orientation (width and height swapped for 90° and 270° rotations).
-    public var width: Int
-    public var height: Int
+    package var width: Int
+    package var height: Int
     /// Per frame (presentation order), the pose its SEI carries; all `nil` when SEI was not read.
-    public var seiPoses: [Pose32?]
+    package var seiPoses: [Pose32?]
     /// Per frame (presentation order), its timestamp in the stream's time base.
-    public var presentationTimestamps: [Int64]
+    package var presentationTimestamps: [Int64]
 
     /// The packets carry no timestamps (a raw H.264/HEVC stream): the frames were decoded to find
     /// their order and pose SEI, and timed as the renderer times them (``UntimedFrames``).
-    public var isUntimed = false
+    package var isUntimed = false
 
     /// Reads every video packet of `path`; with `sei` set, also the pose SEI (H.264 and HEVC only:
     /// other codecs are a bad-input error, their poses must come from a sidecar).
-    public init(path: String, sei: PoseSEI? = nil) throws(ReplayError) {
+    package init(path: String, sei: PoseSEI? = nil) throws(ReplayError) {
         let demuxer = try Demuxer(url: path)
         guard let video = demuxer.bestVideoStream else { throw ReplayError.badInput("\(path): no video stream") }
         demuxer.keepOnly(streams: [video.index])
@@ -137,7 +137,7 @@ public struct VideoPacketScan: Sendable {
     }
 
     /// The SEI poses as samples keyed by frame time (relative seconds), skipping frames without one.
-    public var seiSamples: [PoseSample] {
+    package var seiSamples: [PoseSample] {
         seiPoses.indices.compactMap { index in
             seiPoses[index].map { pose in
                 var sample = PoseSample(key: .time(frames[index].time), pose32: pose)

@@ -6,8 +6,12 @@ extension VideoComparison {
     ///
     /// Cancelling the task stops the comparison at the next frame pair and throws
     /// ``ReplayError/cancelled``. A failed threshold is not thrown: read ``VideoComparisonResult``.
-    /// - Parameter onProgress: called after each measured pair with the pairs so far
-    ///   (`framesExpected` is nil: the pairing is only known at the end).
+    /// - Parameters:
+    ///   - a: the video measured (FFmpeg's main input): a path, or a URL ``InputPolicy`` allows.
+    ///   - b: the reference it is measured against.
+    ///   - options: the alignment and the thresholds; the defaults check timestamps and audio only.
+    ///   - onProgress: called after each measured pair with the pairs so far
+    ///     (`framesExpected` is nil: the pairing is only known at the end).
     public static func compare(_ a: FilePath, with b: FilePath, options: VideoComparisonOptions = VideoComparisonOptions(),
                                onProgress: @escaping @Sendable (JobProgress) throws(ReplayError) -> Void = { _ in })
         async throws(ReplayError) -> VideoComparison {

@@ -7,6 +7,7 @@ public struct AnnotationSettings: Sendable, Codable, Equatable {
     /// Draw the person (mask foreground) over the annotations, so they look behind the person.
     public var occludeWithMask = false
 
+    /// Annotations from the scene file `scene`, labels in the default font, drawn over the person.
     public init(scene: String) { self.scene = scene }
 
     /// The files these settings read: the scene, its meshes (a scene that cannot be read has none
@@ -17,7 +18,7 @@ public struct AnnotationSettings: Sendable, Codable, Equatable {
 }
 
 /// Per-frame access to the mask another effect (background replacement) used for this frame.
-public protocol FrameMaskProvider: AnyObject {
+package protocol FrameMaskProvider: AnyObject {
     /// The frame-sized mask (255 = person) of the frame being processed, if it has one.
     var currentMask: Plane? { get }
 }

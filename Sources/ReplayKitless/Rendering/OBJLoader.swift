@@ -5,20 +5,20 @@ import Foundation
 /// `v`, `v/vt`, `v//vn`, `v/vt/vn`; negative indices count back from the latest vertex).
 /// Texture coordinates, groups and materials are ignored. Faces without normals get flat
 /// normals, or smooth ones inside a smoothing group (`s 1`).
-public enum OBJLoader {
+package enum OBJLoader {
     /// Loads the mesh in the file at `path`.
-    public static func load(path: String) throws(ReplayError) -> Mesh {
+    package static func load(path: String) throws(ReplayError) -> Mesh {
         try parse(try readInputFile(path, limit: InputLimits.meshBytes, kind: "mesh file", isText: true), file: path)
     }
 
     /// Parses OBJ text; `file` names the source in error messages.
-    public static func parse(_ text: String, file: String) throws(ReplayError) -> Mesh {
+    package static func parse(_ text: String, file: String) throws(ReplayError) -> Mesh {
         var text = text
         return try throwingReplayError { try text.withUTF8 { try parse(bytes: $0, file: file) } }
     }
 
     /// Parses the bytes of an OBJ file; `file` names the source in error messages.
-    public static func parse(_ bytes: [UInt8], file: String) throws(ReplayError) -> Mesh {
+    package static func parse(_ bytes: [UInt8], file: String) throws(ReplayError) -> Mesh {
         try throwingReplayError { try bytes.withUnsafeBufferPointer { try parse(bytes: $0, file: file) } }
     }
 

@@ -20,7 +20,7 @@ package final class ProgressReporter: @unchecked Sendable {
     /// Whether a terminal bar is on screen without its line ended, so a message must start a new line.
     static let barIsOpen = Locked(false)
 
-    public init(style: ProgressStyle, label: String, total: Int?, unit: String = "frames", seconds: Double? = nil) {
+    package init(style: ProgressStyle, label: String, total: Int?, unit: String = "frames", seconds: Double? = nil) {
         let terminal = isatty(STDERR_FILENO) != 0
         self.style = style == .auto ? (terminal ? .auto : .plain) : style
         self.label = label
@@ -32,7 +32,7 @@ package final class ProgressReporter: @unchecked Sendable {
     }
 
     /// Reports that `done` units are finished.
-    public func update(done: Int) {
+    package func update(done: Int) {
         let now = Date()
         guard now.timeIntervalSince(lastPrint) >= interval else { return }
         lastPrint = now
@@ -40,7 +40,7 @@ package final class ProgressReporter: @unchecked Sendable {
     }
 
     /// Prints the final state.
-    public func finish(done: Int) {
+    package func finish(done: Int) {
         if total != nil { total = done }
         emit(done: done, final: true)
     }
