@@ -53,7 +53,7 @@ import ReplayKitless
                 ReplayLog.logger = Logger(label: "quiet") { _ in SwiftLogNoOpLogHandler() }
             }
             _ = try BatchPlanner(outputDirectory: directory.path, job: nil)
-                .recordings(matching: [directory.appendingPathComponent("none-*.mp4").path])
+                .recordings(matching: [Self.call.string, directory.appendingPathComponent("none-*.mp4").path])
             var options = RenderOptions(input: Self.call, output: FilePath(directory.appendingPathComponent("out.mp4").path))
             options.encoder.crf = 45
             options.size = PictureSize(width: 160, height: 90)
