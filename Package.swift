@@ -11,6 +11,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        // The library's warnings, progress and FFmpeg's log go to the caller's logger, never to stderr.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // `FilePath` in the library's public API.
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // `swift package generate-documentation` for the DocC catalogue.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -28,19 +34,25 @@ let package = Package(
         .target(
             name: "ReplayKitless",
             dependencies: ["CFFmpeg", "CFreeType", "CKernels", .product(name: "Yams", package: "Yams"),
-                           .product(name: "ZIPFoundation", package: "ZIPFoundation")]
+                           .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "SystemPackage", package: "swift-system")]
         ),
         .executableTarget(
             name: "fxreplay",
             dependencies: [
                 "ReplayKitless",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // Throughput of the compositing kernels alone (benchmarks/background.sh); not a product.
         .executableTarget(name: "fxbench", dependencies: ["ReplayKitless"]),
         .target(name: "FxTestSupport", dependencies: ["ReplayKitless"], path: "Tests/Support"),
-        .testTarget(name: "ReplayKitlessTests", dependencies: ["ReplayKitless", "FxTestSupport", .product(name: "Yams", package: "Yams")]),
+        .testTarget(name: "ReplayKitlessTests", dependencies: ["ReplayKitless", "FxTestSupport", .product(name: "Yams", package: "Yams"),
+                                                          .product(name: "Logging", package: "swift-log"),
+                                                          .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "fxreplayTests", dependencies: ["fxreplay", "ReplayKitless", "FxTestSupport"]),
     ]
 )

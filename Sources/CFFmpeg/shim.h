@@ -133,8 +133,11 @@ static inline const enum AVPixelFormat *fx_codec_pix_fmts(const AVCodec *codec) 
 
 /* Decoders report many errors only through av_log (a CRC mismatch, a concealed slice) while still
    returning a picture. This callback counts error lines from each decoder into an atomic counter the
-   owner puts in AVCodecContext.opaque (frame threading copies opaque to its worker contexts), then
-   hands the message to FFmpeg's default printer. */
+   owner puts in AVCodecContext.opaque (frame threading copies opaque to its worker contexts). Lines
+   FFmpeg's log level lets through are formatted as FFmpeg's own printer does (av_log_format_line) and
+   handed to the library's sink (ReplayLog), never printed here: the library writes nothing to stderr. */
+typedef void (*fx_log_sink)(int level, const char *line);
+static fx_log_sink fx_log_forward = NULL;
 static inline void fx_counting_log_callback(void *object, int level, const char *format, va_list args) {
     if (object && level <= AV_LOG_ERROR) {
         const AVClass *cls = *(const AVClass **)object;
@@ -145,9 +148,17 @@ static inline void fx_counting_log_callback(void *object, int level, const char 
                 atomic_fetch_add((_Atomic long *)ctx->opaque, 1);
         }
     }
-    av_log_default_callback(object, level, format, args);
+    if (level > av_log_get_level() || !fx_log_forward) return;
+    char line[1024];
+    int print_prefix = 1;
+    av_log_format_line(object, level, format, args, line, (int)sizeof line, &print_prefix);
+    fx_log_forward(level, line);
 }
-static inline void fx_install_counting_log_callback(void) { av_log_set_callback(fx_counting_log_callback); }
+/* `sink` is set once, before FFmpeg may log. */
+static inline void fx_install_counting_log_callback(fx_log_sink sink) {
+    fx_log_forward = sink;
+    av_log_set_callback(fx_counting_log_callback);
+}
 static inline long *fx_error_counter_new(void) { return (long *)av_mallocz(sizeof(_Atomic long)); }
 static inline long fx_error_counter_read(long *counter) { return atomic_load((_Atomic long *)counter); }
 

@@ -15,6 +15,7 @@ struct Fxreplay: ParsableCommand {
 
     static func main() {
         let status: Int32
+        StderrLog.install()
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments == ["--version"] { printVersion() }
         if let hint = CommandLineHints.problem(in: arguments) {

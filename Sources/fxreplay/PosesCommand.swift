@@ -131,7 +131,7 @@ struct PosesExtract: ParsableCommand {
                                        + "write .jsonl or .csv instead")
         }
         let bytes: [UInt8]
-        do { bytes = try PoseSidecar.encode(samples, format: format) } catch let error as ReplayError {
+        do throws(ReplayError) { bytes = try PoseSidecar.encode(samples, format: format) } catch {
             throw ReplayError(error.kind, "\(input) → \(output): \(error.message)")
         }
         try AtomicOutput.write(Data(bytes), to: output, inputs: [input])

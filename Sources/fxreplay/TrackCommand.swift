@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ReplayKitless
+import SystemPackage
 
 extension PlacementTrack.Format: ExpressibleByArgument {}
 
@@ -33,21 +34,13 @@ struct Track: ParsableCommand {
 
     func run() throws {
         FFmpegLogging.configure(verbose: false)
-        let scene = try AnnotationScene.load(path: annotations)
-        let settings = try poseOptions.settings()
-        let scan = try settings.scan(input)
-        let timeline = try settings.timeline(for: scan, input: input)
-        let frames = zip(scan.frames, timeline.poses).map { timing, pose in
-            TrackFrame(time: timing.time, width: scan.width, height: scan.height, pose: pose)
-        }
-        let rows = try PlacementTrack.rows(frames: frames, scene: scene, sceneFile: annotations,
-                                           sceneTimeOrigin: settings.sceneTimeOrigin(for: scan))
+        let track = try PlacementTrack.track(of: FilePath(input), poses: poseOptions.settings(), scene: FilePath(annotations))
         let chosen = format ?? (URL(fileURLWithPath: output).pathExtension.lowercased() == "jsonl" ? .jsonl : .csv)
-        let text = PlacementTrack.text(rows, format: chosen)
+        let text = PlacementTrack.text(track.rows, format: chosen)
         try AtomicOutput.write(Data(text.utf8), to: output,
-                               inputs: [input, annotations] + scene.meshFiles + (poseOptions.poses.map { [$0] } ?? []))
-        printError("fxreplay: wrote \(output): \(frames.count) frames × \(scene.annotations.count) annotations; "
-                   + timeline.report.summary)
-        printWarnings(timeline.warning.map { [$0] } ?? [])
+                               inputs: [input, annotations] + track.scene.meshFiles + (poseOptions.poses.map { [$0] } ?? []))
+        printError("fxreplay: wrote \(output): \(track.frameCount) frames × \(track.scene.annotations.count) annotations; "
+                   + track.poseMatching.summary)
+        printWarnings(track.poseWarning.map { [$0] } ?? [])
     }
 }

@@ -195,10 +195,12 @@ enum PoseFuzzing {
     /// rounding to float32 again: pose32 → text → pose32 is bit-exact), or a ``ReplayError`` from the
     /// writer when a value cannot be written as text (NaN or infinite, which only pose32 can hold).
     private static func roundTrip(_ samples: [PoseSample], through format: PoseSidecarFormat) throws {
+        // (A `Result`, not do/catch: throwing another error type from the catch of a typed-throws
+        // `do` crashes Swift 6.3's SIL ownership verifier, or hangs it.)
         let bytes: [UInt8]
-        do {
-            bytes = try PoseSidecar.encode(samples, format: format)
-        } catch let error as ReplayError {
+        switch Result(catching: { () throws(ReplayError) in try PoseSidecar.encode(samples, format: format) }) {
+        case .success(let written): bytes = written
+        case .failure(let error):
             if samples.allSatisfy(isFinite) { throw FuzzFinding("writing \(format) failed: \(error)") }
             return
         }
@@ -247,10 +249,10 @@ enum PoseFuzzing {
         let found = try sei.pose(inAccessUnit: accessUnit, codec: codec, framing: framing)
         let pose = Pose32(position: [1, -2, 0.5], euler: [0, 0.25, -1], zNear: 0.001, fovY: 60)
         let embedded: [UInt8]
-        do {
-            embedded = try sei.inserting(pose, into: accessUnit, codec: codec, framing: framing)
-        } catch let error as ReplayError where error.kind == .badInput {
-            return  // no slice to put it in front of
+        switch Result(catching: { () throws(ReplayError) in try sei.inserting(pose, into: accessUnit, codec: codec, framing: framing) }) {
+        case .success(let inserted): embedded = inserted
+        case .failure(let error) where error.kind == .badInput: return  // no slice to put it in front of
+        case .failure(let error): throw error
         }
         guard found == nil else { return }  // replacing a pose is not checked: it depends on what else the SEI held
         do {

@@ -58,7 +58,7 @@ import Testing
         do {
             try AnnotationRenderer().prepare(spheres(fitting + 1), scene: "s.json")
             Issue.record("\(fitting + 1) spheres of \(perSphere) triangles were accepted")
-        } catch let error as ReplayError {
+        } catch {
             #expect(error.kind == .badInput && error.message.hasPrefix("s.json (annotation \"s\(fitting)\")")
                     && error.message.contains("\(InputLimits.sceneTriangles) triangles"), "\(error)")
         }
@@ -73,7 +73,7 @@ import Testing
         do {
             _ = try PlacementTrack.rows(frames: frames, scene: scene, sceneFile: "s.json")
             Issue.record("a track of \(frames.count * 10_000) rows was made")
-        } catch let error as ReplayError {
+        } catch {
             #expect(error.kind == .badInput && error.message.hasPrefix("s.json: 10000 annotations on 1001 frames"), "\(error)")
         }
         #expect(try PlacementTrack.rows(frames: Array(frames.prefix(2)), scene: scene, sceneFile: "s.json").count == 20_000)
@@ -190,7 +190,7 @@ import Testing
         do {
             _ = try PoseTimeline(samples: samples, frames: frames, source: "p.jsonl")
             Issue.record("accepted \(line2)")
-        } catch let error as ReplayError {
+        } catch {
             #expect(error.kind == .badInput && error.message.hasPrefix("p.jsonl:2 \(field)"), "\(error)")
         }
     }

@@ -180,7 +180,7 @@ import Testing
             #expect(throws: ReplayError.self) { try MaskSmoother(frames: bad) }
             do {
                 _ = try MaskSmoother(frames: bad)
-            } catch let error as ReplayError {
+            } catch {
                 #expect(error.kind == .usage && error.message.contains("--mask-smooth") && error.message.contains("\(bad)"))
             }
         }

@@ -70,7 +70,7 @@ public enum FrameCode {
     }
 
     /// Paints the code for `index` and `tag` over the whole picture.
-    public static func draw(_ image: YUVImage, index: Int, tag: Int) {
+    package static func draw(_ image: YUVImage, index: Int, tag: Int) {
         image.luma.fill(grey)
         image.cb.fill(128)
         image.cr.fill(128)

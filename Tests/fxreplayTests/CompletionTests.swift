@@ -102,9 +102,16 @@ import Testing
             zpty z zsh -f -i
             zpty -w z "PS1='%% '; fpath=(\(scripts["zsh"]!.deletingLastPathComponent().path) \\$fpath); autoload -U compinit; compinit -u -D; LISTMAX=1000"
             zpty -w -n z "$1"$'\\t'
-            sleep 1.5
-            out=""
-            while zpty -r -t z chunk; do out+=$chunk; done
+            # Read until zsh has answered after the typed line and then gone quiet for a second (or
+            # eight seconds of nothing): a fixed wait read nothing when the machine was busy.
+            out=""; idle=0
+            for i in {1..400}; do
+              if zpty -r -t z chunk; then out+=$chunk; idle=0; continue; fi
+              sleep 0.25; (( idle++ ))
+              rest=${out#*"$1"}
+              [[ $out == *"$1"* && -n ${rest//[[:space:]]/} ]] && (( idle >= 4 )) && break
+              (( idle >= 32 )) && break
+            done
             print -r -- "$out"
             zpty -d z
             """

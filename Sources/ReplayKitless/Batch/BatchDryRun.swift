@@ -1,8 +1,8 @@
 import Foundation
 
 /// What `fxreplay batch --dry-run` says of one recording: what a real run would do with it, and why.
-public struct BatchDryRunEntry: Sendable, Equatable {
-    public enum Action: String, Sendable, CaseIterable {
+package struct BatchDryRunEntry: Sendable, Equatable {
+    package enum Action: String, Sendable, CaseIterable {
         /// The output exists and its fingerprint matches the input and options: skipped.
         case upToDate = "up to date"
         case render = "to render"
@@ -10,15 +10,15 @@ public struct BatchDryRunEntry: Sendable, Equatable {
         case refused
     }
 
-    public var recording: BatchRecording
-    public var action: Action
-    public var reason: String
+    package var recording: BatchRecording
+    package var action: Action
+    package var reason: String
 }
 
 extension BatchRunner {
     /// Decides for every recording what ``run()`` would, with the same fingerprints and checks,
     /// and writes nothing: no directory, lock, log, output or report, and no cleaning up.
-    public func dryRun() -> [BatchDryRunEntry] {
+    package func dryRun() -> [BatchDryRunEntry] {
         recordings.map { recording in
             let key = OutputFingerprint.key(version: settings.version, arguments: recording.arguments, files: recording.files)
             let fingerprint = OutputFingerprint.load(forOutput: recording.output)

@@ -4,24 +4,24 @@ import Foundation
 /// report and a lock in `DIR/logs`. Jobs and manifests come from other people, so every one of
 /// these must stay inside the output directory (symbolic links followed) and be none of the files
 /// the batch reads (``BatchPlanner`` checks both before anything runs).
-public struct BatchLayout: Sendable {
+package struct BatchLayout: Sendable {
     /// The output directory (`--out`).
-    public let directory: String
+    package let directory: String
 
-    public init(directory: String) { self.directory = directory }
+    package init(directory: String) { self.directory = directory }
 
-    public var logs: String { directory + "/logs" }
-    public func log(_ recording: BatchRecording) -> String { "\(logs)/\(recording.name).log" }
-    public func report(_ recording: BatchRecording) -> String { "\(logs)/\(recording.name).report.json" }
-    public func lock(_ recording: BatchRecording) -> String { "\(logs)/\(recording.name).lock" }
+    package var logs: String { directory + "/logs" }
+    package func log(_ recording: BatchRecording) -> String { "\(logs)/\(recording.name).log" }
+    package func report(_ recording: BatchRecording) -> String { "\(logs)/\(recording.name).report.json" }
+    package func lock(_ recording: BatchRecording) -> String { "\(logs)/\(recording.name).lock" }
 
     /// Render's `--preview` files of `recording` (its options are all `--key=value`, with checked keys).
-    public static func previews(_ recording: BatchRecording) -> [String] {
+    package static func previews(_ recording: BatchRecording) -> [String] {
         recording.arguments.dropFirst(3).compactMap { $0.hasPrefix("--preview=") ? String($0.dropFirst(10)) : nil }
     }
 
     /// Every file written for `recording`, with the manifest field it comes from.
-    public func writtenFiles(_ recording: BatchRecording) -> [(field: String, path: String)] {
+    package func writtenFiles(_ recording: BatchRecording) -> [(field: String, path: String)] {
         [("output", recording.output)] + Self.previews(recording).map { ("preview", $0) }
             + [("output", OutputFingerprint.path(forOutput: recording.output)),
                ("output", log(recording)), ("output", report(recording)), ("output", lock(recording))]
@@ -35,7 +35,7 @@ public struct BatchLayout: Sendable {
 
     /// Why a manifest's `output` or `preview` cell cannot name a file inside the output directory:
     /// it must be a relative path without `..` (checked as written; ``contains(_:)`` then follows links).
-    public static func problem(ofWrittenPath value: String) -> String? {
+    package static func problem(ofWrittenPath value: String) -> String? {
         if value.isEmpty { return "is empty" }
         if value.hasPrefix("/") { return "'\(value)' is absolute: give a path relative to --out" }
         if value.split(separator: "/").contains("..") { return "'\(value)' goes up with '..': it must stay inside --out" }

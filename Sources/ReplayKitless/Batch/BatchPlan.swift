@@ -1,44 +1,44 @@
 import Foundation
 
 /// One recording of a batch: where it comes from, where it goes, and the exact render arguments.
-public struct BatchRecording: Sendable, Equatable {
+package struct BatchRecording: Sendable, Equatable {
     /// The output's file name without extension; names the log and report files.
-    public var name: String
+    package var name: String
     /// The input as listed (glob match or manifest cell), normalised: what ``Shard`` hashes.
-    public var listed: String
+    package var listed: String
     /// The input handed to render (a manifest's relative paths resolved against its directory).
-    public var input: String
-    public var output: String
+    package var input: String
+    package var output: String
     /// Render's arguments after `render`: the input, `-o OUTPUT`, then the job's options, the
     /// inputs found by naming convention, and the manifest row's options, in that order, so
     /// the more specific wins.
-    public var arguments: [String]
+    package var arguments: [String]
     /// The fxreplay command that makes the output: `render`, or `compose` for a call (``isCall(_:)``).
-    public var command = "render"
+    package var command = "render"
     /// Local files among the arguments (input, discovered inputs, files named by options, the
     /// meshes of a scene): a change to any of them makes an old output stale.
-    public var files: [String]
+    package var files: [String]
     /// The manifest line the recording comes from (`nil` for a glob's).
-    public var line: Int? = nil
+    package var line: Int? = nil
 }
 
 /// Turns globs or manifest rows into ``BatchRecording``s with unique outputs in one directory.
-public struct BatchPlanner: Sendable {
+package struct BatchPlanner: Sendable {
     /// Render options `fxreplay batch` decides for every child itself; dropped from jobs and rows.
-    public static let batchControlledOptions: Set<String> = ["progress", "report", "overwrite", "verbose"]
+    package static let batchControlledOptions: Set<String> = ["progress", "report", "overwrite", "verbose"]
     /// Render options that name a file render writes: in a batch only a manifest cell, inside `--out`.
-    public static let writtenOptions: Set<String> = ["preview"]
+    package static let writtenOptions: Set<String> = ["preview"]
 
-    public var outputDirectory: String
-    public var job: JobSpec?
+    package var outputDirectory: String
+    package var job: JobSpec?
     /// The batch's own report (`DIR/batch-report.json`): checked with the other files it writes.
-    public var reportPath: String?
+    package var reportPath: String?
     /// Where the batch writes.
-    public var layout: BatchLayout { BatchLayout(directory: outputDirectory) }
+    package var layout: BatchLayout { BatchLayout(directory: outputDirectory) }
 
     /// Inputs and outputs are planned as absolute paths, so render's arguments, and with them
     /// the fingerprints, do not depend on how the paths were spelled or where batch ran from.
-    public init(outputDirectory: String, job: JobSpec?) {
+    package init(outputDirectory: String, job: JobSpec?) {
         self.outputDirectory = BatchPaths.absolute(outputDirectory)
         self.job = job
     }
@@ -47,13 +47,13 @@ public struct BatchPlanner: Sendable {
 
     /// Recordings from files, URLs or glob patterns (expanded here when the shell did not).
     /// Files that are another listed recording's discovered inputs (`NAME.mask.mp4`) are left out.
-    public func recordings(matching patterns: [String]) throws(ReplayError) -> [BatchRecording] {
+    package func recordings(matching patterns: [String]) throws(ReplayError) -> [BatchRecording] {
         try checkJob()
         var listed: [String] = []
         var seen: Set<String> = []
         for pattern in patterns {
             let matches = Self.expand(pattern)
-            if matches.isEmpty { FileHandle.standardError.write(Data("fxreplay: warning: \(pattern) matches no files\n".utf8)) }
+            if matches.isEmpty { ReplayLog.warning("\(pattern) matches no files") }
             for path in matches.map(BatchPaths.normalize) where seen.insert(path).inserted { listed.append(path) }
         }
         // Files a job option reads (a background picture) are inputs, not recordings, too.
@@ -74,7 +74,7 @@ public struct BatchPlanner: Sendable {
     /// Recordings from manifest rows; relative paths to files read (the input, and the sidecars,
     /// masks, scenes, fonts and pictures options name) are resolved against the manifest's
     /// directory, relative outputs (`output`, `preview`) against the output directory.
-    public func recordings(rows: [ManifestRow], manifest: String) throws(ReplayError) -> [BatchRecording] {
+    package func recordings(rows: [ManifestRow], manifest: String) throws(ReplayError) -> [BatchRecording] {
         try checkJob()
         let base = BatchPaths.directory(of: BatchPaths.absolute(manifest))
         var readFiles: [String: [String]] = [:]
@@ -123,7 +123,7 @@ public struct BatchPlanner: Sendable {
 
     /// The job's options that hold for a manifest row with `row`'s options: of two alternatives
     /// (``alternatives``), the row's choice replaces the job's.
-    public static func jobOptions(_ job: [JobOption], under row: [JobOption]) -> [JobOption] {
+    package static func jobOptions(_ job: [JobOption], under row: [JobOption]) -> [JobOption] {
         let rowChoices = Set(row.filter(\.isSet).map(\.key))
         return job.filter { alternatives[$0.key].map { !rowChoices.contains($0) } ?? true }
     }

@@ -127,11 +127,11 @@ final class BatchProgress: @unchecked Sendable {
 
     private func writeJSON(_ object: [String: Any]) {
         if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) {
-            FileHandle.standardError.write(data + Data("\n".utf8))
+            Console.write(String(decoding: data, as: UTF8.self) + "\n")
         }
     }
 
     private func write(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        Console.write(text)
     }
 }

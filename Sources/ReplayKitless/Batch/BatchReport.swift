@@ -2,9 +2,9 @@ import Foundation
 
 /// What a batch did: written to `DIR/batch-report.json` (`batch-report-I-of-N.json` for a shard)
 /// and summarised as a table.
-public struct BatchReport: Codable, Sendable, Equatable {
+package struct BatchReport: Codable, Sendable, Equatable {
     /// What became of one recording.
-    public enum Status: String, Codable, Sendable {
+    package enum Status: String, Codable, Sendable {
         /// Rendered by this run.
         case done
         /// Render failed or crashed; see `error` and the log.
@@ -18,42 +18,42 @@ public struct BatchReport: Codable, Sendable, Equatable {
     }
 
     /// One recording's outcome.
-    public struct Entry: Codable, Sendable, Equatable {
-        public var name: String
-        public var input: String
-        public var output: String
-        public var status: Status
+    package struct Entry: Codable, Sendable, Equatable {
+        package var name: String
+        package var input: String
+        package var output: String
+        package var status: Status
         /// Render's exit status (absent when skipped, pending or killed by a signal).
-        public var exitCode: Int32?
+        package var exitCode: Int32?
         /// The signal that ended render, if one did.
-        public var signal: Int32?
+        package var signal: Int32?
         /// The last message render printed before failing.
-        public var error: String?
+        package var error: String?
         /// Wall time of the render.
-        public var seconds: Double?
-        public var frames: Int?
+        package var seconds: Double?
+        package var frames: Int?
         /// Frames per second of wall time.
-        public var fps: Double?
+        package var fps: Double?
         /// Output size in bytes (also for skipped recordings).
-        public var bytes: Int64?
+        package var bytes: Int64?
         /// Render's stderr.
-        public var log: String?
+        package var log: String?
     }
 
-    public var version: String
+    package var version: String
     /// `INDEX/COUNT` when this run was one shard of a batch.
-    public var shard: String?
+    package var shard: String?
     /// Renders run at once.
-    public var jobs: Int
-    public var wallSeconds: Double
-    public var done: Int
-    public var failed: Int
-    public var skipped: Int
+    package var jobs: Int
+    package var wallSeconds: Double
+    package var done: Int
+    package var failed: Int
+    package var skipped: Int
     /// Set when SIGINT/SIGTERM stopped the batch.
-    public var interruptedBy: Int32?
-    public var recordings: [Entry]
+    package var interruptedBy: Int32?
+    package var recordings: [Entry]
 
-    public init(version: String, shard: String?, jobs: Int, wallSeconds: Double, interruptedBy: Int32?, recordings: [Entry]) {
+    package init(version: String, shard: String?, jobs: Int, wallSeconds: Double, interruptedBy: Int32?, recordings: [Entry]) {
         self.version = version
         self.shard = shard
         self.jobs = jobs
@@ -66,7 +66,7 @@ public struct BatchReport: Codable, Sendable, Equatable {
     }
 
     /// A fixed-width table, one row per recording, and a closing count.
-    public var table: String {
+    package var table: String {
         let header = ["NAME", "STATUS", "SECONDS", "FPS", "SIZE", "ERROR"]
         let rows = recordings.map { entry in
             [entry.name, entry.status.rawValue,

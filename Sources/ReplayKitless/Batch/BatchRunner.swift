@@ -1,25 +1,25 @@
 import Foundation
 
 /// How a batch runs.
-public struct BatchSettings: Sendable {
+package struct BatchSettings: Sendable {
     /// Output directory; logs go to `DIR/logs`.
-    public var outputDirectory: String
+    package var outputDirectory: String
     /// Renders at once.
-    public var jobs: Int
+    package var jobs: Int
     /// Render even when an up-to-date output exists.
-    public var force = false
-    public var progress: ProgressStyle = .auto
+    package var force = false
+    package var progress: ProgressStyle = .auto
     /// Pass `--verbose` to every render.
-    public var verbose = false
+    package var verbose = false
     /// Options every render gets after its own (the batch's command line, over any manifest row).
-    public var renderArguments: [String] = []
+    package var renderArguments: [String] = []
     /// Part of every fingerprint: a new version re-renders everything.
-    public var version: String
-    public var shard: Shard?
+    package var version: String
+    package var shard: Shard?
     /// The `fxreplay` executable the renders run (default: this process's own).
-    public var executable = ChildProcess.currentExecutable
+    package var executable = ChildProcess.currentExecutable
 
-    public init(outputDirectory: String, jobs: Int, version: String) {
+    package init(outputDirectory: String, jobs: Int, version: String) {
         self.outputDirectory = outputDirectory
         self.jobs = jobs
         self.version = version
@@ -29,7 +29,7 @@ public struct BatchSettings: Sendable {
     /// Each render is multi-threaded already; a second one mainly fills the serial phases
     /// (opening, encoder lookahead and flush), which on two cores was worth more than the
     /// contention cost (benchmarks/batch.sh). More than half the cores only adds memory.
-    public static var defaultJobs: Int {
+    package static var defaultJobs: Int {
         let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
         return min(maximumJobs, cores, max(2, cores / 2))
     }
@@ -37,11 +37,11 @@ public struct BatchSettings: Sendable {
     /// Most renders at once `fxreplay batch -j` accepts. Each render already runs several threads
     /// and takes about 200 MiB at 720p: more than this only exhausts memory and process limits
     /// (a slip such as `-j 1000` would start every recording at once).
-    public static let maximumJobs = 64
+    package static let maximumJobs = 64
 
     /// `DIR/batch-report.json`, or `DIR/batch-report-I-of-N.json` for a shard so that workers
     /// sharing the directory do not overwrite each other's report.
-    public var reportPath: String {
+    package var reportPath: String {
         outputDirectory + "/" + (shard.map { "batch-report-\($0.index)-of-\($0.count).json" } ?? "batch-report.json")
     }
 }
@@ -50,7 +50,7 @@ public struct BatchSettings: Sendable {
 /// so a failure or crash in one never stops the others. Outputs that a previous run already
 /// made from the same input and options are skipped; SIGINT/SIGTERM/SIGHUP are passed on to the
 /// children, which remove their temporary files.
-public final class BatchRunner: @unchecked Sendable {
+package final class BatchRunner: @unchecked Sendable {
     let recordings: [BatchRecording]
     let settings: BatchSettings
     private let layout: BatchLayout
@@ -62,14 +62,14 @@ public final class BatchRunner: @unchecked Sendable {
         var interruptedBy: Int32?
     }
 
-    public init(recordings: [BatchRecording], settings: BatchSettings) {
+    package init(recordings: [BatchRecording], settings: BatchSettings) {
         self.recordings = recordings
         self.settings = settings
         layout = BatchLayout(directory: settings.outputDirectory)
     }
 
     /// Renders everything not up to date and returns the report (not yet written).
-    public func run() throws(ReplayError) -> BatchReport {
+    package func run() throws(ReplayError) -> BatchReport {
         let started = Date()
         for directory in [settings.outputDirectory, layout.logs] {
             do {

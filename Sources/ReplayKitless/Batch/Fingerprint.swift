@@ -3,22 +3,22 @@ import Foundation
 /// What a batch output was made from, kept next to it as `.NAME.EXT.fxreplay.json` and written
 /// only after the output is in place. A later run skips the recording when the key still
 /// matches and the output is the file the fingerprint describes.
-public struct OutputFingerprint: Codable, Sendable, Equatable {
+package struct OutputFingerprint: Codable, Sendable, Equatable {
     /// SHA-256 (hex) over the fxreplay version, the render arguments, and the size, modification
     /// time and first and last 64 KiB of every local file among them.
-    public var key: String
-    public var version: String
-    public var arguments: [String]
-    public var outputBytes: Int64
+    package var key: String
+    package var version: String
+    package var arguments: [String]
+    package var outputBytes: Int64
     /// Nanoseconds since 1970.
-    public var outputModified: Int64
+    package var outputModified: Int64
 
     /// Bytes read from each end of a file: enough to see a rewritten header or index, cheap on
     /// network volumes.
     static let sampleBytes = 64 * 1024
 
     /// The key for a render with `arguments` whose local files are `files`.
-    public static func key(version: String, arguments: [String], files: [String]) -> String {
+    package static func key(version: String, arguments: [String], files: [String]) -> String {
         var hash = SHA256()
         func field(_ text: String) { hash.update(Array(text.utf8) + [0]) }
         field("fxreplay batch fingerprint 1")
@@ -48,18 +48,18 @@ public struct OutputFingerprint: Codable, Sendable, Equatable {
     }
 
     /// `DIR/.NAME.EXT.fxreplay.json` for output `DIR/NAME.EXT`.
-    public static func path(forOutput output: String) -> String {
+    package static func path(forOutput output: String) -> String {
         BatchPaths.directory(of: output) + "/." + (output.split(separator: "/").last.map(String.init) ?? output) + ".fxreplay.json"
     }
 
     /// The fingerprint recorded for `output`, if there is a readable one.
-    public static func load(forOutput output: String) -> OutputFingerprint? {
+    package static func load(forOutput output: String) -> OutputFingerprint? {
         guard let data = FileManager.default.contents(atPath: path(forOutput: output)) else { return nil }
         return try? JSONDecoder().decode(OutputFingerprint.self, from: data)
     }
 
     /// A fingerprint for `output` as it is now on disk.
-    public init?(key: String, version: String, arguments: [String], output: String) {
+    package init?(key: String, version: String, arguments: [String], output: String) {
         guard let info = FileStatus(output) else { return nil }
         self.key = key
         self.version = version
@@ -69,19 +69,19 @@ public struct OutputFingerprint: Codable, Sendable, Equatable {
     }
 
     /// Whether `output` is still the file this fingerprint was written for, made with `key`.
-    public func matches(key: String, output: String) -> Bool {
+    package func matches(key: String, output: String) -> Bool {
         self.key == key && describes(output)
     }
 
     /// Whether `output` is still the file this fingerprint was written for (its size and time):
     /// a batch made it, whatever it was made from.
-    public func describes(_ output: String) -> Bool {
+    package func describes(_ output: String) -> Bool {
         guard let info = FileStatus(output) else { return false }
         return info.size == outputBytes && info.modified == outputModified
     }
 
     /// Writes the fingerprint next to `output`, atomically.
-    public func write(forOutput output: String) throws(ReplayError) {
+    package func write(forOutput output: String) throws(ReplayError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data: Data
@@ -90,13 +90,13 @@ public struct OutputFingerprint: Codable, Sendable, Equatable {
     }
 
     /// Removes the fingerprint of `output`.
-    public static func remove(forOutput output: String) {
+    package static func remove(forOutput output: String) {
         unlink(path(forOutput: output))
     }
 
     /// Before `output` is re-rendered: a fingerprint that still describes it keeps vouching that
     /// a batch made it, with an empty key that no render matches; any other is removed.
-    public static func invalidate(forOutput output: String) {
+    package static func invalidate(forOutput output: String) {
         guard var old = load(forOutput: output), old.describes(output) else { return remove(forOutput: output) }
         guard !old.key.isEmpty else { return }
         old.key = ""
@@ -173,9 +173,9 @@ package struct SHA256 {
     private var length: UInt64 = 0
     private var schedule = [UInt32](repeating: 0, count: 64)
 
-    public init() { block.reserveCapacity(64) }
+    package init() { block.reserveCapacity(64) }
 
-    public mutating func update(_ bytes: [UInt8]) {
+    package mutating func update(_ bytes: [UInt8]) {
         length &+= UInt64(bytes.count)
         for byte in bytes {
             block.append(byte)
@@ -184,7 +184,7 @@ package struct SHA256 {
     }
 
     /// The digest; the hash must not be updated afterwards.
-    public mutating func finalize() -> [UInt8] {
+    package mutating func finalize() -> [UInt8] {
         let bits = length &* 8
         block.append(0x80)
         if block.count > 56 { while block.count < 64 { block.append(0) }; compress() }
@@ -194,7 +194,7 @@ package struct SHA256 {
         return state.flatMap { word in [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: word >> UInt32($0)) } }
     }
 
-    public mutating func hexDigest() -> String {
+    package mutating func hexDigest() -> String {
         finalize().map { String(format: "%02x", $0) }.joined()
     }
 

@@ -4,9 +4,9 @@ import Foundation
 /// `NAME.poses.jsonl` (or `.csv`, `.pose32`) → `--poses`, `NAME.mask.mkv` (or `.mp4`, `.webm`)
 /// → `--mask`, `NAME.annotations.json` → `--annotations`. A job spec's `batch:` section
 /// replaces the patterns of an option, or turns its discovery off with `null`.
-public struct InputDiscovery: Sendable, Equatable {
+package struct InputDiscovery: Sendable, Equatable {
     /// The built-in conventions.
-    public static let defaultPatterns: [String: [String]] = [
+    package static let defaultPatterns: [String: [String]] = [
         "poses": ["{name}.poses.jsonl", "{name}.poses.csv", "{name}.poses.pose32"],
         "mask": ["{name}.mask.mkv", "{name}.mask.mp4", "{name}.mask.webm"],
         "annotations": ["{name}.annotations.json"],
@@ -14,22 +14,22 @@ public struct InputDiscovery: Sendable, Equatable {
 
     /// Render option → file name patterns, tried in order. `{name}` is the recording's file name
     /// without its extension; relative patterns are relative to the recording's directory.
-    public var patterns: [String: [String]]
+    package var patterns: [String: [String]]
 
-    public init(patterns: [String: [String]] = InputDiscovery.defaultPatterns) {
+    package init(patterns: [String: [String]] = InputDiscovery.defaultPatterns) {
         self.patterns = patterns
     }
 
     /// One input found for a recording.
-    public struct Found: Sendable, Equatable {
-        public var option: String
-        public var path: String
+    package struct Found: Sendable, Equatable {
+        package var option: String
+        package var path: String
         /// `--option=path`.
-        public var argument: String { "--\(option)=\(path)" }
+        package var argument: String { "--\(option)=\(path)" }
     }
 
     /// The first existing file per option, sorted by option. Recordings given as URLs have none.
-    public func inputs(for recording: String, exists: (String) -> Bool = BatchPaths.isRegularFile) -> [Found] {
+    package func inputs(for recording: String, exists: (String) -> Bool = BatchPaths.isRegularFile) -> [Found] {
         guard !BatchPaths.isURL(recording) else { return [] }
         return patterns.keys.sorted().compactMap { option in
             patterns[option, default: []].lazy.map { Self.expand($0, for: recording) }.first(where: exists)
@@ -38,13 +38,13 @@ public struct InputDiscovery: Sendable, Equatable {
     }
 
     /// Every path a pattern could name for `recording`, whether it exists or not.
-    public func candidates(for recording: String) -> [String] {
+    package func candidates(for recording: String) -> [String] {
         guard !BatchPaths.isURL(recording) else { return [] }
         return patterns.values.flatMap { $0.map { Self.expand($0, for: recording) } }
     }
 
     /// The path `pattern` names for `recording`.
-    public static func expand(_ pattern: String, for recording: String) -> String {
+    package static func expand(_ pattern: String, for recording: String) -> String {
         let file = pattern.replacingOccurrences(of: "{name}", with: BatchPaths.name(of: recording))
         if file.hasPrefix("/") { return file }
         return BatchPaths.normalize(BatchPaths.directory(of: recording) + "/" + file)
@@ -65,11 +65,11 @@ public struct InputDiscovery: Sendable, Equatable {
 }
 
 /// Path conventions shared by the batch planner, discovery and sharding.
-public enum BatchPaths {
+package enum BatchPaths {
     /// Anything libavformat opens by protocol (`https://…`, `file:///…`) rather than a local file:
     /// a scheme (a letter, then letters, digits, `+`, `-`, `.`) and `://`. Anything else is a path, made
     /// absolute by the planner, so that no input reaches render's command line starting with `-`.
-    public static func isURL(_ path: String) -> Bool {
+    package static func isURL(_ path: String) -> Bool {
         guard let separator = path.range(of: "://") else { return false }
         let scheme = Array(path[..<separator.lowerBound].utf8)
         func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") }
@@ -78,7 +78,7 @@ public enum BatchPaths {
     }
 
     /// A recording's name: its file name without the extension (URL queries ignored).
-    public static func name(of path: String) -> String {
+    package static func name(of path: String) -> String {
         var last = path
         if isURL(path), let url = URL(string: path) { last = url.lastPathComponent }
         last = String(last.split(separator: "/").last ?? Substring(last))
@@ -87,7 +87,7 @@ public enum BatchPaths {
     }
 
     /// The directory part of a local path (`.` when there is none).
-    public static func directory(of path: String) -> String {
+    package static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
@@ -95,7 +95,7 @@ public enum BatchPaths {
     /// A path written one way only: no `./` segments, no repeated or trailing slashes, and a
     /// leading `./` kept only where the path would otherwise start with `-`. `..` is kept
     /// (resolving it needs the file system); symlinks are not resolved. URLs are left alone.
-    public static func normalize(_ path: String) -> String {
+    package static func normalize(_ path: String) -> String {
         guard !isURL(path), !path.isEmpty else { return path }
         let absolute = path.hasPrefix("/")
         let parts = path.split(separator: "/").filter { $0 != "." }
@@ -107,7 +107,7 @@ public enum BatchPaths {
     }
 
     /// `relative` resolved against `directory` (absolute paths and URLs unchanged).
-    public static func resolve(_ relative: String, against directory: String) -> String {
+    package static func resolve(_ relative: String, against directory: String) -> String {
         if isURL(relative) || relative.hasPrefix("/") || directory == "." { return normalize(relative) }
         return normalize(directory + "/" + relative)
     }
@@ -115,7 +115,7 @@ public enum BatchPaths {
     /// `path` resolved against the working directory, normalized (URLs unchanged), with `..` resolved
     /// as the file system resolves it (through symbolic links): up to the last `..`, the path must
     /// exist; when it does not, the `..` stay.
-    public static func absolute(_ path: String) -> String {
+    package static func absolute(_ path: String) -> String {
         let resolved = resolve(path, against: FileManager.default.currentDirectoryPath)
         let parts = resolved.split(separator: "/", omittingEmptySubsequences: false)
         guard !isURL(resolved), let last = parts.lastIndex(of: "..") else { return resolved }
@@ -125,7 +125,7 @@ public enum BatchPaths {
         return normalize(String(cString: real) + "/" + tail)
     }
 
-    public static func isRegularFile(_ path: String) -> Bool {
+    package static func isRegularFile(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }

@@ -2,7 +2,7 @@ import Foundation
 import Yams
 
 /// The value a job spec or manifest row gives a render option.
-public enum JobValue: Sendable, Equatable {
+package enum JobValue: Sendable, Equatable {
     /// `true` passes the flag, `false` leaves it out.
     case flag(Bool)
     /// One value: `--key=value`.
@@ -12,16 +12,16 @@ public enum JobValue: Sendable, Equatable {
 }
 
 /// One render option set by a job spec or a manifest row: the key is render's long option name.
-public struct JobOption: Sendable, Equatable {
+package struct JobOption: Sendable, Equatable {
     /// The long option name without `--`.
-    public var key: String
-    public var value: JobValue
+    package var key: String
+    package var value: JobValue
     /// The file that set it.
-    public var file: String
+    package var file: String
     /// The line that set it, when known.
-    public var line: Int?
+    package var line: Int?
 
-    public init(key: String, value: JobValue, file: String, line: Int? = nil) {
+    package init(key: String, value: JobValue, file: String, line: Int? = nil) {
         self.key = key
         self.value = value
         self.file = file
@@ -30,7 +30,7 @@ public struct JobOption: Sendable, Equatable {
 
     /// The command-line arguments this option stands for. Values use the `--key=value` form so
     /// that a value starting with `-` stays a value.
-    public var arguments: [String] {
+    package var arguments: [String] {
         switch value {
         case .flag(let on): on ? ["--\(key)"] : []
         case .text(let text): ["--\(key)=\(text)"]
@@ -40,7 +40,7 @@ public struct JobOption: Sendable, Equatable {
 
     /// Refuses a key that is not an option name (`^[A-Za-z0-9][A-Za-z0-9-]*$`): a key becomes
     /// `--KEY=…` on render's command line, so a space, `=` or leading dash would pass something else.
-    public static func checkName(_ key: String, file: String, line: Int?) throws(ReplayError) {
+    package static func checkName(_ key: String, file: String, line: Int?) throws(ReplayError) {
         guard !isOptionName(key) else { return }
         let shown = key.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? String($0) : "\\u{\(String($0.value, radix: 16))}" }.joined()
         let dashed = key.replacingOccurrences(of: "_", with: "-")
@@ -50,13 +50,13 @@ public struct JobOption: Sendable, Equatable {
     }
 
     /// Whether `key` is letters, digits and dashes, starting with a letter or digit.
-    public static func isOptionName(_ key: String) -> Bool {
+    package static func isOptionName(_ key: String) -> Bool {
         guard let first = key.utf8.first, first != UInt8(ascii: "-") else { return false }
         return key.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D }
     }
 
     /// A `badInput` error naming this option's file, line and key.
-    public func error(_ message: String) -> ReplayError {
+    package func error(_ message: String) -> ReplayError {
         .badInput(file: file, line: line, field: key, message)
     }
 }
@@ -76,26 +76,26 @@ public struct JobOption: Sendable, Equatable {
 ///   container: mkv
 ///   poses: ["{name}.poses.jsonl", "{name}.poses.csv"]
 /// ```
-public struct JobSpec: Sendable {
+package struct JobSpec: Sendable {
     /// The file the spec was read from.
-    public let path: String
+    package let path: String
     /// Render options, sorted by key (each key appears once, so order never changes the meaning).
-    public private(set) var options: [JobOption]
+    package private(set) var options: [JobOption]
     /// How `fxreplay batch` finds each recording's own inputs.
-    public let discovery: InputDiscovery
+    package let discovery: InputDiscovery
     /// Output file extension for `fxreplay batch` (`mp4` unless the `batch:` section says otherwise).
-    public let container: String
+    package let container: String
     /// The options the `batch:` section names patterns for, each as the render option it becomes
     /// (valued `{name}`), with its line: render must know them.
-    public let patternOptions: [JobOption]
+    package let patternOptions: [JobOption]
     /// For `fxreplay compose`: the `streams:` section, each stream's (id or name) own render options.
-    public private(set) var streams: [StreamOptions]
+    package private(set) var streams: [StreamOptions]
 
     /// One entry of a `streams:` section: render options for the stream `key` names.
-    public struct StreamOptions: Sendable, Equatable {
-        public var key: String
-        public var options: [JobOption]
-        public var line: Int?
+    package struct StreamOptions: Sendable, Equatable {
+        package var key: String
+        package var options: [JobOption]
+        package var line: Int?
     }
 
     /// Keys that are not render options of a job: the output is per run, and jobs do not nest.
@@ -107,7 +107,7 @@ public struct JobSpec: Sendable {
     /// Reads a job spec; `.json` files are parsed as JSON, everything else as YAML. Relative paths
     /// in its options (and its `streams:` section) are relative to the job file's directory, as a
     /// manifest's are to the manifest: the same job works from any working directory.
-    public init(contentsOf path: String) throws(ReplayError) {
+    package init(contentsOf path: String) throws(ReplayError) {
         let text = try readInputText(path, limit: InputLimits.jobSpecBytes, kind: "job spec")
         let parsed = try JobSpec(parsing: text, path: path, json: path.lowercased().hasSuffix(".json"))
         self = parsed.resolvingPaths(against: BatchPaths.directory(of: BatchPaths.absolute(path)))
@@ -126,7 +126,7 @@ public struct JobSpec: Sendable {
     }
 
     /// Parses a job spec's text; `path` names it in error messages.
-    public init(parsing text: String, path: String, json: Bool = false) throws(ReplayError) {
+    package init(parsing text: String, path: String, json: Bool = false) throws(ReplayError) {
         self.path = path
         let root = json ? try RawValue.json(text, file: path) : try RawValue.yaml(text, file: path)
         var options: [JobOption] = []
@@ -183,7 +183,7 @@ public struct JobSpec: Sendable {
     }
 
     /// The job as render arguments, in key order.
-    public var arguments: [String] { options.flatMap(\.arguments) }
+    package var arguments: [String] { options.flatMap(\.arguments) }
 
     private static func parseBatchSection(_ raw: RawValue, line: Int?, file: String,
                                           discovery: inout InputDiscovery, container: inout String,

@@ -1,22 +1,22 @@
 import Foundation
 
 /// One row of a batch manifest: a recording, where its output goes, and its own render options.
-public struct ManifestRow: Sendable, Equatable {
+package struct ManifestRow: Sendable, Equatable {
     /// The input exactly as written in the manifest.
-    public var input: String
+    package var input: String
     /// The output as written, when the row gives one.
-    public var output: String?
+    package var output: String?
     /// Every other column or key: a render option for this recording only.
-    public var options: [JobOption]
-    public var line: Int
+    package var options: [JobOption]
+    package var line: Int
 }
 
 /// Reads batch manifests: CSV with a header row, or JSON Lines (`.jsonl`, `.ndjson`, or any file
 /// whose first character is `{`). Columns/keys: `input` (required), `output` (optional), and any
 /// render option name. In CSV an empty cell leaves the option unset and `true`/`false` pass or
 /// omit a flag; in JSONL values are typed as in a job spec and `null` leaves the option unset.
-public enum Manifest {
-    public static func load(_ path: String) throws(ReplayError) -> [ManifestRow] {
+package enum Manifest {
+    package static func load(_ path: String) throws(ReplayError) -> [ManifestRow] {
         let text = try readInputText(path, limit: InputLimits.manifestBytes, kind: "manifest")
         let lower = path.lowercased()
         let isJSONLines = lower.hasSuffix(".jsonl") || lower.hasSuffix(".ndjson")
@@ -27,7 +27,7 @@ public enum Manifest {
     }
 
     /// Parses JSON Lines: one object per line; blank lines are skipped.
-    public static func parseJSONLines(_ text: String, file: String) throws(ReplayError) -> [ManifestRow] {
+    package static func parseJSONLines(_ text: String, file: String) throws(ReplayError) -> [ManifestRow] {
         var rows: [ManifestRow] = []
         for (bytes, number) in lines(of: Array(text.utf8)) {
             let line = String(decoding: bytes, as: UTF8.self)
@@ -43,7 +43,7 @@ public enum Manifest {
     }
 
     /// Parses CSV (RFC 4180 quoting, `,` separated) with a header row.
-    public static func parseCSV(_ text: String, file: String) throws(ReplayError) -> [ManifestRow] {
+    package static func parseCSV(_ text: String, file: String) throws(ReplayError) -> [ManifestRow] {
         let records = try CSVReader.records(text, file: file)
         guard let header = records.first else { return [] }
         let names = header.cells.map { $0.trimmingCharacters(in: .whitespaces) }

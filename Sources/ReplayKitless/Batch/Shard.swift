@@ -5,11 +5,11 @@ import Foundation
 /// ``BatchPaths/normalize(_:)``, exactly as listed (glob match or manifest cell, before
 /// resolving against the manifest's directory), so every machine given the same list picks
 /// the same recordings and each recording is done by exactly one worker.
-public struct Shard: Sendable, Equatable, CustomStringConvertible {
-    public let index: Int
-    public let count: Int
+package struct Shard: Sendable, Equatable, CustomStringConvertible {
+    package let index: Int
+    package let count: Int
 
-    public init(index: Int, count: Int) throws(ReplayError) {
+    package init(index: Int, count: Int) throws(ReplayError) {
         guard count >= 1 else { throw .usage("shard count must be 1 or more (got \(count))") }
         guard (0..<count).contains(index) else { throw .usage("shard index \(index) must be 0 to \(count - 1) for \(count) shards (shards count from 0)") }
         self.index = index
@@ -17,7 +17,7 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Parses `INDEX/COUNT`, e.g. `0/3`.
-    public init(parsing text: String) throws(ReplayError) {
+    package init(parsing text: String) throws(ReplayError) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else {
             throw .usage("--shard: '\(text)' is not INDEX/COUNT such as 0/4")
@@ -25,18 +25,18 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
         try self.init(index: index, count: count)
     }
 
-    public var description: String { "\(index)/\(count)" }
+    package var description: String { "\(index)/\(count)" }
 
     /// Whether this shard does the recording listed as `path`.
-    public func contains(_ path: String) -> Bool { Self.index(of: path, count: count) == index }
+    package func contains(_ path: String) -> Bool { Self.index(of: path, count: count) == index }
 
     /// The shard that does `path` among `count`.
-    public static func index(of path: String, count: Int) -> Int {
+    package static func index(of path: String, count: Int) -> Int {
         Int(fnv1a64(BatchPaths.normalize(path).utf8) % UInt64(max(1, count)))
     }
 
     /// Where a shard came from, for the log line.
-    public enum Source: String, Sendable {
+    package enum Source: String, Sendable {
         case commandLine = "--shard"
         case kubernetes = "JOB_COMPLETION_INDEX"
         case slurm = "SLURM_ARRAY_TASK_ID"
@@ -46,7 +46,7 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
     /// `FXREPLAY_SHARD_COUNT`) or a Slurm job array (`SLURM_ARRAY_TASK_ID` minus
     /// `SLURM_ARRAY_TASK_MIN`, divided by `SLURM_ARRAY_TASK_STEP`, among `count`,
     /// `FXREPLAY_SHARD_COUNT` or `SLURM_ARRAY_TASK_COUNT`); `nil` when neither is set.
-    public static func fromEnvironment(_ environment: [String: String], count explicitCount: Int?) throws(ReplayError) -> (Shard, Source)? {
+    package static func fromEnvironment(_ environment: [String: String], count explicitCount: Int?) throws(ReplayError) -> (Shard, Source)? {
         func number(_ name: String) throws(ReplayError) -> Int? {
             guard let text = environment[name]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
             guard let value = Int(text) else { throw .usage("\(name)='\(text)' is not a number") }

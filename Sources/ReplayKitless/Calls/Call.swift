@@ -15,6 +15,7 @@ public struct Call: Sendable {
     /// The streams in manifest order.
     public var streams: [CallStream]
 
+    /// A call of `streams`; ``OpenedCall`` builds one from an archive or manifest with every track probed.
     public init(source: String, manifest: String, epoch: Double?, streams: [CallStream]) {
         self.source = source
         self.manifest = manifest
@@ -51,6 +52,7 @@ public struct CallStream: Sendable {
     /// Its media files, in manifest order.
     public var tracks: [CallTrack]
 
+    /// A stream of `tracks`; `order` is its position in the manifest.
     public init(id: String, name: String, videoType: String?, order: Int, tracks: [CallTrack]) {
         self.id = id
         self.name = name
@@ -63,7 +65,9 @@ public struct CallStream: Sendable {
     public var start: Double { tracks.map(\.start).min() ?? 0 }
     /// Call time at which it stops being active: its latest track's stop.
     public var stop: Double { tracks.map(\.stop).max() ?? 0 }
+    /// Whether any of its files has a video stream.
     public var hasVideo: Bool { tracks.contains { $0.hasVideo } }
+    /// Whether any of its files has an audio stream.
     public var hasAudio: Bool { tracks.contains { $0.hasAudio } }
     /// Whether the stream is active at call time `t` (from its start, up to but not at its stop).
     public func isActive(at t: Double) -> Bool { tracks.contains { $0.start <= t && t < $0.stop } }
@@ -85,9 +89,12 @@ public struct CallTrack: Sendable {
     public var mediaStart: Double
     /// Where the file's media ends, seconds on its own clock.
     public var mediaEnd: Double
+    /// Whether the file has a video stream.
     public var hasVideo: Bool
+    /// Whether the file has an audio stream.
     public var hasAudio: Bool
 
+    /// A track placed on the call's clock; times in seconds as the properties say.
     public init(path: String, name: String, start: Double, stop: Double, mediaStart: Double, mediaEnd: Double,
                 hasVideo: Bool, hasAudio: Bool) {
         self.path = path

@@ -8,16 +8,16 @@
 ///
 ///     let mix = try CallAudioMix(call: call, from: 10, to: 70)
 ///     while try mix.read(frames: 1024, left: l, right: r) > 0 { … }
-public final class CallAudioMix {
-    public static let sampleRate = 48000
+package final class CallAudioMix {
+    package static let sampleRate = 48000
 
-    public let call: Call
-    public let from: Double
-    public let to: Double
+    package let call: Call
+    package let from: Double
+    package let to: Double
     /// Samples (per channel) the whole mix has: `(to − from) × 48000`, rounded.
-    public let frameCount: Int64
+    package let frameCount: Int64
     /// Samples read so far.
-    public private(set) var position: Int64 = 0
+    package private(set) var position: Int64 = 0
 
     /// The call sample of output sample 0.
     private let origin: Int64
@@ -29,7 +29,7 @@ public final class CallAudioMix {
     /// - Parameters:
     ///   - from: call time of the first sample, seconds.
     ///   - to: call time where the mix ends; `nil`: the call's latest stop.
-    public init(call: Call, from: Double = 0, to: Double? = nil) throws(ReplayError) {
+    package init(call: Call, from: Double = 0, to: Double? = nil) throws(ReplayError) {
         let end = to ?? call.duration
         guard from >= 0, end >= from else { throw .usage("\(call.source): the sound from \(from) s to \(end) s is empty") }
         self.call = call
@@ -44,16 +44,16 @@ public final class CallAudioMix {
     }
 
     /// Whether any stream of `call` has sound.
-    public static func hasSound(_ call: Call) -> Bool { call.streams.contains { $0.hasAudio } }
+    package static func hasSound(_ call: Call) -> Bool { call.streams.contains { $0.hasAudio } }
 
     /// Packets of damaged media skipped (heard as silence), by stream id; empty when all was clean.
-    public var damagedPackets: [String: Int] {
+    package var damagedPackets: [String: Int] {
         playing.reduce(into: damage) { $0[$1.streamID, default: 0] += $1.damagedPackets }.filter { $0.value > 0 }
     }
 
     /// Writes the next `frames` samples (fewer at the end) into `left` and `right`; returns how
     /// many, 0 once the mix is over.
-    public func read(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) throws(ReplayError) -> Int {
+    package func read(frames: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) throws(ReplayError) -> Int {
         let count = Int(min(Int64(max(0, frames)), frameCount - position))
         guard count > 0 else { return 0 }
         left.update(repeating: 0, count: count)
@@ -75,7 +75,7 @@ public final class CallAudioMix {
     }
 
     /// The next `frames` samples as arrays (tests, small reads).
-    public func read(frames: Int) throws(ReplayError) -> (left: [Float], right: [Float]) {
+    package func read(frames: Int) throws(ReplayError) -> (left: [Float], right: [Float]) {
         guard frames > 0 else { return ([], []) }
         var left = [Float](repeating: 0, count: frames), right = left
         let n = try left.withUnsafeMutableBufferPointer { (l) throws(ReplayError) in

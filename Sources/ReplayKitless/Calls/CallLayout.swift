@@ -15,8 +15,11 @@ public enum CallLayout: Sendable, Equatable {
     /// One tile of a layout: which participant (its index in the list handed to ``tiles(for:width:height:)``),
     /// where, and how its picture is fitted (`nil`: the `--tile-fit` default).
     public struct Tile: Sendable, Equatable {
+        /// The participant's index in the list the layout was asked about.
         public var participant: Int
+        /// Where the tile goes on the composed picture, in output pixels.
         public var rect: PixelRect
+        /// How the picture fills the tile; `nil`: `ComposeOptions/tileFit`.
         public var fit: BackgroundFit?
     }
 

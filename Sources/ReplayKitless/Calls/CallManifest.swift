@@ -6,6 +6,7 @@ import Foundation
 /// Parsing is separate from probing so that every mistake in the manifest is reported, naming the
 /// manifest, its line, the entry and the field, before anything is extracted or opened.
 public struct CallManifest: Sendable, Equatable {
+    /// Which of the two manifest forms was read.
     public enum Kind: String, Sendable {
         /// A Vonage Video (OpenTok) individual-stream archive's manifest.
         case archive
@@ -15,7 +16,7 @@ public struct CallManifest: Sendable, Equatable {
 
     /// One media file as the manifest places it.
     public struct Track: Sendable, Equatable {
-        /// The file name as written: relative to the manifest's folder, checked by ``CallPaths``.
+        /// The file name as written: relative to the manifest's folder, checked to stay inside that folder.
         public var file: String
         /// Call time, seconds, at which the file's earliest presentation time plays.
         public var start: Double
@@ -31,15 +32,21 @@ public struct CallManifest: Sendable, Equatable {
 
     /// An archive's file entry, or a call manifest's participant.
     public struct Stream: Sendable, Equatable {
+        /// `streamId`, or the participant's `id`.
         public var id: String
+        /// The name people know it by (see `name(connectionData:id:)`).
         public var name: String
+        /// The archive's `videoType` (`camera`, `screen`); `nil` when not given.
         public var videoType: String?
+        /// Its media files, in manifest order.
         public var tracks: [Track]
     }
 
+    /// An archive manifest or fxreplay's call manifest.
     public var kind: Kind
     /// Unix time in seconds of call time 0, when the manifest gives it.
     public var epoch: Double?
+    /// The streams, in manifest order.
     public var streams: [Stream]
 
     /// Parses a manifest; `file` names it in errors.

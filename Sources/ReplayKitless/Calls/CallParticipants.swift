@@ -3,23 +3,23 @@
 /// A participant who reconnected published a new stream under the same name (an archive), or
 /// has several video tracks (a call manifest): such streams, whose active intervals do not
 /// overlap, are one participant and keep one tile.
-public struct CallParticipant: Sendable {
+package struct CallParticipant: Sendable {
     /// The streams, by start.
-    public var streams: [CallStream]
-    public var name: String { streams[0].name }
+    package var streams: [CallStream]
+    package var name: String { streams[0].name }
     /// What `--focus` and layout files may call it: its streams' ids and its name.
-    public var keys: [String] { streams.map(\.id) + [name] }
-    public var start: Double { streams[0].start }
-    public var order: Int { streams.map(\.order).min() ?? 0 }
+    package var keys: [String] { streams.map(\.id) + [name] }
+    package var start: Double { streams[0].start }
+    package var order: Int { streams.map(\.order).min() ?? 0 }
     /// Its video tracks by start, each with the stream it belongs to.
-    public var videoTracks: [(stream: CallStream, track: CallTrack)] {
+    package var videoTracks: [(stream: CallStream, track: CallTrack)] {
         streams.flatMap { stream in stream.tracks.filter(\.hasVideo).map { (stream, $0) } }.sorted { $0.track.start < $1.track.start }
     }
     /// Shown at call time `t`: one of its streams is active and has video.
-    public func isShown(at t: Double) -> Bool { streams.contains { $0.hasVideo && $0.isActive(at: t) } }
+    package func isShown(at t: Double) -> Bool { streams.contains { $0.hasVideo && $0.isActive(at: t) } }
 
     /// The call's participants with video, in grid order (start, then manifest order).
-    public static func withVideo(in call: Call) -> [CallParticipant] {
+    package static func withVideo(in call: Call) -> [CallParticipant] {
         var groups: [[CallStream]] = []
         for stream in call.streams.filter(\.hasVideo).sorted(by: { ($0.start, $0.order) < ($1.start, $1.order) }) {
             if let index = groups.firstIndex(where: { group in

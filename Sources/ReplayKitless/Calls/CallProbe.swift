@@ -3,42 +3,57 @@ import Foundation
 /// What `fxreplay probe CALL` tells about a call: its streams on the call's clock and each file
 /// as `probe FILE` describes it.
 public struct CallProbeResult: Sendable, Codable, Equatable {
+    /// One file of a stream (formats.md §9): where it plays on the call's clock and what it holds.
     public struct Track: Sendable, Codable, Equatable {
         /// The file as the manifest names it.
         public var file: String
         /// Call times, seconds: where its earliest presentation time plays, and where it stops.
         public var start: Double
+        /// Call time, seconds, at which it stops playing.
         public var stop: Double
         /// `stop − start`, seconds.
         public var duration: Double
         /// The file's own clock, seconds: its earliest presentation time (`start_time`) and its end.
         public var mediaStart: Double
+        /// The end of its last frame or sample, seconds on the file's own clock.
         public var mediaEnd: Double
+        /// Whether the file has a video stream.
         public var hasVideo: Bool
+        /// Whether the file has an audio stream.
         public var hasAudio: Bool
         /// The file as `probe FILE` describes it (its `path` is the manifest's name for it).
         public var media: ProbeResult
     }
 
+    /// One participant's stream of the call (a camera, a screen share), made of one or more files.
     public struct Stream: Sendable, Codable, Equatable {
+        /// The manifest's id of the stream.
         public var id: String
+        /// The participant's display name, as the manifest gives it.
         public var name: String
+        /// The manifest's video type (`camera`, `screen`, …); `nil` when it gives none.
         public var videoType: String?
         /// Call times, seconds, at which it becomes active and stops.
         public var start: Double
+        /// Call time, seconds, at which it stops.
         public var stop: Double
+        /// Whether any of its files has video.
         public var hasVideo: Bool
+        /// Whether any of its files has audio.
         public var hasAudio: Bool
+        /// Its files, in the order they play.
         public var tracks: [Track]
     }
 
     /// What the user named, and the manifest read.
     public var source: String
+    /// The manifest file read (the call's `call.json`, or the one inside a zip).
     public var manifest: String
     /// Unix time of call time 0, seconds, when the manifest gives it.
     public var epoch: Double?
     /// The latest stop, seconds.
     public var duration: Double
+    /// Every stream of the call, in the manifest's order.
     public var streams: [Stream]
 
     /// Probes every file of `call`.
@@ -64,15 +79,15 @@ public struct CallProbeResult: Sendable, Codable, Equatable {
 }
 
 /// The call at a glance: one line per stream, a bar of `width` columns over the call's duration.
-public enum CallTimelineChart {
+package enum CallTimelineChart {
     /// A column where the stream shows a picture.
-    public static let video: Character = "■"
+    package static let video: Character = "■"
     /// A column where it is heard and not seen.
-    public static let audio: Character = "▒"
+    package static let audio: Character = "▒"
 
     /// Column `c` covers call times `[c·d/width, (c+1)·d/width)`; it is marked when a track is
     /// active for any part of it: ``video`` when one with a picture is, else ``audio``.
-    public static func bar(for stream: CallProbeResult.Stream, duration: Double, width: Int) -> String {
+    package static func bar(for stream: CallProbeResult.Stream, duration: Double, width: Int) -> String {
         String((0..<width).map { column -> Character in
             let from = Double(column) * duration / Double(width), to = Double(column + 1) * duration / Double(width)
             let active = stream.tracks.filter { $0.start < to && $0.stop > from }
@@ -83,7 +98,7 @@ public enum CallTimelineChart {
     }
 
     /// The chart's lines: names padded to one width, the bar, the active span and what the stream carries.
-    public static func lines(_ result: CallProbeResult, width: Int = 40) -> [String] {
+    package static func lines(_ result: CallProbeResult, width: Int = 40) -> [String] {
         let names = result.streams.map { $0.name == $0.id ? $0.id : "\($0.name) (\($0.id))" }
         let nameWidth = min(names.map(\.count).max() ?? 0, 32)
         return zip(result.streams, names).map { stream, name in

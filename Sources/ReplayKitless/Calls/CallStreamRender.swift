@@ -14,7 +14,7 @@ extension Call {
     /// `render` renders one file, as `render FILE` does; `compose` mixes the rest.)
     /// - Throws: `ReplayError.usage` for an unknown or ambiguous key, a stream without a picture, or
     ///   one whose picture is split over several files.
-    public func renderedTrack(ofStream key: String) throws(ReplayError) -> (stream: CallStream, track: CallTrack) {
+    package func renderedTrack(ofStream key: String) throws(ReplayError) -> (stream: CallStream, track: CallTrack) {
         let stream = try self.stream(key)
         let pictures = stream.tracks.filter(\.hasVideo)
         guard let track = pictures.first else {
@@ -29,7 +29,7 @@ extension Call {
     /// What to add to a pose or scene time on `clock` to get `track`'s own presentation time:
     /// `p = mediaStart + (t − start)` with `t` the call time, and `t = unix − epoch` (formats.md §9).
     /// - Throws: `ReplayError.usage` for `epoch` when the call has no epoch.
-    public func poseClockOffset(_ clock: CallPoseClock, track: CallTrack) throws(ReplayError) -> Double {
+    package func poseClockOffset(_ clock: CallPoseClock, track: CallTrack) throws(ReplayError) -> Double {
         let callToMedia = track.mediaStart - track.start
         switch clock {
         case .call:

@@ -7,34 +7,49 @@ import Synchronization
 /// with its latest picture due by then, in the tiles of the layout, which is recomputed whenever
 /// someone with video joins or leaves.
 ///
-/// Each video track is decoded on its own thread (``TrackFrames``) a few pictures ahead; this
-/// thread lays out and paints each output frame (``TilePainter``) and hands it to an encoding
+/// Each video track is decoded on its own thread a few pictures ahead; this
+/// thread lays out and paints each output frame and hands it to an encoding
 /// thread over a bounded queue, so decoding, composing and encoding overlap and memory stays
 /// bounded however long or large the call.
 public final class Composer {
+    /// What this composition does; fixed when it is made.
     public let options: ComposeOptions
     private let extraEffects: [any FrameEffect]
 
+    /// A composition as `options` describe it; nothing runs until ``run(onProgress:)`` or ``start()``.
+    public convenience init(options: ComposeOptions) {
+        self.init(options: options, extraEffects: [])
+    }
+
     /// - Parameter extraEffects: steps applied to each composed frame (a contact sheet, say).
-    public init(options: ComposeOptions, extraEffects: [any FrameEffect] = []) {
+    package init(options: ComposeOptions, extraEffects: [any FrameEffect]) {
         self.options = options
         self.extraEffects = extraEffects
     }
 
-    /// Composes, showing progress on stderr; returns the report. On any failure (or SIGINT, through
-    /// ``AtomicOutput``) nothing is left under the output's name, nor any temporary file.
-    /// - Parameter beforeCommit: writes the caller's other outputs (report, preview) once the video
-    ///   is complete but before it is moved into place.
-    public func run(progress style: ProgressStyle = .auto, label: String = "compose",
-                    beforeCommit: (ComposeReport) throws(ReplayError) -> Void = { _ in }) throws(ReplayError) -> ComposeReport {
+    /// Composes on the calling thread, showing progress on the command line's ``Console``; returns
+    /// the report. On any failure (or SIGINT, through ``AtomicOutput``) nothing is left under the
+    /// output's name, nor any temporary file. The public form is the `async` ``run(onProgress:)``.
+    /// - Parameters:
+    ///   - observe: called with the frames written so far and the number expected; throwing from
+    ///     it stops the composition with that error (how cancellation reaches the pipeline).
+    ///   - beforeCommit: writes the caller's other outputs (report, preview) once the video
+    ///     is complete but before it is moved into place.
+    package func run(progress style: ProgressStyle = .auto, label: String = "compose",
+                     observe: (_ framesDone: Int, _ framesExpected: Int?) throws(ReplayError) -> Void = { _, _ in },
+                     beforeCommit: (ComposeReport) throws(ReplayError) -> Void = { _ in }) throws(ReplayError) -> ComposeReport {
         let started = Date()
         let session = try ComposeSession(options: options, extraEffects: extraEffects)
         let reporter = ProgressReporter(style: style, label: label, total: options.frameCount,
                                         seconds: Double(options.frameCount) / Double(options.fps))
         do {
-            try session.run { done in reporter.update(done: done) }
+            try session.run { done throws(ReplayError) in
+                reporter.update(done: done)
+                try observe(done, options.frameCount)
+            }
             var report = try session.finish()
             reporter.finish(done: report.framesEncoded)
+            try observe(report.framesEncoded, options.frameCount)
             report.wallSeconds = Date().timeIntervalSince(started)
             report.speedFPS = report.wallSeconds > 0 ? Double(report.framesEncoded) / report.wallSeconds : 0
             try beforeCommit(report)
@@ -182,7 +197,7 @@ private final class ComposeSession: @unchecked Sendable {
     // MARK: Running
 
     /// Composes every output frame on this thread while a second thread encodes them.
-    func run(progress: (Int) -> Void) throws(ReplayError) {
+    func run(progress: (Int) throws(ReplayError) -> Void) throws(ReplayError) {
         let encoding = DispatchGroup()
         encoding.enter()
         Thread { [self] in
@@ -196,7 +211,7 @@ private final class ComposeSession: @unchecked Sendable {
             fail(error)
         }
         while encoding.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
-            progress(framesDone.load(ordering: .relaxed))
+            do throws(ReplayError) { try progress(framesDone.load(ordering: .relaxed)) } catch { fail(error) }
         }
         for list in tracks { for track in list { track.stop() } }
         if let error = failure.withLock({ $0 }) { throw error }
@@ -209,7 +224,7 @@ private final class ComposeSession: @unchecked Sendable {
 
     private var failed: Bool { failure.withLock { $0 != nil } }
 
-    private func composeAll(progress: (Int) -> Void) throws(ReplayError) {
+    private func composeAll(progress: (Int) throws(ReplayError) -> Void) throws(ReplayError) {
         var shown: [Int]?
         var tiles: [CallLayout.Tile] = []
         var stopped = Set<ObjectIdentifier>()
@@ -242,7 +257,7 @@ private final class ComposeSession: @unchecked Sendable {
                 canvas.recycle()
                 return
             }
-            progress(framesDone.load(ordering: .relaxed))
+            try progress(framesDone.load(ordering: .relaxed))
         }
     }
 

@@ -3,9 +3,11 @@
 ///     {"version": 1, "background": "#101010",
 ///      "tiles": [{"stream": "ID or name", "rect": [x, y, w, h], "fit": "contain"}]}
 public struct CustomLayout: Sendable, Equatable {
+    /// One tile of the file.
     public struct Tile: Sendable, Equatable {
         /// A stream's id or name.
         public var stream: String
+        /// Where the tile goes, in output pixels, inside the picture.
         public var rect: PixelRect
         /// `nil`: `--tile-fit`.
         public var fit: BackgroundFit?
@@ -15,7 +17,9 @@ public struct CustomLayout: Sendable, Equatable {
 
     /// The file, for messages.
     public var file: String
+    /// The colour of the area no tile covers (`background` in the file); `nil`: `ComposeOptions/background`.
     public var background: RGBAColor?
+    /// The tiles in the file's order, which is the drawing order (later over earlier).
     public var tiles: [Tile]
 
     /// Reads and checks a layout file whose tiles must lie inside a `width × height` picture.

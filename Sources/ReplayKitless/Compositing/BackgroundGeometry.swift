@@ -9,7 +9,7 @@ public enum BackgroundFit: String, Sendable, Equatable, CaseIterable {
 
     /// Parses `cover`, `contain` or `stretch`.
     /// - Throws: `ReplayError.usage` naming `--background-fit` and the value.
-    public init(parsing text: String) throws {
+    public init(parsing text: String) throws(ReplayError) {
         guard let fit = BackgroundFit(rawValue: text) else {
             throw ReplayError.usage("--background-fit: '\(text)' is not one of cover, contain, stretch")
         }
@@ -19,11 +19,16 @@ public enum BackgroundFit: String, Sendable, Equatable, CaseIterable {
 
 /// A rectangle of whole pixels: columns `x ..< x + width`, rows `y ..< y + height`.
 public struct PixelRect: Sendable, Equatable, Hashable, CustomStringConvertible {
+    /// Left column.
     public var x: Int
+    /// Top row.
     public var y: Int
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
 
+    /// The rectangle of `width`×`height` pixels whose top-left pixel is (`x`, `y`).
     public init(x: Int, y: Int, width: Int, height: Int) {
         self.x = x; self.y = y; self.width = width; self.height = height
     }
@@ -33,13 +38,13 @@ public struct PixelRect: Sendable, Equatable, Hashable, CustomStringConvertible 
 
 /// Where a background picture goes: scale its `source` rectangle to the frame's `destination`
 /// rectangle; frame pixels outside `destination` (only with ``BackgroundFit/contain``) are bars.
-public struct BackgroundPlacement: Sendable, Equatable {
+package struct BackgroundPlacement: Sendable, Equatable {
     /// The part of the picture used, in picture pixels.
-    public var source: PixelRect
+    package var source: PixelRect
     /// Where it lands, in frame pixels.
-    public var destination: PixelRect
+    package var destination: PixelRect
 
-    public init(source: PixelRect, destination: PixelRect) {
+    package init(source: PixelRect, destination: PixelRect) {
         self.source = source
         self.destination = destination
     }
@@ -49,7 +54,7 @@ public struct BackgroundPlacement: Sendable, Equatable {
     /// Sizes are whole pixels: the scaled extent along the constrained axis is rounded to the
     /// nearest pixel (at least 1), and centring offsets round down when the leftover is odd.
     /// All sizes must be positive.
-    public init(fit: BackgroundFit, pictureWidth: Int, pictureHeight: Int, frameWidth: Int, frameHeight: Int) {
+    package init(fit: BackgroundFit, pictureWidth: Int, pictureHeight: Int, frameWidth: Int, frameHeight: Int) {
         precondition(pictureWidth > 0 && pictureHeight > 0 && frameWidth > 0 && frameHeight > 0, "empty picture or frame")
         let picture = PixelRect(x: 0, y: 0, width: pictureWidth, height: pictureHeight)
         let frame = PixelRect(x: 0, y: 0, width: frameWidth, height: frameHeight)

@@ -38,6 +38,7 @@ public struct BackgroundSettings: Sendable, Codable, Equatable {
     /// Largest `feather`, `expand` and `shrink` accepted, in pixels.
     public static let maximumShapingPixels = 1000
 
+    /// Masks from `mask` and `background` behind the person; every shaping option off, a missing mask holds the last one.
     public init(mask: MaskSource, background: BackgroundSpec?) {
         self.mask = mask
         self.background = background

@@ -26,7 +26,7 @@ public enum BackgroundSpec: Sendable, Equatable {
     /// Parses the command-line form. The path is everything after the first colon, so it may
     /// itself contain colons.
     /// - Throws: `ReplayError.usage` naming `--background` and the value when it is malformed.
-    public init(parsing text: String) throws {
+    public init(parsing text: String) throws(ReplayError) {
         if text == "transparent" {
             self = .transparent
             return

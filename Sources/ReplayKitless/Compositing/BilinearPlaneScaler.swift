@@ -10,19 +10,19 @@
 /// use them; the coordinate tables are rebuilt only when the sizes change. Use one per thread; its
 /// own work is cut into row bands over `workers` threads (``RowBands``), each band with its own two
 /// cached rows, so the bytes are the same whatever the number.
-public final class BilinearPlaneScaler {
+package final class BilinearPlaneScaler {
     /// Threads one call may use (1: the calling thread only).
-    public var workers: Int
+    package var workers: Int
     private var columnTaps = ScratchBuffer<Tap>()
     private var rowTaps = ScratchBuffer<Tap>()
     private var rowMemory = ScratchBuffer<Float>()
     private var columnKey = (source: 0, destination: 0)
     private var rowKey = (source: 0, destination: 0)
 
-    public init(workers: Int = 1) { self.workers = max(1, workers) }
+    package init(workers: Int = 1) { self.workers = max(1, workers) }
 
     /// Resamples `source` to fill `destination` (any sizes).
-    public func scale(_ source: Plane, into destination: Plane) {
+    package func scale(_ source: Plane, into destination: Plane) {
         if source.hasSameSize(as: destination) {
             destination.copy(from: source)
             return

@@ -24,12 +24,12 @@ import Foundation
 /// independent and the arithmetic is exact, so the bytes are the same for any worker count. The
 /// sampled kernel (σ < 3, the masks' feathering) runs on the calling thread. The blur owns its
 /// scratch memory: one blur serves one picture at a time.
-public final class GaussianBlur {
+package final class GaussianBlur {
     /// Largest σ honoured; larger values are treated as this one.
-    public static let maximumSigma = 2000.0
+    package static let maximumSigma = 2000.0
 
     /// Threads the box cascade may use.
-    public let workers: Int
+    package let workers: Int
     private var intermediateMemory = ScratchBuffer<UInt8>()
     private var paddedRowMemory = ScratchBuffer<UInt8>()
     private var accumulatorMemory = ScratchBuffer<Float>()
@@ -38,7 +38,7 @@ public final class GaussianBlur {
     private let scratchPool = BlurScratchPool()
 
     /// - Parameter workers: threads for the box cascade; `nil` uses every core this process may use.
-    public init(workers: Int? = nil) {
+    package init(workers: Int? = nil) {
         self.workers = max(1, workers ?? RowBands.availableCores)
     }
 
@@ -46,7 +46,7 @@ public final class GaussianBlur {
     /// same image) with σ = `sigma` pixels at luma resolution. Chroma planes use σ divided by the
     /// subsampling factor in each direction (σ/2 both ways for 4:2:0, σ/2 along rows for 4:2:2),
     /// so the blur has the same extent in the picture. The alpha plane is blurred when both have one.
-    public func blur(_ source: YUVImage, into destination: YUVImage, sigma: Double) {
+    package func blur(_ source: YUVImage, into destination: YUVImage, sigma: Double) {
         precondition(source.luma.hasSameSize(as: destination.luma) && source.subsampling == destination.subsampling,
                      "blur source and destination layouts differ")
         blur(source.luma, into: destination.luma, sigmaX: sigma, sigmaY: sigma)
@@ -62,7 +62,7 @@ public final class GaussianBlur {
     /// Blurs `source` into `destination` (same size; may be the same plane) with standard deviations
     /// `sigmaX` along rows and `sigmaY` down columns, in pixels. σ ≤ 0 (or NaN) leaves a direction
     /// alone; σ = 0 both ways copies.
-    public func blur(_ source: Plane, into destination: Plane, sigmaX: Double, sigmaY: Double) {
+    package func blur(_ source: Plane, into destination: Plane, sigmaX: Double, sigmaY: Double) {
         precondition(source.hasSameSize(as: destination), "blur source and destination sizes differ")
         let alongRows = BlurKernel(sigma: sigmaX, weights: &weightsMemoryX)
         let alongColumns = BlurKernel(sigma: sigmaY, weights: &weightsMemoryY)

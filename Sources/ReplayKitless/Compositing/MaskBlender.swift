@@ -7,19 +7,19 @@
 /// blender per thread. Its own work is cut into row bands over `workers` threads (``RowBands``):
 /// every output row depends only on the same rows of its inputs, so the bytes are the same
 /// whatever the number.
-public final class MaskBlender {
+package final class MaskBlender {
     private var chromaMaskMemory = ScratchBuffer<UInt8>()
     private var columnSums = ScratchBuffer<UInt16>()
     /// Threads one call may use (1: the calling thread only).
-    public let workers: Int
+    package let workers: Int
 
-    public init(workers: Int = 1) { self.workers = max(1, workers) }
+    package init(workers: Int = 1) { self.workers = max(1, workers) }
 
     /// Replaces `frame`'s background with `background` where `mask` is low, in place.
     ///
     /// `background` must have the frame's size and subsampling and `mask` the frame's (luma) size.
     /// An alpha plane, if the frame has one, is left as it is.
-    public func blend(_ frame: YUVImage, with background: YUVImage, mask: Plane) {
+    package func blend(_ frame: YUVImage, with background: YUVImage, mask: Plane) {
         precondition(frame.luma.hasSameSize(as: background.luma) && frame.subsampling == background.subsampling,
                      "background layout differs from the frame")
         precondition(frame.luma.hasSameSize(as: mask), "mask size differs from the frame")
@@ -44,7 +44,7 @@ public final class MaskBlender {
     ///     C   → 128 + (C − 128) · a / 255
     ///
     /// rounded to nearest, symmetrically about `black` and 128; chroma uses the chroma-resolution mask.
-    public func applyAlpha(_ mask: Plane, to image: YUVImage, premultiplied: Bool) {
+    package func applyAlpha(_ mask: Plane, to image: YUVImage, premultiplied: Bool) {
         precondition(image.luma.hasSameSize(as: mask), "mask size differs from the frame")
         guard let alpha = image.alpha else { preconditionFailure("the image has no alpha plane") }
         if alpha.base != mask.base { alpha.copy(from: mask) }

@@ -1,5 +1,5 @@
 /// One step of mask shaping; ``MaskShaper`` applies a list of them in order.
-public enum MaskOperation: Sendable, Equatable {
+package enum MaskOperation: Sendable, Equatable {
     /// `255 − a`: swaps what is kept and what is replaced.
     case invert
     /// Hard edge: `a ≥ level` becomes 255, anything below becomes 0.
@@ -20,21 +20,21 @@ public enum MaskOperation: Sendable, Equatable {
 ///
 /// `expand` and `shrink` are separable square dilation and erosion by the van Herk / Gil–Werman
 /// algorithm: three comparisons per sample and direction, whatever the radius.
-public final class MaskShaper {
+package final class MaskShaper {
     private let blur = GaussianBlur()
     private var lineMemory = ScratchBuffer<UInt8>()
     private var suffixMemory = ScratchBuffer<UInt8>()
     private var prefixRowMemory = ScratchBuffer<UInt8>()
 
-    public init() {}
+    package init() {}
 
     /// Applies `operations` to `mask`, first to last.
-    public func apply(_ operations: [MaskOperation], to mask: Plane) {
+    package func apply(_ operations: [MaskOperation], to mask: Plane) {
         for operation in operations { apply(operation, to: mask) }
     }
 
     /// Applies one operation to `mask`.
-    public func apply(_ operation: MaskOperation, to mask: Plane) {
+    package func apply(_ operation: MaskOperation, to mask: Plane) {
         switch operation {
         case .invert:
             Self.map(mask) { 255 &- $0 }

@@ -8,12 +8,12 @@
 /// rounded half up. Unlike an exponential average it forgets a mask completely after `frames`
 /// frames, so a brief mis-segmentation never lingers. A mask of a different size from the
 /// previous one (the stream changed resolution) starts the window afresh, as does ``reset()``.
-public final class MaskSmoother {
+package final class MaskSmoother {
     /// Largest window: every mask in it is kept in memory (32 masks of 1920×1080 are 66 MB).
-    public static let maximumFrames = 32
+    package static let maximumFrames = 32
 
     /// How many masks the mean spans.
-    public let frames: Int
+    package let frames: Int
 
     private var history = ScratchBuffer<UInt8>()
     private var sums = ScratchBuffer<UInt32>()
@@ -22,7 +22,7 @@ public final class MaskSmoother {
 
     /// A smoother over `frames` masks (1 leaves masks unchanged).
     /// - Throws: `ReplayError.usage` naming `--mask-smooth` when `frames` is not in 1…``maximumFrames``.
-    public init(frames: Int) throws {
+    package init(frames: Int) throws(ReplayError) {
         guard (1...Self.maximumFrames).contains(frames) else {
             throw ReplayError.usage("--mask-smooth: \(frames) is not a frame count from 1 to \(Self.maximumFrames)")
         }
@@ -30,10 +30,10 @@ public final class MaskSmoother {
     }
 
     /// Forgets the masks seen so far (after a seek or a cut).
-    public func reset() { stored = 0; nextSlot = 0 }
+    package func reset() { stored = 0; nextSlot = 0 }
 
     /// Replaces `mask` in place by the mean over the window, and remembers it.
-    public func smooth(_ mask: Plane) {
+    package func smooth(_ mask: Plane) {
         if mask.width != width || mask.height != height {
             width = mask.width
             height = mask.height

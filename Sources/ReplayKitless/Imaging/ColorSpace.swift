@@ -1,34 +1,34 @@
 /// A Y'CbCr colour matrix and range: how RGB colours (annotation colours, background
 /// pictures) map onto the samples of a video frame.
-public struct ColorSpace: Sendable, Equatable, Hashable {
+package struct ColorSpace: Sendable, Equatable, Hashable {
     /// The luma coefficients (Kr, Kb) of a colour matrix.
-    public enum Matrix: Sendable, Equatable, Hashable {
+    package enum Matrix: Sendable, Equatable, Hashable {
         case bt601, bt709, bt2020
 
         var kr: Double { switch self { case .bt601: 0.299; case .bt709: 0.2126; case .bt2020: 0.2627 } }
         var kb: Double { switch self { case .bt601: 0.114; case .bt709: 0.0722; case .bt2020: 0.0593 } }
     }
 
-    public var matrix: Matrix
+    package var matrix: Matrix
     /// `true` for full range (0…255), `false` for limited "TV" range (16…235 luma, 16…240 chroma).
-    public var fullRange: Bool
+    package var fullRange: Bool
 
-    public init(matrix: Matrix, fullRange: Bool) {
+    package init(matrix: Matrix, fullRange: Bool) {
         self.matrix = matrix
         self.fullRange = fullRange
     }
 
-    public static let bt709Limited = ColorSpace(matrix: .bt709, fullRange: false)
-    public static let bt601Limited = ColorSpace(matrix: .bt601, fullRange: false)
+    package static let bt709Limited = ColorSpace(matrix: .bt709, fullRange: false)
+    package static let bt601Limited = ColorSpace(matrix: .bt601, fullRange: false)
 
     /// Converts 8-bit gamma-encoded R'G'B' to 8-bit Y'CbCr in this space (rounded, clamped).
-    public func yuv(red: UInt8, green: UInt8, blue: UInt8) -> YUVColor {
+    package func yuv(red: UInt8, green: UInt8, blue: UInt8) -> YUVColor {
         let (y, cb, cr) = yuvUnrounded(red: Double(red), green: Double(green), blue: Double(blue))
         return YUVColor(y: Self.clamp(y), cb: Self.clamp(cb), cr: Self.clamp(cr))
     }
 
     /// The same conversion without rounding, for callers that accumulate (antialiasing, scaling).
-    public func yuvUnrounded(red: Double, green: Double, blue: Double) -> (y: Double, cb: Double, cr: Double) {
+    package func yuvUnrounded(red: Double, green: Double, blue: Double) -> (y: Double, cb: Double, cr: Double) {
         let kr = matrix.kr, kb = matrix.kb, kg = 1 - kr - kb
         let r = red / 255, g = green / 255, b = blue / 255
         let y = kr * r + kg * g + kb * b
@@ -41,7 +41,7 @@ public struct ColorSpace: Sendable, Equatable, Hashable {
     }
 
     /// Converts 8-bit Y'CbCr in this space back to R'G'B' (rounded, clamped).
-    public func rgb(_ color: YUVColor) -> (red: UInt8, green: UInt8, blue: UInt8) {
+    package func rgb(_ color: YUVColor) -> (red: UInt8, green: UInt8, blue: UInt8) {
         let kr = matrix.kr, kb = matrix.kb, kg = 1 - kr - kb
         let y: Double, pb: Double, pr: Double
         if fullRange {
@@ -65,21 +65,26 @@ public struct ColorSpace: Sendable, Equatable, Hashable {
 }
 
 /// One 8-bit Y'CbCr sample triple.
-public struct YUVColor: Sendable, Equatable, Hashable {
-    public var y: UInt8
-    public var cb: UInt8
-    public var cr: UInt8
-    public init(y: UInt8, cb: UInt8, cr: UInt8) { self.y = y; self.cb = cb; self.cr = cr }
+package struct YUVColor: Sendable, Equatable, Hashable {
+    package var y: UInt8
+    package var cb: UInt8
+    package var cr: UInt8
+    package init(y: UInt8, cb: UInt8, cr: UInt8) { self.y = y; self.cb = cb; self.cr = cr }
 }
 
 /// An sRGB colour with straight alpha, as written in scene files and on the command line
 /// (`#RRGGBB` or `#RRGGBBAA`).
 public struct RGBAColor: Sendable, Equatable, Hashable, CustomStringConvertible {
+    /// Red, 0–255, gamma-encoded sRGB.
     public var red: UInt8
+    /// Green, 0–255, gamma-encoded sRGB.
     public var green: UInt8
+    /// Blue, 0–255, gamma-encoded sRGB.
     public var blue: UInt8
+    /// Alpha, 0 (transparent) to 255 (opaque), straight (not premultiplied).
     public var alpha: UInt8
 
+    /// A colour from its components; opaque unless `alpha` says.
     public init(red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8 = 255) {
         self.red = red; self.green = green; self.blue = blue; self.alpha = alpha
     }

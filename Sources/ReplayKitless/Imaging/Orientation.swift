@@ -1,7 +1,7 @@
 /// Copies `source` into `destination` turned clockwise by `quarterTurns` quarter turns, then
 /// mirrored horizontally when `mirror` is set. Destination planes must already have the
 /// turned size (width and height swapped for odd turns).
-public func reorient(_ source: YUVImage, into destination: YUVImage, quarterTurns: Int, mirror: Bool) {
+package func reorient(_ source: YUVImage, into destination: YUVImage, quarterTurns: Int, mirror: Bool) {
     reorient(source.luma, into: destination.luma, quarterTurns: quarterTurns, mirror: mirror)
     reorient(source.cb, into: destination.cb, quarterTurns: quarterTurns, mirror: mirror)
     reorient(source.cr, into: destination.cr, quarterTurns: quarterTurns, mirror: mirror)
@@ -12,7 +12,7 @@ public func reorient(_ source: YUVImage, into destination: YUVImage, quarterTurn
 
 /// One plane of ``reorient(_:into:quarterTurns:mirror:)``, of `bytesPerPixel`-byte pixels (widths
 /// count pixels): 8-bit samples, 16-bit ones, or whole packed pixels such as RGB's 3 or 4 bytes.
-public func reorient(_ source: Plane, into destination: Plane, quarterTurns: Int, mirror: Bool, bytesPerPixel: Int = 1) {
+package func reorient(_ source: Plane, into destination: Plane, quarterTurns: Int, mirror: Bool, bytesPerPixel: Int = 1) {
     switch bytesPerPixel {
     case 1: reorient(source, into: destination, quarterTurns: quarterTurns, mirror: mirror, as: UInt8.self)
     case 2: reorient(source, into: destination, quarterTurns: quarterTurns, mirror: mirror, as: UInt16.self)

@@ -2,13 +2,13 @@
 ///
 /// A `Plane` does not own its memory. Whoever hands one out (a ``PlanarBuffer`` or a decoded frame)
 /// keeps the memory alive while the view is used; that is why it may cross threads unchecked.
-public struct Plane: @unchecked Sendable {
-    public let base: UnsafeMutablePointer<UInt8>
-    public let stride: Int
-    public let width: Int
-    public let height: Int
+package struct Plane: @unchecked Sendable {
+    package let base: UnsafeMutablePointer<UInt8>
+    package let stride: Int
+    package let width: Int
+    package let height: Int
 
-    public init(base: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int) {
+    package init(base: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int) {
         self.base = base
         self.stride = stride
         self.width = width
@@ -16,17 +16,17 @@ public struct Plane: @unchecked Sendable {
     }
 
     /// Row `y` as a mutable buffer of `width` samples.
-    @inlinable public func row(_ y: Int) -> UnsafeMutableBufferPointer<UInt8> {
+    @inlinable package func row(_ y: Int) -> UnsafeMutableBufferPointer<UInt8> {
         UnsafeMutableBufferPointer(start: base + y * stride, count: width)
     }
 
-    @inlinable public subscript(x: Int, y: Int) -> UInt8 {
+    @inlinable package subscript(x: Int, y: Int) -> UInt8 {
         get { base[y * stride + x] }
         nonmutating set { base[y * stride + x] = newValue }
     }
 
     /// Sets every sample to `value`.
-    public func fill(_ value: UInt8) {
+    package func fill(_ value: UInt8) {
         for y in 0..<height { row(y).update(repeating: value) }
     }
 
@@ -53,38 +53,38 @@ public struct Plane: @unchecked Sendable {
     }
 
     /// Copies `other` (same size) into this plane row by row.
-    public func copy(from other: Plane) {
+    package func copy(from other: Plane) {
         precondition(other.width == width && other.height == height, "plane sizes differ")
         for y in 0..<height { (base + y * stride).update(from: other.base + y * other.stride, count: width) }
     }
 }
 
 /// How far chroma planes are subsampled: 4:2:0 is (1, 1), 4:2:2 is (1, 0), 4:4:4 is (0, 0).
-public struct ChromaSubsampling: Sendable, Equatable, Hashable {
-    public var shiftX: Int
-    public var shiftY: Int
-    public init(shiftX: Int, shiftY: Int) { self.shiftX = shiftX; self.shiftY = shiftY }
-    public static let yuv420 = ChromaSubsampling(shiftX: 1, shiftY: 1)
-    public static let yuv422 = ChromaSubsampling(shiftX: 1, shiftY: 0)
-    public static let yuv444 = ChromaSubsampling(shiftX: 0, shiftY: 0)
+package struct ChromaSubsampling: Sendable, Equatable, Hashable {
+    package var shiftX: Int
+    package var shiftY: Int
+    package init(shiftX: Int, shiftY: Int) { self.shiftX = shiftX; self.shiftY = shiftY }
+    package static let yuv420 = ChromaSubsampling(shiftX: 1, shiftY: 1)
+    package static let yuv422 = ChromaSubsampling(shiftX: 1, shiftY: 0)
+    package static let yuv444 = ChromaSubsampling(shiftX: 0, shiftY: 0)
 
     /// Chroma plane size for a luma size (rounded up, as FFmpeg does).
-    public func chromaSize(width: Int, height: Int) -> (width: Int, height: Int) {
+    package func chromaSize(width: Int, height: Int) -> (width: Int, height: Int) {
         ((width + (1 << shiftX) - 1) >> shiftX, (height + (1 << shiftY) - 1) >> shiftY)
     }
 }
 
 /// An 8-bit planar Y'CbCr picture, optionally with an alpha plane: the form every
 /// compositing and rendering stage works on, without any RGB round trip.
-public struct YUVImage: Sendable {
-    public var luma: Plane
-    public var cb: Plane
-    public var cr: Plane
-    public var alpha: Plane?
-    public var subsampling: ChromaSubsampling
-    public var colorSpace: ColorSpace
+package struct YUVImage: Sendable {
+    package var luma: Plane
+    package var cb: Plane
+    package var cr: Plane
+    package var alpha: Plane?
+    package var subsampling: ChromaSubsampling
+    package var colorSpace: ColorSpace
 
-    public init(luma: Plane, cb: Plane, cr: Plane, alpha: Plane? = nil,
+    package init(luma: Plane, cb: Plane, cr: Plane, alpha: Plane? = nil,
                 subsampling: ChromaSubsampling, colorSpace: ColorSpace) {
         self.luma = luma
         self.cb = cb
@@ -94,11 +94,11 @@ public struct YUVImage: Sendable {
         self.colorSpace = colorSpace
     }
 
-    public var width: Int { luma.width }
-    public var height: Int { luma.height }
+    package var width: Int { luma.width }
+    package var height: Int { luma.height }
 
     /// Fills the picture with one colour (alpha, when present, opaque).
-    public func fill(_ color: YUVColor) {
+    package func fill(_ color: YUVColor) {
         luma.fill(color.y)
         cb.fill(color.cb)
         cr.fill(color.cr)
@@ -106,7 +106,7 @@ public struct YUVImage: Sendable {
     }
 
     /// Copies `other` (same size and layout) into this picture.
-    public func copy(from other: YUVImage) {
+    package func copy(from other: YUVImage) {
         luma.copy(from: other.luma)
         cb.copy(from: other.cb)
         cr.copy(from: other.cr)
@@ -116,11 +116,11 @@ public struct YUVImage: Sendable {
 
 /// Owned memory for a ``YUVImage``: backgrounds, scratch layers, test fixtures.
 /// Allocated once and reused; the memory lives as long as this object.
-public final class PlanarBuffer: @unchecked Sendable {
-    public let image: YUVImage
+package final class PlanarBuffer: @unchecked Sendable {
+    package let image: YUVImage
     private let storage: UnsafeMutablePointer<UInt8>
 
-    public init(width: Int, height: Int, subsampling: ChromaSubsampling = .yuv420,
+    package init(width: Int, height: Int, subsampling: ChromaSubsampling = .yuv420,
                 colorSpace: ColorSpace = .bt709Limited, alpha: Bool = false) {
         precondition(width > 0 && height > 0, "empty picture")
         let chroma = subsampling.chromaSize(width: width, height: height)

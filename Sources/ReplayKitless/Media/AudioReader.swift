@@ -3,15 +3,15 @@ import CFFmpeg
 /// Decodes the first audio stream of a file to mono float samples with their presentation times:
 /// for checking sound against pictures (A/V sync probes). Encoder priming is dropped by the
 /// decoder (the container's skip-samples), so times are those a player uses.
-public final class AudioReader {
+package final class AudioReader {
     /// One decoded frame: when its first sample plays and its samples, channels averaged.
-    public struct Chunk: Sendable {
+    package struct Chunk: Sendable {
         /// Stream time of the first sample, seconds.
-        public var seconds: Double
-        public var samples: [Float]
+        package var seconds: Double
+        package var samples: [Float]
     }
 
-    public let stream: StreamInfo
+    package let stream: StreamInfo
     private let demuxer: Demuxer
     private let decoder: Decoder
     private let packet = Packet()
@@ -20,7 +20,7 @@ public final class AudioReader {
     private var finished = false
 
     /// Opens the first audio stream of `url`; `badInput` when there is none.
-    public init(url: String) throws(ReplayError) {
+    package init(url: String) throws(ReplayError) {
         demuxer = try Demuxer(url: url)
         guard let audio = demuxer.streams.first(where: { $0.kind == .audio }) else { throw .badInput("\(url): no audio stream") }
         stream = audio
@@ -29,7 +29,7 @@ public final class AudioReader {
     }
 
     /// The next decoded frame, or `nil` at the end of the stream.
-    public func next() throws(ReplayError) -> Chunk? {
+    package func next() throws(ReplayError) -> Chunk? {
         while !finished {
             switch try decoder.receive(into: frame) {
             case .produced: return try chunk(of: frame)

@@ -7,30 +7,30 @@ public enum MediaKind: String, Sendable, Codable {
 }
 
 /// A stream of an opened input, as the container describes it.
-public struct StreamInfo: Sendable {
-    public let index: Int
-    public let kind: MediaKind
-    public let codecName: String
+package struct StreamInfo: Sendable {
+    package let index: Int
+    package let kind: MediaKind
+    package let codecName: String
     /// Numerator and denominator of the stream's time base.
-    public let timeBase: Rational
-    public let startTime: Int64?
-    public let duration: Int64?
+    package let timeBase: Rational
+    package let startTime: Int64?
+    package let duration: Int64?
     /// Frame count declared by the container (0 when unknown).
-    public let declaredFrames: Int64
-    public let width: Int
-    public let height: Int
-    public let sampleRate: Int
-    public let channels: Int
+    package let declaredFrames: Int64
+    package let width: Int
+    package let height: Int
+    package let sampleRate: Int
+    package let channels: Int
     /// Display rotation in degrees clockwise (0, 90, 180, 270) from the container's display matrix.
-    public let rotation: Int
+    package let rotation: Int
     /// The display matrix mirrors the picture horizontally.
-    public let mirrored: Bool
+    package let mirrored: Bool
     /// The clockwise angle, in whole degrees, of a display matrix that turns the picture by other
     /// than a quarter turn (`nil` for none or a quarter turn). `ffmpeg` (5.1) turns such a picture
     /// with its `rotate` filter, black corners and all; fxreplay refuses it (exit 3) rather than
     /// show frames that differ from ffmpeg's, see ``requireQuarterTurns(of:)``.
-    public let oddRotation: Int?
-    public let averageFrameRate: Rational
+    package let oddRotation: Int?
+    package let averageFrameRate: Rational
 
     /// Refuses a stream whose display matrix turns by other than a quarter turn: its frames are
     /// shown turned, as ffmpeg shows them, or not at all.
@@ -42,18 +42,18 @@ public struct StreamInfo: Sendable {
 }
 
 /// An exact rational number, as FFmpeg's `AVRational`.
-public struct Rational: Sendable, Equatable, Codable, CustomStringConvertible {
-    public var numerator: Int32
-    public var denominator: Int32
-    public init(_ numerator: Int32, _ denominator: Int32) { self.numerator = numerator; self.denominator = denominator }
+package struct Rational: Sendable, Equatable, Codable, CustomStringConvertible {
+    package var numerator: Int32
+    package var denominator: Int32
+    package init(_ numerator: Int32, _ denominator: Int32) { self.numerator = numerator; self.denominator = denominator }
     init(_ value: AVRational) { self.init(value.num, value.den) }
     var av: AVRational { AVRational(num: numerator, den: denominator) }
-    public var doubleValue: Double { denominator == 0 ? 0 : Double(numerator) / Double(denominator) }
-    public var description: String { "\(numerator)/\(denominator)" }
+    package var doubleValue: Double { denominator == 0 ? 0 : Double(numerator) / Double(denominator) }
+    package var description: String { "\(numerator)/\(denominator)" }
 
     /// `value` in this time base, in seconds, rounded once from the exact fraction (so a frame at
     /// 2.4 s compares equal to 2.4 written in a file).
-    public func seconds(_ value: Int64) -> Double {
+    package func seconds(_ value: Int64) -> Double {
         guard denominator != 0 else { return 0 }
         let (product, overflow) = value.multipliedReportingOverflow(by: Int64(numerator))
         return overflow ? Double(value) * Double(numerator) / Double(denominator) : Double(product) / Double(denominator)

@@ -83,6 +83,7 @@ public struct EncoderSettings: Sendable, Codable, Equatable {
     /// start before the download ends (`-movflags +faststart`).
     public var faststart = true
 
+    /// Settings that leave every choice to the codec's defaults (CRF, preset, threads), with faststart on.
     public init() {}
 
     /// x264/x265 preset names; VPx maps them to its speed.

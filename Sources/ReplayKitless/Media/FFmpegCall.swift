@@ -46,9 +46,9 @@ func ffmpegAlloc<T>(_ call: StaticString, _ pointer: T?) throws(FFmpegFailure) -
 
 let noPTS: Int64 = fx_nopts()
 
-/// How much FFmpeg's own libraries print on stderr.
+/// How much FFmpeg's own libraries say, through ``ReplayLog/logger`` (never straight to stderr).
 public enum FFmpegLogging {
-    /// Nothing by default (fxreplay reports problems itself); everything FFmpeg says when `verbose`.
+    /// Nothing by default (fxreplay reports problems itself); FFmpeg's messages up to its info level when `verbose`.
     /// The library sets the quiet default the first time it opens a file or an encoder; call this to choose.
     public static func configure(verbose: Bool) {
         _ = defaults
@@ -59,6 +59,11 @@ public enum FFmpegLogging {
     /// once, before the first file is opened (``configure(verbose:)`` may then change the level).
     static let defaults: Void = {
         av_log_set_level(AV_LOG_QUIET)
-        fx_install_counting_log_callback()
+        fx_install_counting_log_callback { level, line in
+            guard let line else { return }
+            var text = String(cString: line)
+            while text.last?.isNewline == true { text.removeLast() }
+            ReplayLog.ffmpeg(level: level, line: text)
+        }
     }()
 }

@@ -2,21 +2,21 @@ import CFFmpeg
 import Foundation
 
 /// An 8-bit R'G'B' picture with packed rows (3 bytes per pixel, no padding): what QA reports put in PNG files.
-public struct RGBPicture: Sendable, Equatable {
-    public let width: Int
-    public let height: Int
+package struct RGBPicture: Sendable, Equatable {
+    package let width: Int
+    package let height: Int
     /// `height` rows of `width` (red, green, blue) triples.
-    public var pixels: [UInt8]
+    package var pixels: [UInt8]
 
     /// A black picture.
-    public init(width: Int, height: Int) {
+    package init(width: Int, height: Int) {
         self.width = width
         self.height = height
         pixels = [UInt8](repeating: 0, count: max(0, width * height * 3))
     }
 
     /// The pixel at column `x`, row `y`.
-    public subscript(x: Int, y: Int) -> (red: UInt8, green: UInt8, blue: UInt8) {
+    package subscript(x: Int, y: Int) -> (red: UInt8, green: UInt8, blue: UInt8) {
         get {
             let offset = (y * width + x) * 3
             return (pixels[offset], pixels[offset + 1], pixels[offset + 2])
@@ -30,7 +30,7 @@ public struct RGBPicture: Sendable, Equatable {
     }
 
     /// Copies `other` in with its top-left corner at column `x`, row `y` (clipped to this picture).
-    public mutating func paste(_ other: RGBPicture, x: Int, y: Int) {
+    package mutating func paste(_ other: RGBPicture, x: Int, y: Int) {
         let left = max(0, x), right = min(width, x + other.width)
         guard left < right else { return }
         let bytes = (right - left) * 3
@@ -47,10 +47,10 @@ public struct RGBPicture: Sendable, Equatable {
 
 /// Still pictures for QA reports: Y'CbCr pictures converted to R'G'B' with their own colour matrix and
 /// range (libswscale), and PNG files written with FFmpeg's `png` encoder.
-public enum ImageWriter {
+package enum ImageWriter {
     /// `image` as R'G'B', converted with its colour space's matrix and range; scaled (bicubic) to
     /// `width` pixels wide with the height keeping the aspect ratio when `width` is given.
-    public static func rgb(_ image: YUVImage, width: Int? = nil) throws(ReplayError) -> RGBPicture {
+    package static func rgb(_ image: YUVImage, width: Int? = nil) throws(ReplayError) -> RGBPicture {
         let outWidth = max(1, width ?? image.width)
         let outHeight = max(1, width.map { Int(clamping: Double(image.height) * Double($0) / Double(image.width), rounding: .toNearestOrAwayFromZero, to: 1...InputLimits.pictureSide) } ?? image.height)
         let format: AVPixelFormat
@@ -84,7 +84,7 @@ public enum ImageWriter {
     }
 
     /// The picture encoded as a PNG file (FFmpeg's `png` encoder, rgb24).
-    public static func png(_ picture: RGBPicture) throws(ReplayError) -> Data {
+    package static func png(_ picture: RGBPicture) throws(ReplayError) -> Data {
         guard picture.width > 0, picture.height > 0 else { throw .processing("cannot write an empty picture as PNG") }
         guard let codec = avcodec_find_encoder_by_name("png") else {
             throw .processing("FFmpeg's png encoder is not available in this build")
@@ -119,7 +119,7 @@ public enum ImageWriter {
     }
 
     /// Writes `picture` as a PNG file at `path`: complete or absent, never over one of `inputs`.
-    public static func writePNG(_ picture: RGBPicture, to path: String, inputs: [String] = []) throws(ReplayError) {
+    package static func writePNG(_ picture: RGBPicture, to path: String, inputs: [String] = []) throws(ReplayError) {
         try AtomicOutput.write(try png(picture), to: path, inputs: inputs)
     }
 }

@@ -6,7 +6,7 @@ import Foundation
 /// uploaded could otherwise make a server read its other files or reach into its network.
 ///
 /// The command line sets it once for the process (``current``), before any input is opened;
-/// every ``Demuxer`` follows it.
+/// every input the library opens follows it.
 public struct InputPolicy: Sendable, Equatable {
     /// Protocols (`http`, `https`, `tcp`, `tls`, …) and reference-following formats (`hls`,
     /// `dash`, `concat`, …) allowed besides local files, in FFmpeg's names.
@@ -14,11 +14,13 @@ public struct InputPolicy: Sendable, Equatable {
     /// How long opening or reading a network input may wait, in seconds.
     public var ioTimeout: Double
 
+    /// A policy allowing `allowed` besides local files, with network reads timing out after `ioTimeout` seconds.
     public init(allowed: Set<String> = [], ioTimeout: Double = InputPolicy.defaultIOTimeout) {
         self.allowed = allowed
         self.ioTimeout = ioTimeout
     }
 
+    /// The default network timeout, seconds.
     public static let defaultIOTimeout = 30.0
 
     /// The policy every input of this process is opened under.

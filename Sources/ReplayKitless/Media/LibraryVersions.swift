@@ -3,9 +3,9 @@ import Foundation
 
 /// The versions of the libraries an output's bytes depend on, for `fxreplay --version`: the
 /// same input and options give the same bytes only with the same FFmpeg and encoder libraries.
-public enum LibraryVersions {
+package enum LibraryVersions {
     /// One line per library: FFmpeg's release and its libraries' versions, then the encoders'.
-    public static var lines: [String] {
+    package static var lines: [String] {
         func version(_ packed: UInt32) -> String { "\(packed >> 16).\((packed >> 8) & 0xFF).\(packed & 0xFF)" }
         var lines = ["FFmpeg \(String(cString: av_version_info()))",
                      "libavutil \(version(avutil_version())), libavcodec \(version(avcodec_version())), "

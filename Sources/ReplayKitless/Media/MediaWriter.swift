@@ -4,22 +4,22 @@ import Foundation
 /// Writes a new recording from pictures and sound the caller makes, with exact timestamps:
 /// test fixtures and the synthetic sample call. Audio is AAC (Opus in WebM) unless the spec names
 /// the codec; a file may be audio-only (``init(path:audio:overwrite:group:)``).
-public final class MediaWriter {
+package final class MediaWriter {
     /// The video track to write.
-    public struct VideoSpec: Sendable {
-        public var size: PictureSize
+    package struct VideoSpec: Sendable {
+        package var size: PictureSize
         /// Time base of the timestamps passed to ``MediaWriter/addVideoFrame(pts:duration:size:sei:draw:)``.
-        public var timeBase: Rational
+        package var timeBase: Rational
         /// Nominal rate, a hint for rate control only: timestamps decide timing.
-        public var frameRate: Rational
-        public var encoder: EncoderSettings
+        package var frameRate: Rational
+        package var encoder: EncoderSettings
         /// Display rotation written to the container, degrees clockwise.
-        public var rotation: Int
+        package var rotation: Int
         /// Whether the container says to show the picture mirrored (before the rotation, as FFmpeg reads it).
-        public var mirrored: Bool
-        public var colorSpace: ColorSpace
+        package var mirrored: Bool
+        package var colorSpace: ColorSpace
 
-        public init(size: PictureSize, timeBase: Rational, frameRate: Rational = Rational(30, 1),
+        package init(size: PictureSize, timeBase: Rational, frameRate: Rational = Rational(30, 1),
                     encoder: EncoderSettings = EncoderSettings(), rotation: Int = 0, mirrored: Bool = false,
                     colorSpace: ColorSpace = .bt709Limited) {
             self.size = size
@@ -33,14 +33,14 @@ public final class MediaWriter {
     }
 
     /// The audio track to write.
-    public struct AudioSpec: Sendable {
-        public var sampleRate: Int
-        public var channels: Int
+    package struct AudioSpec: Sendable {
+        package var sampleRate: Int
+        package var channels: Int
         /// Timestamp of the first sample, in samples (an audio/video offset).
-        public var startSample: Int64
+        package var startSample: Int64
         /// The codec; `nil` picks ``AudioCodec/defaultCodec(forOutput:)``.
-        public var codec: AudioCodec?
-        public init(sampleRate: Int = 48000, channels: Int = 1, startSample: Int64 = 0, codec: AudioCodec? = nil) {
+        package var codec: AudioCodec?
+        package init(sampleRate: Int = 48000, channels: Int = 1, startSample: Int64 = 0, codec: AudioCodec? = nil) {
             self.sampleRate = sampleRate
             self.channels = channels
             self.startSample = startSample
@@ -63,13 +63,13 @@ public final class MediaWriter {
 
     /// - Parameter group: write the file as one of the group's outputs, moved into place when the
     ///   group is committed rather than by ``finish()``.
-    public convenience init(path: String, video: VideoSpec, audio: AudioSpec? = nil, overwrite: Bool = true,
+    package convenience init(path: String, video: VideoSpec, audio: AudioSpec? = nil, overwrite: Bool = true,
                             group: OutputGroup? = nil) throws(ReplayError) {
         try self.init(path: path, optionalVideo: video, audio: audio, overwrite: overwrite, group: group)
     }
 
     /// A file with sound only (an audio-only participant of a call).
-    public convenience init(path: String, audio: AudioSpec, overwrite: Bool = true, group: OutputGroup? = nil) throws(ReplayError) {
+    package convenience init(path: String, audio: AudioSpec, overwrite: Bool = true, group: OutputGroup? = nil) throws(ReplayError) {
         try self.init(path: path, optionalVideo: nil, audio: audio, overwrite: overwrite, group: group)
     }
 
@@ -122,7 +122,7 @@ public final class MediaWriter {
     ///   - size: a new picture size from this frame on (a mid-stream resolution change; VP8/VP9 only).
     ///   - sei: `user_data_unregistered` SEI payload (UUID + data) for H.264/HEVC.
     ///   - draw: fills the 8-bit 4:2:0 picture.
-    public func addVideoFrame(pts: Int64, duration: Int64, size: PictureSize? = nil, sei: [UInt8]? = nil,
+    package func addVideoFrame(pts: Int64, duration: Int64, size: PictureSize? = nil, sei: [UInt8]? = nil,
                               draw: (YUVImage) -> Void) throws(ReplayError) {
         guard var encoder else { throw .usage("this writer has no video track") }
         do {
@@ -154,17 +154,17 @@ public final class MediaWriter {
     }
 
     /// Encodes interleaved float samples in −1…1 (channel count of the audio spec).
-    public func addAudio(_ samples: [Float]) throws(ReplayError) {
+    package func addAudio(_ samples: [Float]) throws(ReplayError) {
         guard let audio else { throw .usage("this writer has no audio track") }
         try samples.withUnsafeBufferPointer { (buffer) throws(ReplayError) in try audio.add(interleaved: buffer) }
     }
 
     /// Where the file is until it is moved into place (a group's output that is never committed is
     /// read from here, and removed with the group).
-    public var temporaryPath: String { muxer.output.temporaryPath }
+    package var temporaryPath: String { muxer.output.temporaryPath }
 
     /// Drains both encoders, writes the trailer and (unless it belongs to a group) moves the file into place.
-    public func finish() throws(ReplayError) {
+    package func finish() throws(ReplayError) {
         try drain(flush: true)
         try audio?.finish()
         try muxer.finish(commit: commitsOnFinish)

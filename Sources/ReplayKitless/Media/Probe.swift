@@ -7,6 +7,7 @@ public struct ProbeResult: Sendable, Codable, Equatable {
     public struct Stream: Sendable, Codable, Equatable {
         /// The stream's index in the file.
         public var index: Int
+        /// Whether it is video, audio, subtitles, data or an attachment.
         public var kind: MediaKind
         /// FFmpeg's codec name (`h264`, `aac`, …).
         public var codec: String
@@ -18,26 +19,34 @@ public struct ProbeResult: Sendable, Codable, Equatable {
         public var packets: Int
         /// Picture size (video).
         public var width: Int?
+        /// Picture height in pixels, as coded (before the display rotation); `nil` for other kinds.
         public var height: Int?
         /// Sample rate in Hz and channel count (audio).
         public var sampleRate: Int?
+        /// Channel count (audio); `nil` for other kinds.
         public var channels: Int?
         /// How the stream is coded, with ffprobe's names and values (`-show_streams`), each `nil`
         /// where the file does not say: the pixel format (`yuv420p`) or sample format (`fltp`)…
         public var pixelFormat: String?
+        /// The sample format of an audio stream (`fltp`, `s16`, …).
         public var sampleFormat: String?
         /// …the colour tags: range (`tv`, `pc`), matrix (`bt709`), primaries and transfer…
         public var colorRange: String?
+        /// The colour matrix (`bt709`, `bt470bg`, …).
         public var colorSpace: String?
+        /// The colour primaries (`bt709`, …).
         public var colorPrimaries: String?
+        /// The transfer characteristic (`bt709`, `smpte2084`, …).
         public var colorTransfer: String?
         /// …the profile (`High`) and level (as the codec counts it: H.264 `31` for 3.1, HEVC 30 × the level)…
         public var profile: String?
+        /// The level, as the codec counts it (H.264 `31` for 3.1; HEVC 30 × the level).
         public var level: Int?
         /// …the bit rate the container declares, bits per second…
         public var bitRate: Int?
         /// …the nominal frame rate (ffprobe's `r_frame_rate`) and the average one, `num/den`…
         public var frameRate: String?
+        /// The average frame rate (ffprobe's `avg_frame_rate`), `num/den`.
         public var averageFrameRate: String?
         /// …and the stream's own duration, seconds.
         public var durationSeconds: Double?
@@ -48,7 +57,9 @@ public struct ProbeResult: Sendable, Codable, Equatable {
     public struct FrameIntervals: Sendable, Codable, Equatable {
         /// Shortest, longest and mean interval, milliseconds.
         public var min: Double
+        /// Longest interval between consecutive frames, milliseconds.
         public var max: Double
+        /// Mean interval between consecutive frames, milliseconds.
         public var mean: Double
         /// Population standard deviation of the intervals, milliseconds.
         public var standardDeviation: Double
@@ -62,7 +73,9 @@ public struct ProbeResult: Sendable, Codable, Equatable {
     public var container: String
     /// The duration the file declares, and its start time, in seconds.
     public var durationSeconds: Double?
+    /// The container's start time, seconds; `nil` when it does not say.
     public var startSeconds: Double?
+    /// Every stream of the file, in the file's order.
     public var streams: [Stream]
     /// Index of the video stream described below (FFmpeg's best), `nil` without video.
     public var videoStream: Int?

@@ -11,12 +11,14 @@ public enum AudioMode: String, Sendable, Codable, CaseIterable {
 
 /// The sound settings of a render.
 public struct AudioSettings: Sendable, Codable, Equatable {
+    /// Copy (the default), encode anew, or leave the sound out.
     public var mode: AudioMode = .copy
     /// The codec when encoding; `nil`: Opus for WebM, AAC otherwise.
     public var codec: AudioCodec?
     /// Bits per second when encoding.
     public var bitRate: Int = 128_000
 
+    /// The defaults of `fxreplay render`: copy, AAC or Opus at 128 kb/s when encoding is needed.
     public init() {}
 }
 

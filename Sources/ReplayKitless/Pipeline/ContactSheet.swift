@@ -11,8 +11,8 @@ import Foundation
 /// leaves them evenly spread from the first frame to within one spacing (under 1/24 of the video)
 /// of the last. The sheet shows those nearest `count` evenly spaced times between the first and
 /// the last kept.
-public final class ContactSheet: FrameEffect {
-    public let name = "preview"
+package final class ContactSheet: FrameEffect {
+    package let name = "preview"
     private let output: AtomicOutput
     private let count: Int
     private let columns: Int
@@ -35,7 +35,7 @@ public final class ContactSheet: FrameEffect {
     /// A sheet to be written into `output` (reserved, typically from the render's ``OutputGroup``,
     /// which moves it into place) by ``write()``.
     /// - Parameter count: frames on the sheet; `columns` per row; `cellWidth` pixels wide each (at most the frame's width).
-    public init(output: AtomicOutput, count: Int = 6, columns: Int = 3, cellWidth: Int = 320,
+    package init(output: AtomicOutput, count: Int = 6, columns: Int = 3, cellWidth: Int = 320,
                 fontPath: String = AnnotationRenderer.Options.defaultFontPath) throws(ReplayError) {
         guard count >= 2, columns >= 1, cellWidth >= 16 else {
             throw .usage("a contact sheet needs 2 or more frames, 1 or more columns and cells 16 or more pixels wide")
@@ -47,7 +47,7 @@ public final class ContactSheet: FrameEffect {
         self.fontPath = fontPath
     }
 
-    public func apply(to image: YUVImage, at time: FrameTime) throws(ReplayError) {
+    package func apply(to image: YUVImage, at time: FrameTime) throws(ReplayError) {
         let spacing = self.spacing ?? max(time.duration, 1e-3)
         self.spacing = spacing
         // This frame is shown from its time to its end: does that span hold the next grid point?
@@ -62,7 +62,7 @@ public final class ContactSheet: FrameEffect {
         nextPoint = (nextPoint + 1) / 2
     }
 
-    public func reportLines() -> [String: Int] { ["frames": chosen.count] }
+    package func reportLines() -> [String: Int] { ["frames": chosen.count] }
 
     /// The kept thumbnails that go on the sheet: those nearest `count` evenly spaced times from the
     /// first kept to the last (all of them when there are no more than `count`).
@@ -76,7 +76,7 @@ public final class ContactSheet: FrameEffect {
 
     /// Writes the sheet as PNG into its output once the render has finished; it stays out of
     /// sight until that output is committed.
-    public func write() throws(ReplayError) {
+    package func write() throws(ReplayError) {
         let cells = chosen
         guard let first = cells.first?.picture else {
             throw .processing("\(output.finalPath): no frames to put on the contact sheet")

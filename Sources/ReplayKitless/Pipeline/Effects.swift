@@ -1,17 +1,17 @@
 import CFFmpeg
 
 /// What an effect may know about the render it is part of when it is set up.
-public struct EffectContext {
-    public let options: RenderOptions
+package struct EffectContext {
+    package let options: RenderOptions
     /// The opened input (effects that read the input's own side data or packets ahead of time).
     let demuxer: Demuxer
-    public let videoStream: StreamInfo
+    package let videoStream: StreamInfo
     /// Frame size the effects see: display orientation, output size.
-    public let outputSize: PictureSize
+    package let outputSize: PictureSize
     /// Colour matrix and range of the frames the effects see.
-    public let colorSpace: ColorSpace
+    package let colorSpace: ColorSpace
     /// Every frame's pose, when the options name a pose source.
-    public let poses: FramePoses?
+    package let poses: FramePoses?
 }
 
 /// The effects `options` ask for, in pipeline order: background replacement, then annotations.

@@ -1,17 +1,17 @@
 /// When a frame is shown, in the forms the processing stages need.
-public struct FrameTime: Sendable, Equatable {
+package struct FrameTime: Sendable, Equatable {
     /// 0-based presentation index of the frame in the output.
-    public var index: Int
+    package var index: Int
     /// Presentation timestamp in the input video stream's time base.
-    public var pts: Int64
+    package var pts: Int64
     /// Seconds since the first frame's presentation time (t = 0 is the first frame, formats.md §3).
-    public var seconds: Double
+    package var seconds: Double
     /// Seconds on the input stream's own clock (absolute stream time).
-    public var streamSeconds: Double
+    package var streamSeconds: Double
     /// How long the frame is shown, in seconds.
-    public var duration: Double
+    package var duration: Double
 
-    public init(index: Int, pts: Int64, seconds: Double, streamSeconds: Double, duration: Double) {
+    package init(index: Int, pts: Int64, seconds: Double, streamSeconds: Double, duration: Double) {
         self.index = index
         self.pts = pts
         self.seconds = seconds
@@ -25,7 +25,7 @@ public struct FrameTime: Sendable, Equatable {
 ///
 /// Effects run on the pipeline's processing thread, one frame at a time, in presentation order.
 /// They may keep state between frames and should allocate their scratch memory once.
-public protocol FrameEffect: AnyObject {
+package protocol FrameEffect: AnyObject {
     /// A short name for reports.
     var name: String { get }
     /// Modifies `image` in place.
@@ -35,5 +35,5 @@ public protocol FrameEffect: AnyObject {
 }
 
 extension FrameEffect {
-    public func reportLines() -> [String: Int] { [:] }
+    package func reportLines() -> [String: Int] { [:] }
 }

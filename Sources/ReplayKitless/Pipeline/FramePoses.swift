@@ -3,23 +3,17 @@ import CFFmpeg
 /// Every frame's camera pose for a render, matched once before decoding starts from a packet
 /// scan of the input (the same matching `fxreplay track` does, so placements agree exactly),
 /// and looked up per decoded frame by its timestamp.
-public final class FramePoses: Sendable {
+package final class FramePoses: Sendable {
     /// The packet scan: frame times, display size, SEI poses.
-    public let scan: VideoPacketScan
-    public let timeline: PoseTimeline
+    package let scan: VideoPacketScan
+    package let timeline: PoseTimeline
     /// Scene times are measured from this stream time (0 unless times are absolute).
-    public let sceneTimeOrigin: Double
+    package let sceneTimeOrigin: Double
     private let indexByTimestamp: [Int64: Int]
 
-    public init(settings: PoseSettings, input: String) throws(ReplayError) {
-        do {
-            scan = try settings.scan(input)
-            timeline = try settings.timeline(for: scan, input: input)
-        } catch let error as ReplayError {
-            throw error
-        } catch {
-            throw .badInput("\(input): \(error)")
-        }
+    package init(settings: PoseSettings, input: String) throws(ReplayError) {
+        scan = try settings.scan(input)
+        timeline = try settings.timeline(for: scan, input: input)
         sceneTimeOrigin = settings.sceneTimeOrigin(for: scan)
         var index: [Int64: Int] = [:]
         for (frame, pts) in scan.presentationTimestamps.enumerated() { index[pts] = frame }
@@ -27,20 +21,20 @@ public final class FramePoses: Sendable {
     }
 
     /// The presentation index of the frame with timestamp `pts` in the video stream's time base.
-    public func frameIndex(pts: Int64) -> Int? { indexByTimestamp[pts] }
+    package func frameIndex(pts: Int64) -> Int? { indexByTimestamp[pts] }
 
     /// The pose of the frame with timestamp `pts`; `nil` for a frame the policy hid or the scan never saw.
-    public func pose(pts: Int64) -> Pose? {
+    package func pose(pts: Int64) -> Pose? {
         frameIndex(pts: pts).flatMap { timeline.poses[$0] }
     }
 
     /// The pose32 record (formats.md §1) of the frame with timestamp `pts`; `nil` when it has no pose.
-    public func pose32(pts: Int64) -> Pose32? {
+    package func pose32(pts: Int64) -> Pose32? {
         pose(pts: pts).map { Pose32($0, frameHeight: scan.height) }
     }
 
     /// What the pose32 records leave out, when they do: they carry a vertical field of view only.
-    public var pose32Warning: String? {
+    package var pose32Warning: String? {
         guard timeline.poses.contains(where: { $0?.intrinsics != nil }) else { return nil }
         return "pose32 cannot carry intrinsics: the pose SEI holds the vertical field of view that fy spans over the "
             + "\(scan.height)-pixel frame height, 2·atan(H / 2fy); fx, cx and cy are not kept"
@@ -51,7 +45,7 @@ extension Pose32 {
     /// The record for a pose (its rotation as Euler angles) on a frame `frameHeight` pixels high
     /// (display orientation). A pose read from float32 values gives those same values back; one
     /// with intrinsics gets the vertical field of view its fy spans over that height, 2·atan(H / 2fy).
-    public init(_ pose: Pose, frameHeight: Int) {
+    package init(_ pose: Pose, frameHeight: Int) {
         let p = pose.position, e = pose.euler
         let fovY = pose.intrinsics.map { 2 * atan(Double(frameHeight) / (2 * $0.fy)) * 180 / .pi } ?? pose.fovY
         self.init(position: [Float(p.x), Float(p.y), Float(p.z)], euler: [Float(e.x), Float(e.y), Float(e.z)],

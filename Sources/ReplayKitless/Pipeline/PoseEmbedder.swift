@@ -4,18 +4,18 @@ import Foundation
 /// `fxreplay poses embed --copy`: writes a pose SEI NAL unit into every H.264/HEVC access unit of
 /// a recording that has a pose, without re-encoding (before the first slice, with emulation
 /// prevention), and removes the pose SEI of frames that have none; every other stream is copied untouched.
-public enum PoseEmbedder {
+package enum PoseEmbedder {
     /// What the copy did.
-    public struct Result: Sendable {
-        public var frames = 0
+    package struct Result: Sendable {
+        package var frames = 0
         /// Frames that got a pose SEI.
-        public var embedded = 0
-        public var match = PoseMatchReport()
+        package var embedded = 0
+        package var match = PoseMatchReport()
         /// What the output leaves out (see ``FramePoses/pose32Warning``).
-        public var warnings: [String] = []
+        package var warnings: [String] = []
     }
 
-    public static func embedByCopy(input: String, output path: String, poses settings: PoseSettings,
+    package static func embedByCopy(input: String, output path: String, poses settings: PoseSettings,
                                    overwrite: Bool) throws(ReplayError) -> Result {
         let sei = try settings.seiFormat()
         let poses = try FramePoses(settings: settings, input: input)

@@ -4,25 +4,25 @@ import Foundation
 /// applied one after another to frames decoded beforehand, exactly as the renderer applies them
 /// (in-order steps on the calling thread, per-frame steps on `threads` lanes), without decoding
 /// or encoding, so frames per second measure the effects and nothing else.
-public enum ProcessStageBenchmark {
-    public struct Measurement: Sendable {
-        public let threads: Int
-        public let frames: Int
+package enum ProcessStageBenchmark {
+    package struct Measurement: Sendable {
+        package let threads: Int
+        package let frames: Int
         /// Wall-clock seconds.
-        public let seconds: Double
+        package let seconds: Double
         /// User + system CPU seconds of the whole process over the run.
-        public let cpuSeconds: Double
-        public var framesPerSecond: Double { Double(frames) / seconds }
+        package let cpuSeconds: Double
+        package var framesPerSecond: Double { Double(frames) / seconds }
     }
 
     /// Frames of a clip decoded once, at their own size, in 4:2:0, with their times.
-    public final class Clip: @unchecked Sendable {
+    package final class Clip: @unchecked Sendable {
         let pictures: [PlanarBuffer]
         let times: [FrameTime]
         let size: PictureSize
 
         /// Decodes the first `frames` frames of `path`.
-        public init(path: String, frames: Int) throws(ReplayError) {
+        package init(path: String, frames: Int) throws(ReplayError) {
             let reader = try VideoFrameReader(url: path)
             var pictures: [PlanarBuffer] = [], times: [FrameTime] = []
             var first: Int64?
@@ -43,13 +43,13 @@ public enum ProcessStageBenchmark {
             size = PictureSize(width: picture.image.width, height: picture.image.height)
         }
 
-        public var count: Int { pictures.count }
+        package var count: Int { pictures.count }
     }
 
     /// Applies the effects every setup in `setups` asks for (all on the clip's input, in the order
     /// given) to every frame of `clip`, on `threads` lanes (1: all on the calling thread, as the
     /// renderer does with one process thread).
-    public static func measure(_ setups: [RenderOptions], clip: Clip, threads: Int) throws(ReplayError) -> Measurement {
+    package static func measure(_ setups: [RenderOptions], clip: Clip, threads: Int) throws(ReplayError) -> Measurement {
         let effects = try effects(setups, size: clip.size)
         let lanes = max(1, threads), slots = lanes == 1 ? 1 : 2 * lanes
         for effect in effects { try effect.reserve(slots: slots, lanes: lanes, bands: 1) }

@@ -16,6 +16,7 @@ public struct RenderOptions: Sendable, Codable, Equatable {
     public var input: String
     /// Output path; the container comes from its extension.
     public var output: String
+    /// The output's codec, quality, speed and bitstream controls.
     public var encoder = EncoderSettings()
     /// Output size in display orientation; `nil` keeps the first frame's size.
     public var size: PictureSize?
@@ -41,6 +42,7 @@ public struct RenderOptions: Sendable, Codable, Equatable {
     /// output starts and ends; `nil`: the input's start, end. Poses and annotations stay on the
     /// input's timeline.
     public var from: Double?
+    /// Where the output ends, seconds after the first frame; `nil`: the input's end.
     public var to: Double?
     /// Other files the command reads (a job spec, placement tracks): never written over either.
     public var otherInputs: [String] = []
@@ -49,6 +51,8 @@ public struct RenderOptions: Sendable, Codable, Equatable {
     /// same bytes whatever the number.
     public var processThreads: Int?
 
+    /// A render of `input` into `output` with the defaults of `fxreplay render`: the first frame's
+    /// size turned upright, the codec the container suggests, sound copied, no effects.
     public init(input: String, output: String) {
         self.input = input
         self.output = output
@@ -68,9 +72,12 @@ public struct RenderOptions: Sendable, Codable, Equatable {
 
 /// A picture size in pixels, parsed from `WxH`.
 public struct PictureSize: Sendable, Codable, Equatable, CustomStringConvertible {
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
 
+    /// A size of `width`×`height` pixels, unchecked (`init(checking:)` checks).
     public init(width: Int, height: Int) { self.width = width; self.height = height }
 
     /// Parses `WxH` (e.g. `1280x720`); `nil` when malformed or not a size FFmpeg can hold.

@@ -2,6 +2,7 @@
 public struct RenderReport: Sendable, Codable, Equatable {
     /// The file written.
     public struct OutputProperties: Sendable, Codable, Equatable {
+        /// The output's path.
         public var path: String
         /// FFmpeg's muxer name (`mp4`, `mov`, `matroska`, `webm`).
         public var container: String
@@ -9,6 +10,7 @@ public struct RenderReport: Sendable, Codable, Equatable {
         public var codec: String
         /// Picture size in the output's stored orientation.
         public var width: Int
+        /// Picture height in the output's stored orientation.
         public var height: Int
         /// The encoder's pixel format (`yuv420p`, `yuva420p`, …).
         public var pixelFormat: String
@@ -20,6 +22,7 @@ public struct RenderReport: Sendable, Codable, Equatable {
 
     /// The recording rendered.
     public var input: String
+    /// What was written.
     public var output: OutputProperties
     /// Frames the decoder produced.
     public var framesDecoded = 0

@@ -6,39 +6,48 @@ import Foundation
 /// concurrent stages joined by bounded queues, with every frame kept at its own timestamp
 /// and every other stream copied untouched.
 public final class Renderer {
+    /// What this render does; fixed when it is made.
     public let options: RenderOptions
     private let extraEffects: [any FrameEffect]
 
+    /// A render as `options` describe it; nothing runs until ``run(onProgress:)`` or ``start()``.
+    public convenience init(options: RenderOptions) {
+        self.init(options: options, extraEffects: [])
+    }
+
     /// - Parameter extraEffects: processing steps of the caller's own, applied after the ones the
     ///   options ask for (background replacement, annotations).
-    public init(options: RenderOptions, extraEffects: [any FrameEffect] = []) {
+    package init(options: RenderOptions, extraEffects: [any FrameEffect]) {
         self.options = options
         self.extraEffects = extraEffects
     }
 
-    /// Renders, showing progress on stderr; returns the report. On any failure the output path is left untouched.
+    /// Renders on the calling thread; returns the report. On any failure the output path is left untouched.
+    /// The public forms are the `async` ``run(onProgress:)`` and ``start()``.
     /// - Parameters:
-    ///   - style: how progress shows on stderr (`.none` for nothing).
+    ///   - style: how progress shows on the command line's ``Console`` (`.none` for nothing).
     ///   - label: what the progress lines call the job.
     ///   - observe: called about ten times a second with the frames written so far and the
-    ///     number expected (when the input says), for a caller's own progress display.
+    ///     number expected (when the input says), for a caller's own progress display; throwing
+    ///     from it stops the render with that error (how cancellation reaches the pipeline).
     ///   - beforeCommit: writes the caller's other outputs of this render (its report, say)
     ///     once the video is complete but before it is moved into place, so that a failure there
     ///     leaves no video either: the outputs of a run appear together or not at all.
-    public func run(progress style: ProgressStyle = .auto, label: String = "render", observe: (_ framesDone: Int, _ framesExpected: Int?) -> Void = { _, _ in },
+    package func run(progress style: ProgressStyle = .auto, label: String = "render",
+                     observe: (_ framesDone: Int, _ framesExpected: Int?) throws(ReplayError) -> Void = { _, _ in },
                     beforeCommit: (RenderReport) throws(ReplayError) -> Void = { _ in }) throws(ReplayError) -> RenderReport {
         let started = Date()
         let session = try RenderSession(options: options, extraEffects: extraEffects)
         let reporter = ProgressReporter(style: style, label: label, total: session.expectedFrames, seconds: session.demuxer.durationSeconds)
         var report: RenderReport
         do {
-            try session.run { done in
+            try session.run { done throws(ReplayError) in
                 reporter.update(done: done)
-                observe(done, session.expectedFrames)
+                try observe(done, session.expectedFrames)
             }
             report = try session.finish()
             reporter.finish(done: report.framesEncoded)
-            observe(report.framesEncoded, session.expectedFrames)
+            try observe(report.framesEncoded, session.expectedFrames)
             report.wallSeconds = Date().timeIntervalSince(started)
             report.speedFPS = report.wallSeconds > 0 ? Double(report.framesEncoded) / report.wallSeconds : 0
             try beforeCommit(report)
@@ -313,8 +322,9 @@ private final class RenderSession: @unchecked Sendable {
         avcodec_find_encoder_by_name(codec.encoderName)?.pointee.id ?? AV_CODEC_ID_NONE
     }
 
-    /// Runs the three stages to completion, calling `progress` with the frames written so far.
-    func run(progress: (Int) -> Void) throws(ReplayError) {
+    /// Runs the three stages to completion, calling `progress` with the frames written so far; an
+    /// error thrown from `progress` stops the stages and is thrown once they have.
+    func run(progress: (Int) throws(ReplayError) -> Void) throws(ReplayError) {
         let group = DispatchGroup()
         for stage in [decodeStage, processStage, encodeStage] {
             group.enter()
@@ -324,7 +334,7 @@ private final class RenderSession: @unchecked Sendable {
             }.start()
         }
         while group.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
-            progress(framesDone.load(ordering: .relaxed))
+            do throws(ReplayError) { try progress(framesDone.load(ordering: .relaxed)) } catch { fail(error) }
         }
         if let error = failure.withLock({ $0 }) { throw error }
     }
@@ -468,7 +478,7 @@ private final class RenderSession: @unchecked Sendable {
             throw .badInput(limit == 0 ? "\(place); stopping (--strict or --max-decode-errors 0)"
                                        : "\(place); more than \(limit) decode errors (--max-decode-errors)")
         }
-        if count == 1 { FileHandle.standardError.write(Data("fxreplay: warning: \(place), continuing\n".utf8)) }
+        if count == 1 { ReplayLog.warning("\(place), continuing") }
     }
 
     private func noteSize(_ frame: Frame) {

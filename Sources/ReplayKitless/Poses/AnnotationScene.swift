@@ -23,12 +23,18 @@ public struct TapAnchor: Sendable, Equatable {
         /// `worldFront · depth` measured from the world origin.
         case opentokSample = "opentok-sample"
     }
+    /// The time of the tapped frame, seconds (sidecar time base).
     public var t: Double
+    /// The tapped pixel's column, continuous pixel coordinates (formats.md §2).
     public var x: Double
+    /// The tapped pixel's row, continuous pixel coordinates, down from the top.
     public var y: Double
+    /// How deep along the tap's ray the anchor goes, metres (see `mode`).
     public var depth: Double
+    /// How `depth` is measured.
     public var mode: Mode
 
+    /// A tap at pixel (`x`, `y`) of the frame at time `t`, `depth` metres along its ray.
     public init(t: Double, x: Double, y: Double, depth: Double, mode: Mode = .cameraDepth) {
         self.t = t; self.x = x; self.y = y; self.depth = depth; self.mode = mode
     }
@@ -36,12 +42,17 @@ public struct TapAnchor: Sendable, Equatable {
 
 /// One annotation of a scene file: what to draw, where, and when.
 public struct Annotation: Sendable, Equatable {
+    /// The annotation's id, unique in its scene; tracks and QA reports name it.
     public var id: String
+    /// Where it is placed in the world.
     public var anchor: AnnotationAnchor
+    /// What is drawn (a built-in shape or an OBJ mesh).
     public var shape: AnnotationShape
     /// Size in metres (the shape's overall extent).
     public var size: Double
+    /// Fill colour, alpha included.
     public var color: RGBAColor
+    /// Text drawn beside it; `nil` for none.
     public var label: String?
     /// Label text height in pixels (screen space, readable at any distance).
     public var labelSize: Double
@@ -58,6 +69,7 @@ public struct Annotation: Sendable, Equatable {
     /// A thin grey stem from the anchor down to the y = 0 plane.
     public var stem: Bool
 
+    /// An annotation with the defaults of formats.md §6 for whatever is not given.
     public init(id: String, anchor: AnnotationAnchor, shape: AnnotationShape = .sphere, size: Double = 0.05,
                 color: RGBAColor = RGBAColor(red: 255, green: 59, blue: 48), label: String? = nil,
                 labelSize: Double = 18, from: Double? = nil, until: Double? = nil,
@@ -80,7 +92,9 @@ public struct Annotation: Sendable, Equatable {
 
 /// A parsed `annotations.json` (formats.md §6).
 public struct AnnotationScene: Sendable, Equatable {
+    /// The annotations, in the file's order (later ones are drawn over earlier ones at equal depth).
     public var annotations: [Annotation]
+    /// A scene of `annotations`; read one from a file with ``load(path:)``.
     public init(annotations: [Annotation]) { self.annotations = annotations }
 
     /// The OBJ files the scene's meshes come from: inputs, never to be written over.

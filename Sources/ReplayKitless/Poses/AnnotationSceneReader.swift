@@ -18,14 +18,14 @@ extension AnnotationScene {
     /// - `spin`: turns per second about the vertical axis (default 0); `stem`: bool (default false).
     ///
     /// Any other key, anywhere, is an error naming the file, line, annotation and key.
-    public static func load(path: String) throws -> AnnotationScene {
+    public static func load(path: String) throws(ReplayError) -> AnnotationScene {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         let bytes = try readInputFile(path, limit: InputLimits.sceneBytes, kind: "annotation scene", isText: true)
         return try AnnotationScene(json: bytes, file: path, baseDirectory: folder)
     }
 
     /// Parses a scene from JSON bytes; `file` names it in errors and mesh paths resolve against `baseDirectory`.
-    public init(json bytes: [UInt8], file: String, baseDirectory: String) throws {
+    public init(json bytes: [UInt8], file: String, baseDirectory: String) throws(ReplayError) {
         let root: JSONNode
         do {
             root = try JSONReader.parse(bytes)
@@ -60,14 +60,14 @@ private struct SceneReader {
         return ReplayError.badInput(file: file, line: node.line, field: field, message)
     }
 
-    private func checkKeys(_ node: JSONNode, allowed: Set<String>, context: String?, prefix: String = "") throws {
+    private func checkKeys(_ node: JSONNode, allowed: Set<String>, context: String?, prefix: String = "") throws(ReplayError) {
         for (key, value) in node.members ?? [] where !allowed.contains(key) {
             let expected = allowed.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
             throw fail(value, context, prefix + key, "unknown key (expected one of \(expected))")
         }
     }
 
-    func scene(_ root: JSONNode) throws -> [Annotation] {
+    func scene(_ root: JSONNode) throws(ReplayError) -> [Annotation] {
         guard root.members != nil else {
             throw ReplayError.badInput(file: file, line: root.line, "the scene must be a JSON object")
         }
@@ -92,7 +92,7 @@ private struct SceneReader {
         return annotations
     }
 
-    private func annotation(_ node: JSONNode, index: Int) throws -> Annotation {
+    private func annotation(_ node: JSONNode, index: Int) throws(ReplayError) -> Annotation {
         var context = "annotations[\(index)]"
         guard node.members != nil else {
             throw ReplayError.badInput(file: file, line: node.line, field: context, "each annotation must be a JSON object")
@@ -101,21 +101,21 @@ private struct SceneReader {
         try checkKeys(node, allowed: Self.annotationKeys, context: context)
 
         func value(_ key: String) -> JSONNode? { node[key] }
-        func required(_ key: String) throws -> JSONNode {
+        func required(_ key: String) throws(ReplayError) -> JSONNode {
             guard let found = node[key] else { throw fail(node, context, key, "missing") }
             return found
         }
-        func number(_ key: String, _ check: (Double) -> Bool = { _ in true }, expected: String = "a number") throws -> Double? {
+        func number(_ key: String, _ check: (Double) -> Bool = { _ in true }, expected: String = "a number") throws(ReplayError) -> Double? {
             guard let found = value(key) else { return nil }
             guard let n = found.number, check(n) else { throw fail(found, context, key, "expected \(expected)") }
             return n
         }
-        func bool(_ key: String) throws -> Bool? {
+        func bool(_ key: String) throws(ReplayError) -> Bool? {
             guard let found = value(key) else { return nil }
             guard let b = found.bool else { throw fail(found, context, key, "expected true or false") }
             return b
         }
-        func string(_ key: String) throws -> String? {
+        func string(_ key: String) throws(ReplayError) -> String? {
             guard let found = value(key) else { return nil }
             guard let s = found.string else { throw fail(found, context, key, "expected a string") }
             return s
@@ -194,7 +194,7 @@ private struct SceneReader {
         return annotation
     }
 
-    private func anchor(_ node: JSONNode, context: String) throws -> AnnotationAnchor {
+    private func anchor(_ node: JSONNode, context: String) throws(ReplayError) -> AnnotationAnchor {
         let expected = "expected {\"world\": [x, y, z]} or {\"tap\": {\"t\", \"x\", \"y\", \"depth\"}}"
         try checkKeys(node, allowed: ["world", "tap"], context: context, prefix: "anchor.")
         guard let members = node.members, members.count == 1 else { throw fail(node, context, "anchor", expected) }
@@ -206,7 +206,7 @@ private struct SceneReader {
         }
         guard let tap = node["tap"], tap.members != nil else { throw fail(node, context, "anchor.tap", expected) }
         try checkKeys(tap, allowed: ["t", "x", "y", "depth", "mode"], context: context, prefix: "anchor.tap.")
-        func number(_ key: String, expected: String, _ check: (Double) -> Bool = { _ in true }) throws -> Double {
+        func number(_ key: String, expected: String, _ check: (Double) -> Bool = { _ in true }) throws(ReplayError) -> Double {
             guard let found = tap[key] else { throw fail(tap, context, "anchor.tap.\(key)", "missing") }
             guard let n = found.number, check(n) else { throw fail(found, context, "anchor.tap.\(key)", "expected \(expected)") }
             return n

@@ -5,10 +5,14 @@ import Foundation
 public struct TrackFrame: Sendable, Equatable {
     /// Presentation time in seconds relative to the first frame.
     public var time: Double
+    /// Display width in pixels (after the container's rotation).
     public var width: Int
+    /// Display height in pixels (after the container's rotation).
     public var height: Int
+    /// The pose matched to the frame; `nil` hides every annotation on it.
     public var pose: Pose?
 
+    /// A frame shown at `time` seconds with a display size and its pose.
     public init(time: Double, width: Int, height: Int, pose: Pose?) {
         self.time = time
         self.width = width
@@ -19,6 +23,7 @@ public struct TrackFrame: Sendable, Equatable {
 
 /// An annotation whose anchor is settled to a world point, with the interval it is shown in.
 public struct PlacedAnnotation: Sendable, Equatable {
+    /// The scene's annotation.
     public var annotation: Annotation
     /// The anchor in world space, metres.
     public var world: SIMD3<Double>
@@ -27,6 +32,7 @@ public struct PlacedAnnotation: Sendable, Equatable {
     /// Shown until this scene time (inclusive): `until`, else +∞.
     public var until: Double
 
+    /// A placement of `annotation` at `world`, shown in the interval its `from`/`until` give.
     public init(annotation: Annotation, world: SIMD3<Double>) {
         self.annotation = annotation
         self.world = world
@@ -63,10 +69,10 @@ extension AnnotationScene {
     ///
     /// Errors (bad input, naming `file` and the annotation): no frames, no pose on the tap frame,
     /// or a reference point that is not in front of the camera.
-    public func placed(frames: [TrackFrame], sceneTimeOrigin: Double = 0, file: String) throws -> [PlacedAnnotation] {
+    public func placed(frames: [TrackFrame], sceneTimeOrigin: Double = 0, file: String) throws(ReplayError) -> [PlacedAnnotation] {
         let times = frames.map { $0.time + sceneTimeOrigin }
         let order = PoseTimeline.timeOrder(times)
-        return try annotations.map { annotation in
+        return try annotations.map { (annotation) throws(ReplayError) -> PlacedAnnotation in
             switch annotation.anchor {
             case .world(let point):
                 return PlacedAnnotation(annotation: annotation, world: point)
@@ -123,16 +129,20 @@ public struct PlacementRow: Sendable, Equatable {
     public var frame: Int
     /// Presentation time in seconds relative to the first frame.
     public var t: Double
+    /// The annotation's id.
     public var id: String
+    /// On screen, in front of the near plane and active at the frame's time (formats.md §7).
     public var visible: Bool
     /// Continuous pixel coordinates; `nil` when the anchor is not in front of the camera (d ≤ 0) or the frame has no pose.
     public var x: Double?
+    /// Pixel row, down from the top; `nil` as for `x`.
     public var y: Double?
     /// View depth `d`; `nil` when the frame has no pose.
     public var depth: Double?
     /// Line in the file the row was read from (1-based), for messages.
     public var line: Int?
 
+    /// A row with the fields of formats.md §7.
     public init(frame: Int, t: Double, id: String, visible: Bool, x: Double?, y: Double?, depth: Double?, line: Int? = nil) {
         self.frame = frame
         self.t = t
@@ -153,6 +163,7 @@ public struct PlacementTrack: Sendable {
     /// Rows in file order.
     public var rows: [PlacementRow]
 
+    /// A track of `rows`, named `file` in messages.
     public init(file: String, rows: [PlacementRow]) {
         self.file = file
         self.rows = rows
@@ -183,10 +194,10 @@ public struct PlacementTrack: Sendable {
     }
 
     /// Resolves the scene's anchors against `frames`, then computes the rows. A track of more than
-    /// ``InputLimits/trackRows`` rows (frames × annotations), more than `qa compare` reads back, is
+    /// 10 million rows (frames × annotations), more than `qa compare` reads back, is
     /// refused before any is made: a small scene over a long video must not exhaust memory.
     public static func rows(frames: [TrackFrame], scene: AnnotationScene, sceneFile: String,
-                            sceneTimeOrigin: Double = 0) throws -> [PlacementRow] {
+                            sceneTimeOrigin: Double = 0) throws(ReplayError) -> [PlacementRow] {
         let (count, overflow) = frames.count.multipliedReportingOverflow(by: scene.annotations.count)
         guard !overflow, count <= InputLimits.trackRows else {
             throw ReplayError.badInput(file: sceneFile, "\(scene.annotations.count) annotations on \(frames.count) frames make a track "
@@ -220,7 +231,7 @@ public struct PlacementTrack: Sendable {
     }
 
     /// Writes the track to `path` (complete or not at all).
-    public static func write(_ rows: [PlacementRow], to path: String, format: Format) throws {
+    public static func write(_ rows: [PlacementRow], to path: String, format: Format) throws(ReplayError) {
         try writeFileAtomically(Data(text(rows, format: format).utf8), to: path)
     }
 }

@@ -2,10 +2,13 @@ import Foundation
 
 /// A 3×3 matrix of column vectors, enough for rotations.
 public struct Matrix3: Sendable, Equatable {
+    /// The three columns: the images of the X, Y and Z unit vectors.
     public var columns: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>)
 
+    /// A matrix from its three columns.
     public init(columns: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>)) { self.columns = columns }
 
+    /// The matrix that turns nothing.
     public static let identity = Matrix3(columns: ([1, 0, 0], [0, 1, 0], [0, 0, 1]))
 
     public static func == (a: Matrix3, b: Matrix3) -> Bool {
@@ -28,13 +31,16 @@ public struct Matrix3: Sendable, Equatable {
         return Matrix3(columns: ([c, s, 0], [-s, c, 0], [0, 0, 1]))
     }
 
+    /// The matrix applied to a column vector, `m·v`.
     public static func * (m: Matrix3, v: SIMD3<Double>) -> SIMD3<Double> {
         m.columns.0 * v.x + m.columns.1 * v.y + m.columns.2 * v.z
     }
+    /// The product `a·b` (apply `b` first, then `a`).
     public static func * (a: Matrix3, b: Matrix3) -> Matrix3 {
         Matrix3(columns: (a * b.columns.0, a * b.columns.1, a * b.columns.2))
     }
 
+    /// The transpose, which is the inverse of a rotation.
     public var transposed: Matrix3 {
         let (c0, c1, c2) = columns
         // SIMD3(_:_:_:), not array literals: those allocate, and this runs per point per frame.
@@ -53,10 +59,15 @@ public struct Matrix3: Sendable, Equatable {
 
 /// Pinhole intrinsics in pixels, continuous coordinates (formats.md §2): `u = cx + fx·x/d`, `v = cy − fy·y/d`.
 public struct Intrinsics: Sendable, Equatable, Hashable, Codable {
+    /// Horizontal focal length, pixels.
     public var fx: Double
+    /// Vertical focal length, pixels.
     public var fy: Double
+    /// Principal point's column, pixels from the left edge.
     public var cx: Double
+    /// Principal point's row, pixels from the top edge.
     public var cy: Double
+    /// Intrinsics from focal lengths and principal point, all in pixels.
     public init(fx: Double, fy: Double, cx: Double, cy: Double) {
         self.fx = fx; self.fy = fy; self.cx = cx; self.cy = cy
     }
@@ -83,6 +94,7 @@ public struct Pose: Sendable, Equatable {
     /// Real intrinsics, replacing `fovY` when present.
     public var intrinsics: Intrinsics?
 
+    /// A pose from a camera-to-world rotation matrix; `euler` then gives the triple with yaw in [−π/2, π/2].
     public init(position: SIMD3<Double>, rotation: Matrix3, zNear: Double, fovY: Double, intrinsics: Intrinsics? = nil) {
         self.position = position
         self.rotation = rotation
@@ -129,6 +141,7 @@ public struct Pose: Sendable, Equatable {
 public struct Projection: Sendable, Equatable {
     /// Pixel coordinates; meaningless when `depth` ≤ 0.
     public var x: Double
+    /// Pixel row, down from the top; meaningless when `depth` ≤ 0.
     public var y: Double
     /// Depth along the view axis, `d = −Xc.z`.
     public var depth: Double
@@ -136,10 +149,14 @@ public struct Projection: Sendable, Equatable {
 
 /// A pose seen through a frame of a given display-oriented size: the contract's projection maths.
 public struct Camera: Sendable, Equatable {
+    /// The camera's pose for the frame.
     public var pose: Pose
+    /// The frame's width in pixels, display-oriented (after rotation).
     public var width: Double
+    /// The frame's height in pixels, display-oriented (after rotation).
     public var height: Double
 
+    /// `pose` seen through a frame of `width`×`height` pixels, display-oriented.
     public init(pose: Pose, width: Int, height: Int) {
         self.pose = pose
         self.width = Double(width)

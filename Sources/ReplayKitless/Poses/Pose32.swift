@@ -4,13 +4,16 @@ public struct Pose32: Sendable, Equatable {
     /// Size of one record in bytes.
     public static let byteCount = 32
 
+    /// Camera position in metres, world space.
     public var position: SIMD3<Float>
     /// `(pitch, yaw, roll)` in radians.
     public var euler: SIMD3<Float>
+    /// Near clipping distance, metres.
     public var zNear: Float
     /// Vertical field of view, degrees.
     public var fovY: Float
 
+    /// A record of these values.
     public init(position: SIMD3<Float>, euler: SIMD3<Float>, zNear: Float, fovY: Float) {
         self.position = position
         self.euler = euler

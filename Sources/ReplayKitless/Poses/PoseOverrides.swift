@@ -4,15 +4,18 @@
 /// `intrinsics` win over everything; `fovY` replaces the pose's field of view and drops intrinsics
 /// the pose itself carried; `zNear` replaces the near distance.
 public struct PoseOverrides: Sendable, Equatable {
+    /// Vertical field of view in degrees forced on every pose (`--fov`); `nil`: the pose's own.
     public var fovY: Double?
+    /// Near clipping distance in metres forced on every pose (`--znear`); `nil`: the pose's own.
     public var zNear: Double?
+    /// Pinhole intrinsics forced on every pose (`--intrinsics`); `nil`: the pose's own.
     public var intrinsics: Intrinsics?
 
     /// No overrides.
     public static let none = PoseOverrides(unchecked: nil, nil, nil)
 
     /// Checks the values as command-line options: throws ``ReplayError`` (usage) naming the option.
-    public init(fovY: Double? = nil, zNear: Double? = nil, intrinsics: Intrinsics? = nil) throws {
+    public init(fovY: Double? = nil, zNear: Double? = nil, intrinsics: Intrinsics? = nil) throws(ReplayError) {
         if let fovY, !InputLimits.fieldOfView.contains(fovY) {
             throw ReplayError.usage("--fov must be between 0 and 180 degrees (got \(fovY))")
         }
@@ -31,6 +34,7 @@ public struct PoseOverrides: Sendable, Equatable {
         self.intrinsics = intrinsics
     }
 
+    /// Whether nothing is overridden.
     public var isEmpty: Bool { fovY == nil && zNear == nil && intrinsics == nil }
 
     /// `pose` with the overridden values replaced.
@@ -46,7 +50,7 @@ public struct PoseOverrides: Sendable, Equatable {
     }
 
     /// Parses the `--intrinsics` option value `fx,fy,cx,cy` (pixels).
-    public static func parseIntrinsics(_ text: String) throws -> Intrinsics {
+    public static func parseIntrinsics(_ text: String) throws(ReplayError) -> Intrinsics {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
             .map { Double($0.trimmingCharacters(in: .whitespaces)) }
         guard parts.count == 4, let fx = parts[0], let fy = parts[1], let cx = parts[2], let cy = parts[3] else {

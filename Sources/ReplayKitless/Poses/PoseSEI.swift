@@ -14,7 +14,7 @@ public enum NALFraming: Sendable, Equatable {
 
     /// The framing a stream's codec extradata implies: empty or start-code extradata means Annex B;
     /// `avcC` / `hvcC` give the length size (`lengthSizeMinusOne` in their low two bits of byte 4 / 21).
-    public init(extradata: [UInt8], codec: NALCodec) throws {
+    public init(extradata: [UInt8], codec: NALCodec) throws(ReplayError) {
         if extradata.isEmpty || extradata.starts(with: [0, 0, 1]) || extradata.starts(with: [0, 0, 0, 1]) {
             self = .annexB
             return
@@ -84,13 +84,13 @@ public struct PoseSEI: Sendable, Equatable {
 
     /// The pose in an access unit, or `nil` when it carries none. Throws when the packet is truncated
     /// (length-prefixed) or a pose message has the wrong size.
-    public func pose(inAccessUnit accessUnit: [UInt8], codec: NALCodec, framing: NALFraming) throws -> Pose32? {
+    public func pose(inAccessUnit accessUnit: [UInt8], codec: NALCodec, framing: NALFraming) throws(ReplayError) -> Pose32? {
         try read(accessUnit, codec: codec, framing: framing).pose
     }
 
     /// The pose in an access unit, and whether an SEI message in it claimed more bytes than its NAL
     /// unit holds (the walk stops there, as decoders stop, so a pose after it is not seen).
-    public func read(_ accessUnit: [UInt8], codec: NALCodec, framing: NALFraming) throws -> (pose: Pose32?, overran: Bool) {
+    public func read(_ accessUnit: [UInt8], codec: NALCodec, framing: NALFraming) throws(ReplayError) -> (pose: Pose32?, overran: Bool) {
         var overran = false
         for unit in try NALUnits.split(accessUnit, framing: framing) where unit.isSEI(accessUnit, codec: codec) {
             let walk = NALUnits.seiMessages(unit.rbsp(accessUnit, codec: codec))
@@ -104,7 +104,7 @@ public struct PoseSEI: Sendable, Equatable {
 
     /// The pose in a `user_data_unregistered` payload (UUID + data, as FFmpeg exports it in
     /// `AV_FRAME_DATA_SEI_UNREGISTERED` side data), or `nil` when the UUID is not ours.
-    public func pose(inUserData payload: some Collection<UInt8>) throws -> Pose32? {
+    public func pose(inUserData payload: some Collection<UInt8>) throws(ReplayError) -> Pose32? {
         guard let data = poseData(in: Array(payload)) else { return nil }
         guard let pose = Pose32(bytes: data) else {
             throw ReplayError.badInput("pose SEI carries \(data.count) bytes after its UUID, expected 32 (pose32)")
@@ -148,7 +148,7 @@ public struct PoseSEI: Sendable, Equatable {
     /// `accessUnit` with a pose SEI NAL unit for `pose` inserted just before its first slice
     /// (after any delimiter, parameter sets and other SEI). Pose messages with our UUID already there
     /// are removed first (see ``removingPose(from:codec:framing:)``), so re-embedding replaces rather than stacks.
-    public func inserting(_ pose: Pose32, into accessUnit: [UInt8], codec: NALCodec, framing: NALFraming) throws -> [UInt8] {
+    public func inserting(_ pose: Pose32, into accessUnit: [UInt8], codec: NALCodec, framing: NALFraming) throws(ReplayError) -> [UInt8] {
         let units = try NALUnits.split(accessUnit, framing: framing)
         guard let firstSlice = units.firstIndex(where: { $0.isVCL(accessUnit, codec: codec) }) else {
             throw ReplayError.badInput("the access unit has no slice NAL unit to put the pose SEI in front of")
@@ -160,7 +160,7 @@ public struct PoseSEI: Sendable, Equatable {
     /// `accessUnit` without pose messages with our UUID, or `nil` when it has none: an SEI NAL unit
     /// that held only such messages goes, one that also holds others is rewritten without them. In a
     /// re-embed, a frame that gets no pose must not keep the old one.
-    public func removingPose(from accessUnit: [UInt8], codec: NALCodec, framing: NALFraming) throws -> [UInt8]? {
+    public func removingPose(from accessUnit: [UInt8], codec: NALCodec, framing: NALFraming) throws(ReplayError) -> [UInt8]? {
         let units = try NALUnits.split(accessUnit, framing: framing)
         let holdsPose = units.contains { unit in
             unit.isSEI(accessUnit, codec: codec)
@@ -172,7 +172,7 @@ public struct PoseSEI: Sendable, Equatable {
     /// `accessUnit` with the pose messages taken out of its SEI NAL units, and `insertion` (a framed
     /// NAL unit) placed before unit `before`.
     private func rebuilt(_ accessUnit: [UInt8], units: [NALUnits.Unit], codec: NALCodec, framing: NALFraming,
-                         inserting insertion: (framed: [UInt8], before: Int)?) throws -> [UInt8] {
+                         inserting insertion: (framed: [UInt8], before: Int)?) throws(ReplayError) -> [UInt8] {
         var output = Array(accessUnit[..<(units.first?.start ?? 0)])
         output.reserveCapacity(accessUnit.count + (insertion?.framed.count ?? 0))
         for (index, unit) in units.enumerated() {
@@ -195,7 +195,7 @@ public struct PoseSEI: Sendable, Equatable {
     }
 
     /// A NAL unit with its start code or length prefix.
-    private static func framed(_ nal: [UInt8], framing: NALFraming) throws -> [UInt8] {
+    private static func framed(_ nal: [UInt8], framing: NALFraming) throws(ReplayError) -> [UInt8] {
         switch framing {
         case .annexB:
             return [0, 0, 0, 1] + nal
@@ -247,7 +247,7 @@ enum NALUnits {
 
     /// The NAL units of a packet. Length-prefixed packets that run past their end are an error;
     /// Annex B bytes before the first start code count as the first unit's framing.
-    static func split(_ bytes: [UInt8], framing: NALFraming) throws -> [Unit] {
+    static func split(_ bytes: [UInt8], framing: NALFraming) throws(ReplayError) -> [Unit] {
         switch framing {
         case .annexB: return splitAnnexB(bytes)
         case .lengthPrefixed(let size):

@@ -18,6 +18,7 @@ public struct PoseSample: Sendable, Equatable {
         }
     }
 
+    /// The time or frame the sample belongs to.
     public var key: Key
     /// Camera position in metres, world space.
     public var position: SIMD3<Double>
@@ -37,6 +38,7 @@ public struct PoseSample: Sendable, Equatable {
     /// Presentation index of the frame whose SEI carried this sample, for error messages; not part of equality.
     public var seiFrame: Int?
 
+    /// A sample as a source states it; `isFloat32` when the values came from float32 records.
     public init(key: Key, position: SIMD3<Double>, euler: SIMD3<Double>, zNear: Double, fovY: Double?,
                 intrinsics: Intrinsics? = nil, isFloat32: Bool = false, line: Int? = nil) {
         self.key = key

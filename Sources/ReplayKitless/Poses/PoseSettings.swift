@@ -13,6 +13,7 @@ public struct PoseSettings: Sendable, Equatable, Codable {
         case sei
     }
 
+    /// Where the poses are read from.
     public var source: Source
     /// The pose SEI's UUID, `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, both where poses are read from
     /// the stream and where they are written into it; `nil`: the default (formats.md §4).
@@ -25,15 +26,19 @@ public struct PoseSettings: Sendable, Equatable, Codable {
     /// stream time `t + clockOffset` — a call's clock or Unix time, for one stream of a call
     /// (formats.md §9: `mediaStart − start`, less the call's epoch for Unix times). 0: stream times.
     public var clockOffset = 0.0
+    /// What a frame without a matching sample gets (`--missing-pose`); interpolation by default.
     public var missingPose = MissingPosePolicy.interpolate
     /// The largest share (0…1) of sidecar samples that may match no frame (``PoseMatchOptions/maxMissedFraction``);
     /// `nil`: half.
     public var maxMissedFraction: Double?
     /// Lens values forced on every pose (AR metadata's field of view is often wrong).
     public var fovY: Double?
+    /// Near clipping distance in metres forced on every pose (`--znear`).
     public var zNear: Double?
+    /// Pinhole intrinsics in pixels forced on every pose (`--intrinsics`); they win over `fovY`.
     public var intrinsics: Intrinsics?
 
+    /// Poses from `source`, times relative to the first frame, no offset, gaps interpolated.
     public init(source: Source) { self.source = source }
 
     /// The pose SEI format (its UUID), for reading and for writing.
@@ -43,13 +48,13 @@ public struct PoseSettings: Sendable, Equatable, Codable {
     }
 
     /// Scans `input`'s video packets (no decoding) for frame times and, with SEI poses, the poses.
-    public func scan(_ input: String) throws -> VideoPacketScan {
+    package func scan(_ input: String) throws(ReplayError) -> VideoPacketScan {
         try VideoPacketScan(path: input, sei: source == .sei ? try seiFormat() : nil)
     }
 
     /// Matches the poses to the scanned frames. SEI samples are keyed by their own frame's time,
     /// so they are always relative, whatever `absoluteTime` says about sidecars and scenes.
-    public func timeline(for scan: VideoPacketScan, input: String) throws -> PoseTimeline {
+    package func timeline(for scan: VideoPacketScan, input: String) throws(ReplayError) -> PoseTimeline {
         let overrides = try PoseOverrides(fovY: fovY, zNear: zNear, intrinsics: intrinsics)
         var options = PoseMatchOptions(offset: offset, policy: missingPose, overrides: overrides,
                                        maxMissedFraction: maxMissedFraction ?? 0.5)
@@ -73,7 +78,7 @@ public struct PoseSettings: Sendable, Equatable, Codable {
 
     /// Scene times follow the sidecar convention: with absolute times, frame times shift by the first
     /// frame's, on the sidecar's clock (less ``clockOffset``).
-    public func sceneTimeOrigin(for scan: VideoPacketScan) -> Double {
+    package func sceneTimeOrigin(for scan: VideoPacketScan) -> Double {
         absoluteTime ? scan.firstFrameTime - clockOffset : 0
     }
 

@@ -10,7 +10,7 @@ public enum PoseSidecarFormat: String, Sendable, CaseIterable {
     case pose32
 
     /// The format for `path`'s extension; a usage error for any other extension.
-    public init(path: String) throws {
+    public init(path: String) throws(ReplayError) {
         switch URL(fileURLWithPath: path).pathExtension.lowercased() {
         case "jsonl", "ndjson": self = .jsonl
         case "csv": self = .csv
@@ -36,7 +36,7 @@ public enum PoseSidecarFormat: String, Sendable, CaseIterable {
 /// Errors name the file, the line (the record for `.pose32`) and the field.
 public enum PoseSidecar {
     /// Reads the sidecar at `path`, its format chosen by extension.
-    public static func read(path: String) throws -> [PoseSample] {
+    public static func read(path: String) throws(ReplayError) -> [PoseSample] {
         let format = try PoseSidecarFormat(path: path)
         let limit = format == .pose32 ? InputLimits.poseSamples * Pose32.byteCount : InputLimits.textFileBytes
         let samples = try parse(try readInputFile(path, limit: limit, kind: "pose sidecar", isText: format != .pose32),
@@ -46,7 +46,7 @@ public enum PoseSidecar {
     }
 
     /// Parses sidecar bytes; `file` names the source in error messages.
-    public static func parse(_ bytes: [UInt8], format: PoseSidecarFormat, file: String) throws -> [PoseSample] {
+    public static func parse(_ bytes: [UInt8], format: PoseSidecarFormat, file: String) throws(ReplayError) -> [PoseSample] {
         switch format {
         case .jsonl: try parseJSONLines(bytes, file: file)
         case .csv: try parseCSV(bytes, file: file)
@@ -55,15 +55,16 @@ public enum PoseSidecar {
     }
 
     /// Writes `samples` to `path` (complete or not at all), format by extension unless given.
-    public static func write(_ samples: [PoseSample], to path: String, format: PoseSidecarFormat? = nil) throws {
-        let bytes = try encode(samples, format: format ?? PoseSidecarFormat(path: path))
+    public static func write(_ samples: [PoseSample], to path: String, format: PoseSidecarFormat? = nil) throws(ReplayError) {
+        let chosen = if let format { format } else { try PoseSidecarFormat(path: path) }
+        let bytes = try encode(samples, format: chosen)
         try writeFileAtomically(Data(bytes), to: path)
     }
 
     /// The file contents for `samples`. pose32 writes the samples in the order given, ignoring their
     /// keys, and needs every sample to have a `fovY`. JSON Lines and CSV need finite values (only
     /// pose32 can hold NaN or infinity, in zNear and fovY).
-    public static func encode(_ samples: [PoseSample], format: PoseSidecarFormat) throws -> [UInt8] {
+    public static func encode(_ samples: [PoseSample], format: PoseSidecarFormat) throws(ReplayError) -> [UInt8] {
         if format != .pose32, let sample = samples.first(where: { !$0.isFinite }) {
             throw ReplayError.badInput("the pose at \(sample.key) has a value that is not a finite number, which "
                                        + "\(format == .csv ? "CSV" : "JSON") cannot hold; write .pose32 instead")
@@ -71,26 +72,26 @@ public enum PoseSidecar {
         return switch format {
         case .jsonl: Array(samples.map(jsonLine).joined().utf8)
         case .csv: Array(csv(samples).utf8)
-        case .pose32: try samples.flatMap { sample -> [UInt8] in
+        case .pose32: try throwingReplayError { try samples.flatMap { sample -> [UInt8] in
             guard let record = sample.pose32 else {
                 throw ReplayError.badInput("the pose at \(sample.key) has intrinsics but no fovY, and pose32 can only "
                                            + "carry fovY; add fovY to the sidecar")
             }
             return record.bytes
-        }
+        } }
         }
     }
 
     // MARK: pose32
 
-    private static func parsePose32(_ bytes: [UInt8], file: String) throws -> [PoseSample] {
+    private static func parsePose32(_ bytes: [UInt8], file: String) throws(ReplayError) -> [PoseSample] {
         let count = bytes.count / Pose32.byteCount
         guard bytes.count % Pose32.byteCount == 0 else {
             throw ReplayError.badInput(file: file, field: "record \(count)",
                                        "truncated: the file is \(bytes.count) bytes, not a multiple of 32")
         }
         guard count <= InputLimits.poseSamples else { throw tooManyPoses(file: file, line: nil) }
-        return try (0..<count).map { index in
+        return try (0..<count).map { (index) throws(ReplayError) -> PoseSample in
             let start = index * Pose32.byteCount
             guard let record = Pose32(bytes: bytes[start..<start + Pose32.byteCount]) else {
                 throw ReplayError.badInput(file: file, field: "record \(index)", "truncated record")
@@ -110,7 +111,7 @@ public enum PoseSidecar {
         ReplayError.badInput(file: file, line: line, "more than \(InputLimits.poseSamples) poses (see docs/poses.md, Limits)")
     }
 
-    private static func parseJSONLines(_ bytes: [UInt8], file: String) throws -> [PoseSample] {
+    private static func parseJSONLines(_ bytes: [UInt8], file: String) throws(ReplayError) -> [PoseSample] {
         var samples: [PoseSample] = []
         for (rawLine, line) in lines(of: bytes) {
             try checkLineLength(rawLine, file: file, number: line)
@@ -127,17 +128,17 @@ public enum PoseSidecar {
         return samples
     }
 
-    private static func jsonRecord(_ node: JSONNode, file: String, line: Int) throws -> PoseSample {
+    private static func jsonRecord(_ node: JSONNode, file: String, line: Int) throws(ReplayError) -> PoseSample {
         func fail(_ field: String, _ message: String) -> ReplayError {
             ReplayError.badInput(file: file, line: line, field: field, message)
         }
         guard node.members != nil else { throw fail("record", "each line must be a JSON object") }
-        func number(_ key: String, in object: JSONNode = node) throws -> Double? {
+        func number(_ key: String, in object: JSONNode = node) throws(ReplayError) -> Double? {
             guard let value = object[key] else { return nil }
             guard let n = value.number else { throw fail(key, "expected a number") }
             return n
         }
-        func vector(_ key: String) throws -> SIMD3<Double>? {
+        func vector(_ key: String) throws(ReplayError) -> SIMD3<Double>? {
             guard let value = node[key] else { return nil }
             guard let v = value.numbers(count: 3) else { throw fail(key, "expected an array of 3 numbers") }
             return SIMD3(v[0], v[1], v[2])
@@ -256,7 +257,7 @@ public enum PoseSidecar {
         return text
     }
 
-    private static func parseCSV(_ bytes: [UInt8], file: String) throws -> [PoseSample] {
+    private static func parseCSV(_ bytes: [UInt8], file: String) throws(ReplayError) -> [PoseSample] {
         var columns: [String: Int]?
         var columnCount = 0
         var samples: [PoseSample] = []
@@ -289,7 +290,7 @@ public enum PoseSidecar {
         return samples
     }
 
-    private static func csvHeader(_ fields: [String], file: String, line: Int) throws -> [String: Int] {
+    private static func csvHeader(_ fields: [String], file: String, line: Int) throws(ReplayError) -> [String: Int] {
         let known = Set(["t", "frame", "fovy"] + poseColumns + intrinsicsColumns)
         var columns: [String: Int] = [:]
         for (index, field) in fields.enumerated() {
@@ -313,7 +314,7 @@ public enum PoseSidecar {
         return columns
     }
 
-    private static func csvRecord(_ fields: [String], columns: [String: Int], file: String, line: Int) throws -> PoseSample {
+    private static func csvRecord(_ fields: [String], columns: [String: Int], file: String, line: Int) throws(ReplayError) -> PoseSample {
         func fail(_ field: String, _ message: String) -> ReplayError {
             ReplayError.badInput(file: file, line: line, field: field, message)
         }
@@ -322,12 +323,12 @@ public enum PoseSidecar {
             let value = fields[index].trimmingCharacters(in: .whitespaces)
             return value.isEmpty ? nil : value
         }
-        func number(_ name: String) throws -> Double? {
+        func number(_ name: String) throws(ReplayError) -> Double? {
             guard let text = cell(name) else { return nil }
             guard let value = Double(decimalText: text), value.isFinite else { throw fail(name, "\"\(text)\" is not a finite number") }
             return value
         }
-        func required(_ name: String) throws -> Double {
+        func required(_ name: String) throws(ReplayError) -> Double {
             guard let value = try number(name) else { throw fail(name, "missing") }
             return value
         }

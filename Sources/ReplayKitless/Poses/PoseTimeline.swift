@@ -1,18 +1,18 @@
 import Foundation
 
 /// When a video frame is shown: presentation time in seconds relative to the first frame, and for how long.
-public struct FrameTiming: Sendable, Equatable {
-    public var time: Double
-    public var duration: Double
+package struct FrameTiming: Sendable, Equatable {
+    package var time: Double
+    package var duration: Double
 
-    public init(time: Double, duration: Double) {
+    package init(time: Double, duration: Double) {
         self.time = time
         self.duration = duration
     }
 
     /// Timings for presentation `times` (in presentation order) whose durations are unknown: each frame
     /// lasts until the next one; the last lasts as long as the one before it, or `lastDuration` when alone.
-    public static func timings(presentationTimes times: [Double], lastDuration: Double = 1.0 / 30) -> [FrameTiming] {
+    package static func timings(presentationTimes times: [Double], lastDuration: Double = 1.0 / 30) -> [FrameTiming] {
         times.indices.map { index in
             let duration: Double = if index + 1 < times.count {
                 times[index + 1] - times[index]
@@ -49,10 +49,12 @@ public enum PoseTimeBase: Sendable, Equatable {
 
 /// How to match pose samples to frames.
 public struct PoseMatchOptions: Sendable, Equatable {
+    /// How sample times relate to the video's timestamps.
     public var timeBase: PoseTimeBase
     /// Seconds added to every sample time before matching (`--pose-offset`): a sample at `t` applies
     /// to the frame at `t + offset`.
     public var offset: Double
+    /// What a frame without a matching sample gets.
     public var policy: MissingPosePolicy
     /// Lens values forced on every pose.
     public var overrides: PoseOverrides
@@ -61,9 +63,11 @@ public struct PoseMatchOptions: Sendable, Equatable {
     /// than a pose log meant to cover more than the video (`--max-unmatched-poses`).
     public var maxMissedFraction: Double
 
-    /// Above this share of missed samples, matching goes on with a warning (``PoseTimeline/warning``).
+    /// Above this share of missed samples, matching goes on with a warning.
     public static let warnedMissedFraction = 0.1
 
+    /// Matching options; the defaults are `fxreplay render`'s (relative times, no offset, interpolation,
+    /// at most half the samples missing).
     public init(timeBase: PoseTimeBase = .relative, offset: Double = 0, policy: MissingPosePolicy = .interpolate,
                 overrides: PoseOverrides = .none, maxMissedFraction: Double = 0.5) {
         self.timeBase = timeBase
@@ -91,6 +95,7 @@ public struct PoseMatchReport: Sendable, Equatable {
     /// frame index past the end), as opposed to a second sample for a frame.
     public var missedSamples = 0
 
+    /// A report with these counts.
     public init(matched: Int = 0, interpolated: Int = 0, held: Int = 0, hidden: Int = 0, unusedSamples: Int = 0, missedSamples: Int = 0) {
         self.matched = matched
         self.interpolated = interpolated
@@ -108,17 +113,17 @@ public struct PoseMatchReport: Sendable, Equatable {
 /// When several samples land on one frame the nearest wins (the first in the file on a tie).
 /// Frames left over follow the ``MissingPosePolicy``. Overrides are applied to every pose, and every
 /// sample's lens must then be usable.
-public struct PoseTimeline: Sendable {
+package struct PoseTimeline: Sendable {
     /// One pose per frame, in presentation order; `nil` where the policy hid the frame.
-    public let poses: [Pose?]
-    public let report: PoseMatchReport
+    package let poses: [Pose?]
+    package let report: PoseMatchReport
     /// What the caller should show when more than ``PoseMatchOptions/warnedMissedFraction`` of the
     /// samples met no frame: the counts, the time ranges and the likely fix.
-    public let warning: String?
+    package let warning: String?
 
     /// Matches `samples` read from `source` (named in errors) to `frames` (presentation order).
-    public init(samples: [PoseSample], frames: [FrameTiming], options: PoseMatchOptions = PoseMatchOptions(),
-                source: String) throws {
+    package init(samples: [PoseSample], frames: [FrameTiming], options: PoseMatchOptions = PoseMatchOptions(),
+                source: String) throws(ReplayError) {
         for sample in samples {
             if let problem = options.overrides.apply(to: sample.pose).lensProblem {
                 let field = sample.line == nil ? "\(sample.errorName), \(problem.field)" : problem.field

@@ -6,30 +6,30 @@ import Foundation
 /// `fxreplay poses extract`.
 ///
 /// The size comes from the stream parameters, so a mid-stream resolution change is not seen here.
-public struct VideoPacketScan: Sendable {
+package struct VideoPacketScan: Sendable {
     /// Index of the video stream read (FFmpeg's best video stream).
-    public var streamIndex: Int
+    package var streamIndex: Int
     /// FFmpeg's codec name (`h264`, `hevc`, `vp8`, …).
-    public var codecName: String
+    package var codecName: String
     /// Frames in presentation order; times in seconds relative to the first frame.
-    public var frames: [FrameTiming]
+    package var frames: [FrameTiming]
     /// Stream time of the first frame in seconds, for sidecars in absolute time.
-    public var firstFrameTime: Double
+    package var firstFrameTime: Double
     /// Picture size in display orientation (width and height swapped for 90° and 270° rotations).
-    public var width: Int
-    public var height: Int
+    package var width: Int
+    package var height: Int
     /// Per frame (presentation order), the pose its SEI carries; all `nil` when SEI was not read.
-    public var seiPoses: [Pose32?]
+    package var seiPoses: [Pose32?]
     /// Per frame (presentation order), its timestamp in the stream's time base.
-    public var presentationTimestamps: [Int64]
+    package var presentationTimestamps: [Int64]
 
     /// The packets carry no timestamps (a raw H.264/HEVC stream): the frames were decoded to find
     /// their order and pose SEI, and timed as the renderer times them (``UntimedFrames``).
-    public var isUntimed = false
+    package var isUntimed = false
 
     /// Reads every video packet of `path`; with `sei` set, also the pose SEI (H.264 and HEVC only:
     /// other codecs are a bad-input error, their poses must come from a sidecar).
-    public init(path: String, sei: PoseSEI? = nil) throws {
+    package init(path: String, sei: PoseSEI? = nil) throws(ReplayError) {
         let demuxer = try Demuxer(url: path)
         guard let video = demuxer.bestVideoStream else { throw ReplayError.badInput("\(path): no video stream") }
         demuxer.keepOnly(streams: [video.index])
@@ -54,11 +54,11 @@ public struct VideoPacketScan: Sendable {
             }
             var pose: Pose32?
             if let sei, let carrier {
-                do {
+                do throws(ReplayError) {
                     let read = try sei.read([UInt8](packet.data), codec: carrier.codec, framing: carrier.framing)
                     pose = read.pose
                     if read.overran { overruns.append(timestamp) }
-                } catch let error as ReplayError {
+                } catch {
                     throw ReplayError.badInput("\(path): video packet at timestamp \(timestamp): \(error.message)")
                 }
             }
@@ -66,9 +66,9 @@ public struct VideoPacketScan: Sendable {
         }
         if let first = overruns.first {
             // Decoders stop there too; a pose message after it is lost, which the user should know.
-            FileHandle.standardError.write(Data((
-                "fxreplay: warning: \(path): in \(overruns.count) video packets (the first at timestamp \(first)) an SEI message "
-                + "claims more bytes than its NAL unit holds; the messages after it were not read\n").utf8))
+            ReplayLog.warning(
+                "\(path): in \(overruns.count) video packets (the first at timestamp \(first)) an SEI message "
+                + "claims more bytes than its NAL unit holds; the messages after it were not read")
         }
         if isUntimed {
             packets = try Self.decodedFrames(path: path, stream: video.index, sei: sei,
@@ -115,7 +115,7 @@ public struct VideoPacketScan: Sendable {
 
     /// The frames of a stream whose packets carry no timestamps, decoded: only the decoder knows their
     /// presentation order. FFmpeg's H.264/HEVC decoders hand each frame's user data SEI on as side data.
-    private static func decodedFrames(path: String, stream: Int, sei: PoseSEI?, frameTicks: Int64) throws -> [Timed] {
+    private static func decodedFrames(path: String, stream: Int, sei: PoseSEI?, frameTicks: Int64) throws(ReplayError) -> [Timed] {
         let reader = try VideoFrameReader(url: path, stream: stream)
         var frames: [Timed] = []
         while let frame = try reader.next() {
@@ -123,9 +123,11 @@ public struct VideoPacketScan: Sendable {
                 : UntimedFrames.pts(after: frames.last.map { ($0.pts, $0.duration) }, frameTicks: frameTicks)
             var pose: Pose32?
             if let sei {
-                do {
-                    pose = try PoseSideData.userData(of: frame).lazy.compactMap { try sei.pose(inUserData: $0) }.first
-                } catch let error as ReplayError {
+                do throws(ReplayError) {
+                    for payload in PoseSideData.userData(of: frame) where pose == nil {
+                        pose = try sei.pose(inUserData: payload)
+                    }
+                } catch {
                     throw ReplayError.badInput("\(path): frame \(frames.count): \(error.message)")
                 }
             }
@@ -135,7 +137,7 @@ public struct VideoPacketScan: Sendable {
     }
 
     /// The SEI poses as samples keyed by frame time (relative seconds), skipping frames without one.
-    public var seiSamples: [PoseSample] {
+    package var seiSamples: [PoseSample] {
         seiPoses.indices.compactMap { index in
             seiPoses[index].map { pose in
                 var sample = PoseSample(key: .time(frames[index].time), pose32: pose)

@@ -2,28 +2,28 @@ import Foundation
 
 /// An SVG line chart of pixel error over time: one polyline per series (annotation), labelled axes,
 /// a legend, and the tolerance as a dashed line.
-public struct ErrorPlot: Sendable {
+package struct ErrorPlot: Sendable {
     /// One line of the chart.
-    public struct Series: Sendable {
-        public var label: String
-        public var samples: [ErrorSample]
+    package struct Series: Sendable {
+        package var label: String
+        package var samples: [ErrorSample]
         /// Times (seconds) where the two placements disagree on visibility: no error to plot, marked
         /// with a triangle on the time axis in the series' colour.
-        public var disagreements: [Double]
-        public init(label: String, samples: [ErrorSample], disagreements: [Double] = []) {
+        package var disagreements: [Double]
+        package init(label: String, samples: [ErrorSample], disagreements: [Double] = []) {
             self.label = label
             self.samples = samples
             self.disagreements = disagreements
         }
     }
 
-    public var title: String
-    public var series: [Series]
-    public var tolerance: Double?
-    public var width = 800.0
-    public var height = 400.0
+    package var title: String
+    package var series: [Series]
+    package var tolerance: Double?
+    package var width = 800.0
+    package var height = 400.0
 
-    public init(title: String, series: [Series], tolerance: Double? = nil) {
+    package init(title: String, series: [Series], tolerance: Double? = nil) {
         self.title = title
         self.series = series
         self.tolerance = tolerance
@@ -35,7 +35,7 @@ public struct ErrorPlot: Sendable {
 
     /// The colour of series `index`: report pictures of that annotation carry it, so a picture and
     /// its line in the plot go together.
-    public static func color(ofSeries index: Int) -> RGBAColor {
+    package static func color(ofSeries index: Int) -> RGBAColor {
         RGBAColor(hex: palette[index % palette.count]) ?? RGBAColor(red: 0, green: 0, blue: 0)
     }
 
@@ -46,7 +46,7 @@ public struct ErrorPlot: Sendable {
     private let left = 64.0, right = 180.0, top = 40.0, bottom = 52.0
 
     /// The chart as a standalone SVG document (also valid inline in HTML).
-    public func svg() -> String {
+    package func svg() -> String {
         let samples = series.flatMap(\.samples)
         let times = samples.map(\.t) + series.flatMap(\.disagreements)
         let xAxis = Axis(low: times.min() ?? 0, high: times.max() ?? 1)

@@ -2,10 +2,12 @@
 public struct ErrorSample: Sendable, Equatable, Codable {
     /// The frame (of the first track, or of the video) and its time in seconds.
     public var frame: Int
+    /// The frame's time, seconds.
     public var t: Double
     /// Euclidean distance in pixels.
     public var error: Double
 
+    /// A measurement of `error` pixels on frame `frame` at `t` seconds.
     public init(frame: Int, t: Double, error: Double) {
         self.frame = frame; self.t = t; self.error = error
     }
@@ -13,9 +15,12 @@ public struct ErrorSample: Sendable, Equatable, Codable {
 
 /// A frame of a track or video, by number and time in seconds.
 public struct FrameReference: Sendable, Equatable, Codable {
+    /// 0-based frame number.
     public var frame: Int
+    /// The frame's time, seconds.
     public var t: Double
 
+    /// Frame `frame` at `t` seconds.
     public init(frame: Int, t: Double) {
         self.frame = frame; self.t = t
     }
@@ -28,10 +33,15 @@ public struct FrameReference: Sendable, Equatable, Codable {
 /// - `p95`: nearest rank: the smallest error that at least 95 % of the errors do not exceed, i.e.
 ///   the ⌈0.95·n⌉-th smallest (1-based). It is always one of the measured errors.
 public struct ErrorStatistics: Sendable, Equatable, Codable {
+    /// Number of samples.
     public var count: Int
+    /// Mean error, pixels.
     public var mean: Double
+    /// Median error, pixels (see above).
     public var median: Double
+    /// 95th percentile by nearest rank, pixels: the figure tolerances are checked against.
     public var p95: Double
+    /// Largest error, pixels.
     public var max: Double
     /// The sample with the largest error (the first one on ties).
     public var worst: ErrorSample

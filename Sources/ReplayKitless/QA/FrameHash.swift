@@ -6,7 +6,7 @@ import Foundation
 package final class MD5 {
     private let context: OpaquePointer
 
-    public init() throws(ReplayError) {
+    package init() throws(ReplayError) {
         guard let context = av_md5_alloc() else { throw .processing("out of memory allocating an MD5 context") }
         self.context = context
         av_md5_init(context)
@@ -14,24 +14,24 @@ package final class MD5 {
 
     deinit { av_free(UnsafeMutableRawPointer(context)) }
 
-    public func update(_ bytes: UnsafeRawBufferPointer) {
+    package func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         av_md5_update(context, base.assumingMemoryBound(to: UInt8.self), bytes.count)
     }
 
-    public func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+    package func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         if bytes.withContiguousStorageIfAvailable({ update(UnsafeRawBufferPointer($0)) }) == nil {
             Array(bytes).withUnsafeBytes { update($0) }
         }
     }
 
     /// The plane's samples row by row without padding: how rawvideo packs an 8-bit planar frame.
-    public func update(plane: Plane) {
+    package func update(plane: Plane) {
         for y in 0..<plane.height { update(UnsafeRawBufferPointer(plane.row(y))) }
     }
 
     /// The digest in lower-case hex (as `av_hash_final_hex`); the context is reset for the next message.
-    public func finalize() -> String {
+    package func finalize() -> String {
         var digest = [UInt8](repeating: 0, count: 16)
         digest.withUnsafeMutableBufferPointer { av_md5_final(context, $0.baseAddress) }
         av_md5_init(context)
@@ -41,17 +41,17 @@ package final class MD5 {
 }
 
 /// The text of FFmpeg's `framemd5` muxer (libavformat/hashenc.c, format version 2).
-public enum FrameMD5 {
+package enum FrameMD5 {
     /// A data line: `"%d, %10"PRId64", %10"PRId64", %8"PRId64", %8d, %s"` of stream index, dts, pts,
     /// duration, size and hash (no newline).
-    public static func dataLine(stream: Int, dts: Int64, pts: Int64, duration: Int64, size: Int, hash: String) -> String {
+    package static func dataLine(stream: Int, dts: Int64, pts: Int64, duration: Int64, size: Int, hash: String) -> String {
         "\(stream), \(padded(dts, 10)), \(padded(pts, 10)), \(padded(duration, 8)), \(padded(Int64(size), 8)), \(hash)"
     }
 
     /// The header `ffmpeg -fflags +bitexact -f framemd5` writes for one rawvideo stream (no `#software`
     /// line under bitexact): format, version, hash, then the stream's time base, type, codec, size and
     /// sample aspect ratio, then the column titles.
-    public static func headerLines(timeBase: (num: Int32, den: Int32), width: Int, height: Int,
+    package static func headerLines(timeBase: (num: Int32, den: Int32), width: Int, height: Int,
                                    sampleAspectRatio: (num: Int32, den: Int32)) -> [String] {
         ["#format: frame checksums", "#version: 2", "#hash: MD5",
          "#tb 0: \(timeBase.num)/\(timeBase.den)", "#media_type 0: video", "#codec_id 0: rawvideo",
@@ -66,7 +66,7 @@ public enum FrameMD5 {
 }
 
 /// The first way a frame hash listing differs from its golden file.
-public enum FrameHashDifference: Sendable, Equatable, CustomStringConvertible {
+package enum FrameHashDifference: Sendable, Equatable, CustomStringConvertible {
     /// Frame `frame` (0-based data line) has another line than the golden file.
     case differs(frame: Int, expected: String, actual: String)
     /// The input ended after `actual` frames; the golden file has `expected`.
@@ -74,7 +74,7 @@ public enum FrameHashDifference: Sendable, Equatable, CustomStringConvertible {
     /// The input goes on past the golden file's `frame` frames; `actual` is its first extra line.
     case extra(frame: Int, actual: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .differs(let frame, let expected, let actual):
             "frame \(frame) differs from the golden file:\n  expected: \(expected)\n  actual:   \(actual)"
@@ -87,7 +87,7 @@ public enum FrameHashDifference: Sendable, Equatable, CustomStringConvertible {
 
     /// The failure `fxreplay framehash --check` exits with (status 1), naming `golden` and, for a
     /// differing frame, the line of its golden line.
-    public func error(in golden: FrameHashGolden) -> ReplayError {
+    package func error(in golden: FrameHashGolden) -> ReplayError {
         if case .differs(let frame, _, _) = self, frame < golden.lineNumbers.count {
             return .checkFailed("\(golden.file):\(golden.lineNumbers[frame]): \(description)")
         }
@@ -97,14 +97,14 @@ public enum FrameHashDifference: Sendable, Equatable, CustomStringConvertible {
 
 /// A golden `framemd5` file for `fxreplay framehash --check`: its data lines (`#` lines and blank lines
 /// ignored), checked one by one as the input's lines are produced.
-public struct FrameHashGolden: Sendable {
-    public let file: String
-    public let lines: [String]
+package struct FrameHashGolden: Sendable {
+    package let file: String
+    package let lines: [String]
     /// Where each of `lines` is in the file (1-based).
-    public let lineNumbers: [Int]
+    package let lineNumbers: [Int]
 
     /// Parses golden text. Data lines need at least six comma-separated fields, the first five integers.
-    public init(_ text: String, file: String) throws(ReplayError) {
+    package init(_ text: String, file: String) throws(ReplayError) {
         var lines: [String] = [], lineNumbers: [Int] = []
         for (raw, number) in ReplayKitless.lines(of: text) {
             let line = raw.trimmingCharacters(in: .whitespaces)
@@ -122,13 +122,13 @@ public struct FrameHashGolden: Sendable {
     }
 
     /// Reads and parses the golden file at `path`.
-    public static func load(path: String) throws(ReplayError) -> FrameHashGolden {
+    package static func load(path: String) throws(ReplayError) -> FrameHashGolden {
         let text = try readInputText(path, limit: InputLimits.textFileBytes, kind: "golden framemd5 file")
         return try FrameHashGolden(text, file: path)
     }
 
     /// Compares a whole listing; `nil` when it matches.
-    public func compare(_ actual: [String]) -> FrameHashDifference? {
+    package func compare(_ actual: [String]) -> FrameHashDifference? {
         var checker = FrameHashChecker(golden: self)
         for line in actual {
             if let difference = checker.check(line) { return difference }
@@ -143,17 +143,17 @@ public struct FrameHashGolden: Sendable {
 }
 
 /// Checks data lines against a golden file as they are produced, so a check can stop at the first difference.
-public struct FrameHashChecker: Sendable {
-    public let golden: FrameHashGolden
+package struct FrameHashChecker: Sendable {
+    package let golden: FrameHashGolden
     /// Lines checked so far.
-    public private(set) var frames = 0
+    package private(set) var frames = 0
 
-    public init(golden: FrameHashGolden) {
+    package init(golden: FrameHashGolden) {
         self.golden = golden
     }
 
     /// Checks the next data line; returns the difference if it is the first one.
-    public mutating func check(_ line: String) -> FrameHashDifference? {
+    package mutating func check(_ line: String) -> FrameHashDifference? {
         defer { frames += 1 }
         guard frames < golden.lines.count else { return .extra(frame: frames, actual: line) }
         let expected = golden.lines[frames]
@@ -164,7 +164,7 @@ public struct FrameHashChecker: Sendable {
     }
 
     /// After the last line: whether golden frames are left over.
-    public func finish() -> FrameHashDifference? {
+    package func finish() -> FrameHashDifference? {
         frames >= golden.lines.count ? nil : .missing(expected: golden.lines.count, actual: frames)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 /// A tap annotation to check for latency: its id, when it was tapped, and how a pose turns it into a
 /// world anchor (the poses layer's tap resolution, formats.md §6).
 public struct LatencyTap: Sendable {
+    /// The tap annotation's id.
     public var id: String
     /// Tap time, seconds (sidecar time base).
     public var t: Double
@@ -11,6 +12,7 @@ public struct LatencyTap: Sendable {
     /// The anchor the tap gives when resolved with `pose`; `nil` when it cannot be resolved with that pose.
     public var resolve: @Sendable (Pose) -> SIMD3<Double>?
 
+    /// A tap at `t` seconds whose anchor `resolve` computes from a pose (`nil`: not resolvable with it).
     public init(id: String, t: Double, until: Double? = nil, resolve: @escaping @Sendable (Pose) -> SIMD3<Double>?) {
         self.id = id
         self.t = t
@@ -32,6 +34,7 @@ public struct LatencyTap: Sendable {
 
 /// How far a tap anchor lands from where it belongs when it is resolved `delay` seconds late.
 public struct LatencyResult: Sendable, Equatable, Codable {
+    /// The tap annotation's id.
     public var id: String
     /// Seconds.
     public var delay: Double
@@ -65,8 +68,11 @@ public struct LatencyResult: Sendable, Equatable, Codable {
 public struct LatencyQA: Sendable {
     /// Scene times of the frames, seconds.
     public let times: [Double]
+    /// The camera pose of each frame; `nil` where the frame has none.
     public let poses: [Pose?]
+    /// Display width of the frames in pixels (after rotation).
     public let width: Int
+    /// Display height of the frames in pixels (after rotation).
     public let height: Int
 
     /// `times` (seconds, ascending) and `poses` are per frame; `width × height` is the display size.
@@ -90,7 +96,7 @@ public struct LatencyQA: Sendable {
 
     /// Frame times, display size and poses of the recording `input` from a packet scan (nothing is
     /// decoded), matched to the frames exactly as `fxreplay track` and the renderer match them.
-    public init(input: String, poses settings: PoseSettings) throws {
+    public init(input: String, poses settings: PoseSettings) throws(ReplayError) {
         let scan = try settings.scan(input)
         let timeline = try settings.timeline(for: scan, input: input)
         let origin = settings.sceneTimeOrigin(for: scan)
@@ -149,15 +155,20 @@ public struct LatencyQA: Sendable {
 
 /// Latency QA results for a list of delays.
 public struct LatencyReport: Sendable, Equatable, Codable, QAReportFiles {
+    /// Display width of the frames, pixels.
     public var width: Int
+    /// Display height of the frames, pixels.
     public var height: Int
+    /// The largest allowed p95 pixel error; `nil`: measured, never failed.
     public var tolerance: Double?
     /// Seconds.
     public var delays: [Double]
     /// Grouped by delay, taps in the order given.
     public var results: [LatencyResult]
+    /// Whether every result passed; `fxreplay qa latency` exits 1 otherwise.
     public var passed: Bool
 
+    /// A report of `results`; `passed` is computed from them.
     public init(width: Int, height: Int, tolerance: Double?, delays: [Double], results: [LatencyResult]) {
         self.width = width
         self.height = height
@@ -195,19 +206,20 @@ public struct LatencyReport: Sendable, Equatable, Codable, QAReportFiles {
         return text
     }
 
+    /// The report as JSON (formats.md's latency report; samples left out).
     public func json() throws(ReplayError) -> Data {
         try QAOutput.json(self)
     }
 
     /// Error over time for one delay, one line per tap.
-    public func plot(delay: Double) -> ErrorPlot {
+    package func plot(delay: Double) -> ErrorPlot {
         ErrorPlot(title: "Placement error with \(String(format: "%.0f", delay * 1000)) ms tap latency",
                   series: results.filter { $0.delay == delay }.map { ErrorPlot.Series(label: $0.id, samples: $0.samples) },
                   tolerance: tolerance)
     }
 
     /// Error over time for every delay, one line per tap and delay.
-    public var plot: ErrorPlot {
+    package var plot: ErrorPlot {
         ErrorPlot(title: "Placement error with tap latency",
                   series: results.map { ErrorPlot.Series(label: "\($0.id) @ \(String(format: "%.0f", $0.delay * 1000)) ms", samples: $0.samples) },
                   tolerance: tolerance)

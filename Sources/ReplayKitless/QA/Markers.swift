@@ -1,42 +1,42 @@
 /// Placement markers drawn straight into a Y'CbCr picture: a ring with a cross through its centre,
 /// in a solid colour over a dark outline, so a placement shows on any background. No antialiasing:
 /// these pictures are for reviewing, not for delivery.
-public struct MarkerStyle: Sendable, Equatable {
-    public var color: RGBAColor
+package struct MarkerStyle: Sendable, Equatable {
+    package var color: RGBAColor
     /// Ring radius in pixels (to the middle of the line); the cross arms reach the ring.
-    public var radius: Double
+    package var radius: Double
     /// Line width in pixels.
-    public var thickness: Double
+    package var thickness: Double
 
-    public init(color: RGBAColor, radius: Double, thickness: Double) {
+    package init(color: RGBAColor, radius: Double, thickness: Double) {
         self.color = color
         self.radius = radius
         self.thickness = thickness
     }
 
     /// Distinct marker colours, one per track, with their names: A red, B cyan, then yellow, green, purple.
-    public static let trackColors: [(name: String, color: RGBAColor)] = [
+    package static let trackColors: [(name: String, color: RGBAColor)] = [
         ("red", RGBAColor(red: 0xFF, green: 0x3B, blue: 0x30)), ("cyan", RGBAColor(red: 0x00, green: 0xC7, blue: 0xFF)),
         ("yellow", RGBAColor(red: 0xFF, green: 0xCC, blue: 0x00)), ("green", RGBAColor(red: 0x34, green: 0xC7, blue: 0x59)),
         ("purple", RGBAColor(red: 0xAF, green: 0x52, blue: 0xDE)),
     ]
 
     /// The colour of track `index` (repeating after five).
-    public static func trackColor(_ index: Int) -> RGBAColor { trackColors[index % trackColors.count].color }
+    package static func trackColor(_ index: Int) -> RGBAColor { trackColors[index % trackColors.count].color }
 
     /// The name of ``trackColor(_:)``, for messages.
-    public static func trackColorName(_ index: Int) -> String { trackColors[index % trackColors.count].name }
+    package static func trackColorName(_ index: Int) -> String { trackColors[index % trackColors.count].name }
 
     /// A marker sized for a picture `height` pixels tall: radius 1/36 of the height (at least 6 px),
     /// line 1/5 of the radius (at least 2 px).
-    public static func sized(for height: Int, color: RGBAColor) -> MarkerStyle {
+    package static func sized(for height: Int, color: RGBAColor) -> MarkerStyle {
         let radius = max(6, Double(height) / 36)
         return MarkerStyle(color: color, radius: radius, thickness: max(2, radius / 5))
     }
 
     /// Draws the marker centred on continuous pixel coordinates (`x`, `y`) (formats.md §2), clipped to
     /// the picture; the colour goes through the picture's own colour matrix and range.
-    public func draw(at x: Double, _ y: Double, in image: YUVImage) {
+    package func draw(at x: Double, _ y: Double, in image: YUVImage) {
         // Off the picture (projections near the camera plane can be huge): nothing to draw.
         let extent = radius + thickness + 2
         guard x > -extent, y > -extent, x < Double(image.width) + extent, y < Double(image.height) + extent else { return }
@@ -84,7 +84,7 @@ public struct MarkerStyle: Sendable, Equatable {
 
     /// Draws the marker into an R'G'B' picture (report pictures drawn after scaling): the exact
     /// colour over a black outline, like ``draw(at:_:in:)``.
-    public func draw(at x: Double, _ y: Double, in picture: inout RGBPicture) {
+    package func draw(at x: Double, _ y: Double, in picture: inout RGBPicture) {
         let black = RGBAColor(red: 0, green: 0, blue: 0)
         for (half, reach, colour) in [(thickness / 2 + 1, radius + 1, black), (thickness / 2, radius, color)] {
             let outer = max(radius, reach) + half

@@ -5,26 +5,28 @@ import Foundation
 /// plane by its share of all samples, and the average PSNR is taken from that MSE.
 /// Identical planes have MSE 0 and PSNR `+infinity` (FFmpeg prints `inf`).
 public struct PSNRFrame: Sendable, Equatable, Codable {
+    /// Per-plane mean squared error of the pair (sample values 0–255 squared).
     public var mse: PlaneValues
     /// Σ mse[c] · weight[c] (`mse_avg`).
     public var mseAverage: Double
+    /// Per-plane PSNR in dB, `10·log10(255² / mse)`; `+infinity` for identical planes.
     public var psnr: PlaneValues
     /// PSNR of `mseAverage` (`psnr_avg`).
     public var psnrAverage: Double
 }
 
 /// FFmpeg's PSNR arithmetic.
-public enum PSNR {
+package enum PSNR {
     /// The peak sample value of 8-bit video; also FFmpeg's `average_max`, `lrint(Σ 255·weight)`.
     static let peak = 255.0
 
     /// `get_psnr`: 10·log10(max² / (summed MSE / frames)); `+infinity` when the MSE is 0.
-    public static func decibels(mse: Double, frames: Int = 1) -> Double {
+    package static func decibels(mse: Double, frames: Int = 1) -> Double {
         10.0 * log10(peak * peak / (mse / Double(frames)))
     }
 
     /// The PSNR of `a` against `b` (same size and subsampling; alpha ignored).
-    public static func measure(_ a: YUVImage, _ b: YUVImage) throws(ReplayError) -> PSNRFrame {
+    package static func measure(_ a: YUVImage, _ b: YUVImage) throws(ReplayError) -> PSNRFrame {
         let pair = try PlanePair(a, b)
         var squaredErrors = PlaneValues.zero
         for index in 0..<PlanePair.planeCount {
@@ -67,31 +69,31 @@ public enum PSNR {
 /// Whole-stream PSNR as FFmpeg logs it when the filter ends: per plane and average from the MSE summed
 /// over frames (`get_psnr(Σmse, n)`, not a mean of per-frame PSNRs); `min` is the PSNR of the worst
 /// frame's average MSE and `max` that of the best.
-public struct PSNRSummary: Sendable, Equatable, Codable {
-    public var frames: Int
-    public var psnr: PlaneValues
-    public var average: Double
-    public var min: Double
-    public var max: Double
+package struct PSNRSummary: Sendable, Equatable, Codable {
+    package var frames: Int
+    package var psnr: PlaneValues
+    package var average: Double
+    package var min: Double
+    package var max: Double
 
     /// The line FFmpeg logs, e.g. `PSNR y:27.064964 u:26.511387 v:26.546299 average:26.878793 min:… max:…`.
-    public var ffmpegLine: String {
+    package var ffmpegLine: String {
         "PSNR y:\(cFormat(psnr.y)) u:\(cFormat(psnr.u)) v:\(cFormat(psnr.v)) average:\(cFormat(average))"
             + " min:\(cFormat(min)) max:\(cFormat(max))"
     }
 }
 
 /// Sums per-frame PSNR results into the whole-stream figures, in FFmpeg's order of operations.
-public struct PSNRAccumulator: Sendable {
+package struct PSNRAccumulator: Sendable {
     private var mseSum = 0.0
     private var planeMSESum = PlaneValues.zero
     private var minMSE = Double.infinity
     private var maxMSE = -Double.infinity
-    public private(set) var frames = 0
+    package private(set) var frames = 0
 
-    public init() {}
+    package init() {}
 
-    public mutating func add(_ frame: PSNRFrame) {
+    package mutating func add(_ frame: PSNRFrame) {
         minMSE = Swift.min(minMSE, frame.mseAverage)
         maxMSE = Swift.max(maxMSE, frame.mseAverage)
         mseSum += frame.mseAverage
@@ -100,7 +102,7 @@ public struct PSNRAccumulator: Sendable {
     }
 
     /// `nil` before the first frame (FFmpeg then logs nothing).
-    public var summary: PSNRSummary? {
+    package var summary: PSNRSummary? {
         guard frames > 0 else { return nil }
         return PSNRSummary(frames: frames, psnr: planeMSESum.map { PSNR.decibels(mse: $0, frames: frames) },
                            average: PSNR.decibels(mse: mseSum, frames: frames),

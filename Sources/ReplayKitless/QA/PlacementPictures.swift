@@ -31,20 +31,20 @@ struct DrawableRows: Sendable {
 /// one marker colour per track (``MarkerStyle/trackColor(_:)``). Rows are looked up by the frame's
 /// presentation index; coordinates are the track's own (formats.md §7: display orientation), so
 /// the render must keep the input's size.
-public final class PlacementOverlay: FrameEffect {
-    public let name = "overlay"
+package final class PlacementOverlay: FrameEffect {
+    package let name = "overlay"
     private let tracks: [DrawableRows]
     private let colors: [RGBAColor]
     private var markers: [Int]
 
     /// `colors[i]` for track `i`; tracks without one get ``MarkerStyle/trackColor(_:)``.
-    public init(tracks: [PlacementTrack], colors: [RGBAColor] = []) {
+    package init(tracks: [PlacementTrack], colors: [RGBAColor] = []) {
         self.tracks = tracks.map(DrawableRows.init)
         self.colors = tracks.indices.map { $0 < colors.count ? colors[$0] : MarkerStyle.trackColor($0) }
         markers = Array(repeating: 0, count: tracks.count)
     }
 
-    public func apply(to image: YUVImage, at time: FrameTime) throws(ReplayError) {
+    package func apply(to image: YUVImage, at time: FrameTime) throws(ReplayError) {
         for (index, rows) in tracks.enumerated() {
             let style = MarkerStyle.sized(for: image.height, color: colors[index])
             for row in rows[time.index] {
@@ -56,26 +56,26 @@ public final class PlacementOverlay: FrameEffect {
     }
 
     /// Markers drawn per track (`track 1`, `track 2`, …).
-    public func reportLines() -> [String: Int] {
+    package func reportLines() -> [String: Int] {
         Dictionary(uniqueKeysWithValues: markers.enumerated().map { ("track \($0.offset + 1) markers", $0.element) })
     }
 }
 
 /// A frame of a video to picture in a QA report, with its caption and the PNG file to write.
-public struct ThumbnailRequest: Sendable, Equatable {
+package struct ThumbnailRequest: Sendable, Equatable {
     /// Presentation index in the video (and frame number of track A).
-    public var frame: Int
+    package var frame: Int
     /// Track A's time of that frame, seconds; pairs rows of B under time matching.
-    public var t: Double
-    public var label: String
-    public var path: String
+    package var t: Double
+    package var label: String
+    package var path: String
     /// The annotation the picture is about: the picture is then a zoomed crop around its placements
     /// (``WorstFrameCrop``) rather than the whole frame.
-    public var id: String?
+    package var id: String?
     /// The annotation's colour in the report's plot, for the picture's caption swatch.
-    public var accent: RGBAColor?
+    package var accent: RGBAColor?
 
-    public init(frame: Int, t: Double, label: String, path: String, id: String? = nil, accent: RGBAColor? = nil) {
+    package init(frame: Int, t: Double, label: String, path: String, id: String? = nil, accent: RGBAColor? = nil) {
         self.frame = frame
         self.t = t
         self.label = label
@@ -89,7 +89,7 @@ public struct ThumbnailRequest: Sendable, Equatable {
 /// upright, both tracks' placements drawn as markers (A ``MarkerStyle/trackColor(_:)`` 0, B 1): a
 /// zoomed crop around the request's annotation (``WorstFrameCrop``), or the whole frame scaled down
 /// when the request names none; written as PNG.
-public enum PlacementThumbnails {
+package enum PlacementThumbnails {
     /// Writes one PNG per request into `outputs` (committed by the caller), or with `inline` keeps
     /// them in the returned report entries instead (a self-contained page); returns the entries.
     /// - Parameters:
@@ -97,7 +97,7 @@ public enum PlacementThumbnails {
     ///   - width: the whole-frame pictures' width (never enlarged).
     ///   - legend: the names of A and B under the crops.
     ///   - inputs: the other files the run reads (the tracks): no picture is written over one, nor over `video`.
-    public static func write(video: String, requests: [ThumbnailRequest], a: PlacementTrack, b: PlacementTrack,
+    package static func write(video: String, requests: [ThumbnailRequest], a: PlacementTrack, b: PlacementTrack,
                              timeTolerance: Double? = nil, width: Int = 320, legend: [String] = ["A", "B"],
                              inline: Bool = false, into outputs: OutputGroup,
                              protecting inputs: [String] = []) throws(ReplayError) -> [QAThumbnail] {

@@ -1,6 +1,7 @@
 import Foundation
 
 extension PlacementTrack {
+    /// The CSV header of a track file (formats.md §7), in column order.
     public static let header = ["frame", "t", "id", "visible", "x", "y", "depth"]
 
     /// Reads and parses the track at `path`: JSON Lines for a `.jsonl` (or `.ndjson`) file, as

@@ -1,14 +1,19 @@
 /// One number per colour plane of a Y'CbCr picture: luma (`y`), Cb (`u`) and Cr (`v`),
 /// named as FFmpeg's quality filters name them.
 public struct PlaneValues: Sendable, Equatable, Codable {
+    /// Luma (Y').
     public var y: Double
+    /// Blue-difference chroma (Cb).
     public var u: Double
+    /// Red-difference chroma (Cr).
     public var v: Double
 
+    /// One value per plane, in FFmpeg's order Y, Cb, Cr.
     public init(y: Double, u: Double, v: Double) {
         self.y = y; self.u = u; self.v = v
     }
 
+    /// 0 on every plane, where sums start.
     public static let zero = PlaneValues(y: 0, u: 0, v: 0)
 
     /// Plane `index` in FFmpeg's order: 0 luma, 1 Cb, 2 Cr.

@@ -1,21 +1,21 @@
 /// PSNR and SSIM of one frame pair.
-public struct FrameQuality: Sendable, Equatable, Codable {
+package struct FrameQuality: Sendable, Equatable, Codable {
     /// Position of the pair in the comparison, from 0.
-    public var index: Int
-    public var psnr: PSNRFrame
-    public var ssim: SSIMFrame
+    package var index: Int
+    package var psnr: PSNRFrame
+    package var ssim: SSIMFrame
 }
 
 /// Whole-stream PSNR and SSIM, the figures FFmpeg's `psnr` and `ssim` filters log at the end.
-public struct QualitySummary: Sendable, Equatable, Codable {
-    public var psnr: PSNRSummary
-    public var ssim: SSIMSummary
+package struct QualitySummary: Sendable, Equatable, Codable {
+    package var psnr: PSNRSummary
+    package var ssim: SSIMSummary
 
     /// Why the comparison fails the thresholds, empty when it passes: the average PSNR must be at least
     /// `minPSNR` dB and the `All` SSIM at least `minSSIM`, give or take 1e-9 (the plane weights of `All`
     /// need not sum to exactly 1, so identical streams can score 0.9999999999999999; FFmpeg treats SSIM
     /// within 1e-9 of 1 as perfect too). Infinite PSNR (identical streams) passes any bound.
-    public func failures(minPSNR: Double?, minSSIM: Double?) -> [String] {
+    package func failures(minPSNR: Double?, minSSIM: Double?) -> [String] {
         var reasons: [String] = []
         if let minPSNR, !(psnr.average >= minPSNR) {
             reasons.append("average PSNR \(cFormat(psnr.average)) dB is below the minimum \(cFormat(minPSNR)) dB")
@@ -29,16 +29,16 @@ public struct QualitySummary: Sendable, Equatable, Codable {
 
 /// Compares two videos frame by frame (pairs handed in by the caller, in order) and keeps the
 /// whole-stream figures. Reuses its SSIM scratch rows: no allocation per frame.
-public final class QualityComparison {
+package final class QualityComparison {
     private let ssimMeter = SSIMMeter()
     private var psnrTotals = PSNRAccumulator()
     private var ssimTotals = SSIMAccumulator()
 
-    public init() {}
+    package init() {}
 
     /// Measures one pair (`a` is FFmpeg's "main" input, `b` the reference) and adds it to the totals.
     @discardableResult
-    public func add(_ a: YUVImage, _ b: YUVImage) throws(ReplayError) -> FrameQuality {
+    package func add(_ a: YUVImage, _ b: YUVImage) throws(ReplayError) -> FrameQuality {
         let (psnr, ssim) = try ssimMeter.measureBoth(a, b)
         let quality = FrameQuality(index: psnrTotals.frames, psnr: psnr, ssim: ssim)
         psnrTotals.add(psnr)
@@ -47,7 +47,7 @@ public final class QualityComparison {
     }
 
     /// `nil` before the first pair.
-    public var summary: QualitySummary? {
+    package var summary: QualitySummary? {
         guard let psnr = psnrTotals.summary, let ssim = ssimTotals.summary else { return nil }
         return QualitySummary(psnr: psnr, ssim: ssim)
     }

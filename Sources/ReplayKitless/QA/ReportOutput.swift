@@ -2,15 +2,15 @@ import Foundation
 
 /// A plain-text table with aligned columns: text left-aligned, numbers right-aligned.
 package struct TextTable: Sendable {
-    public var headers: [String]
-    public var rows: [[String]]
+    package var headers: [String]
+    package var rows: [[String]]
 
-    public init(headers: [String], rows: [[String]]) {
+    package init(headers: [String], rows: [[String]]) {
         self.headers = headers
         self.rows = rows
     }
 
-    public func render() -> String {
+    package func render() -> String {
         let columns = headers.count
         var widths = headers.map(\.count)
         for row in rows {
@@ -36,11 +36,14 @@ package struct TextTable: Sendable {
 /// A picture shown in an HTML report (worst-frame thumbnails): a caption and the image file's path,
 /// or the PNG itself for a self-contained page.
 public struct QAThumbnail: Sendable, Equatable {
+    /// The caption under the picture (the frame, its time, what it shows).
     public var label: String
+    /// The PNG's path; the page links it relative to its own folder.
     public var path: String
     /// The PNG's bytes, shown as a `data:` URI instead of referencing `path`.
     public var inline: Data?
 
+    /// A picture captioned `label` at `path`, or inlined from `inline` when given.
     public init(label: String, path: String, inline: Data? = nil) {
         self.label = label
         self.path = path
@@ -51,12 +54,14 @@ public struct QAThumbnail: Sendable, Equatable {
 /// What a QA page says about the run that made it, so a page found later explains itself: the
 /// program's version, the command line and the input files.
 public struct QARunInfo: Sendable, Equatable {
+    /// The version of the program that made the page (`fxreplay --version`'s first line).
     public var version: String
     /// The arguments, the program's name first.
     public var commandLine: [String]
     /// The inputs, each with what it is (e.g. "A", "video").
     public var inputs: [(role: String, path: String)]
 
+    /// What a page shows about its run.
     public init(version: String, commandLine: [String], inputs: [(role: String, path: String)]) {
         self.version = version
         self.commandLine = commandLine
@@ -82,9 +87,12 @@ public struct QARunInfo: Sendable, Equatable {
 
 /// A colour key entry of an HTML report: which marker colour stands for what.
 public struct QALegendEntry: Sendable, Equatable {
+    /// What the colour stands for (an annotation id, track A or B).
     public var label: String
+    /// The marker colour.
     public var color: RGBAColor
 
+    /// An entry saying that `color` stands for `label`.
     public init(label: String, color: RGBAColor) {
         self.label = label
         self.color = color
@@ -92,9 +100,9 @@ public struct QALegendEntry: Sendable, Equatable {
 }
 
 /// JSON as the QA reports write it.
-public enum QAOutput {
+package enum QAOutput {
     /// JSON as fxreplay writes it: pretty, keys sorted, infinities as the strings `"inf"`/`"-inf"`.
-    public static func json<T: Encodable>(_ value: T) throws(ReplayError) -> Data {
+    package static func json<T: Encodable>(_ value: T) throws(ReplayError) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
@@ -106,15 +114,15 @@ public enum QAOutput {
     }
 
     /// The decoder matching ``json(_:)``.
-    public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(ReplayError) -> T {
         let decoder = JSONDecoder()
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-        return try decoder.decode(type, from: data)
+        return try throwingReplayError(as: .badInput) { try decoder.decode(type, from: data) }
     }
 }
 
 /// A QA report that can be written as JSON, an SVG plot and an HTML page.
-public protocol QAReportFiles {
+package protocol QAReportFiles {
     func json() throws(ReplayError) -> Data
     var plot: ErrorPlot { get }
     /// The HTML page, referencing `thumbnails` relative to `directory` (where it will be written),
@@ -125,7 +133,7 @@ public protocol QAReportFiles {
 extension QAReportFiles {
     /// Writes the requested report files into their reserved outputs (of an ``OutputGroup``, which
     /// the caller commits); the HTML references `thumbnails` relative to its own folder.
-    public func write(json: AtomicOutput? = nil, svg: AtomicOutput? = nil, html: AtomicOutput? = nil,
+    package func write(json: AtomicOutput? = nil, svg: AtomicOutput? = nil, html: AtomicOutput? = nil,
                       thumbnails: [QAThumbnail] = [], legend: [QALegendEntry] = [], run: QARunInfo? = nil) throws(ReplayError) {
         if let json { try json.write(try self.json()) }
         if let svg { try svg.write(Data(plot.svg().utf8)) }
@@ -165,20 +173,20 @@ func relativePath(of file: String, from directory: String) -> String {
 }
 
 /// A self-contained HTML page: headings, paragraphs, tables, inline SVG and referenced images.
-public struct HTMLReport: Sendable {
+package struct HTMLReport: Sendable {
     private var body: [String] = []
     private let title: String
 
-    public init(title: String) {
+    package init(title: String) {
         self.title = title
         body.append("<h1>\(xmlEscaped(title))</h1>")
     }
 
-    public mutating func heading(_ text: String) {
+    package mutating func heading(_ text: String) {
         body.append("<h2>\(xmlEscaped(text))</h2>")
     }
 
-    public mutating func paragraph(_ text: String, failing: Bool = false) {
+    package mutating func paragraph(_ text: String, failing: Bool = false) {
         body.append(failing ? "<p class=\"fail\">\(xmlEscaped(text))</p>" : "<p>\(xmlEscaped(text))</p>")
     }
 
@@ -193,12 +201,12 @@ public struct HTMLReport: Sendable {
     }
 
     /// An SVG document inline.
-    public mutating func svg(_ svg: String) {
+    package mutating func svg(_ svg: String) {
         body.append("<figure class=\"plot\">\n\(svg)</figure>")
     }
 
     /// The verdict in a box of its own (green on a pass, red on a failure), with its reasons under it.
-    public mutating func verdict(_ lines: [String], passed: Bool?) {
+    package mutating func verdict(_ lines: [String], passed: Bool?) {
         guard let first = lines.first else { return }
         let kind = passed.map { $0 ? "pass" : "fail" } ?? "none"
         body.append("<div class=\"verdict \(kind)\"><p><strong>\(xmlEscaped(first))</strong></p>"
@@ -206,7 +214,7 @@ public struct HTMLReport: Sendable {
     }
 
     /// A two-column table of names and values (thresholds, the run's facts).
-    public mutating func facts(_ heading: String, _ rows: [(name: String, value: String)], monospaced: Set<String> = []) {
+    package mutating func facts(_ heading: String, _ rows: [(name: String, value: String)], monospaced: Set<String> = []) {
         guard !rows.isEmpty else { return }
         body.append("<h2>\(xmlEscaped(heading))</h2>\n<table class=\"facts\">\n" + rows.map { row in
             let value = monospaced.contains(row.name) ? "<code>\(xmlEscaped(row.value))</code>" : xmlEscaped(row.value)
@@ -215,7 +223,7 @@ public struct HTMLReport: Sendable {
     }
 
     /// The run's version, inputs and command line.
-    public mutating func run(_ run: QARunInfo?) {
+    package mutating func run(_ run: QARunInfo?) {
         guard let run else { return }
         facts("Run", run.inputs.map { (name: "input \($0.role)", value: $0.path) }
               + [(name: "fxreplay", value: run.version), (name: "command line", value: run.shellCommand)],
@@ -223,7 +231,7 @@ public struct HTMLReport: Sendable {
     }
 
     /// A colour key: a swatch and a label per entry.
-    public mutating func legend(_ entries: [QALegendEntry]) {
+    package mutating func legend(_ entries: [QALegendEntry]) {
         guard !entries.isEmpty else { return }
         body.append("<p class=\"legend\">" + entries.map { entry in
             "<span class=\"swatch\" style=\"background:\(entry.color)\"></span> \(xmlEscaped(entry.label))"
@@ -231,7 +239,7 @@ public struct HTMLReport: Sendable {
     }
 
     /// Images referenced by paths relative to `directory`, where the HTML file will be written.
-    public mutating func images(_ thumbnails: [QAThumbnail], relativeTo directory: String) {
+    package mutating func images(_ thumbnails: [QAThumbnail], relativeTo directory: String) {
         guard !thumbnails.isEmpty else { return }
         var html = "<div class=\"thumbnails\">\n"
         for thumbnail in thumbnails {
@@ -248,7 +256,7 @@ public struct HTMLReport: Sendable {
         body.append(html + "</div>")
     }
 
-    public func render() -> String {
+    package func render() -> String {
         """
         <!DOCTYPE html>
         <html lang="en">

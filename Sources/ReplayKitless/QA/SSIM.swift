@@ -29,7 +29,7 @@ public struct SSIMFrame: Sendable, Equatable, Codable {
 /// The sums are computed in another order than FFmpeg's (column sums of four rows, then block sums,
 /// each a loop the compiler vectorises), which gives the same integers; the window formula and the
 /// `double` accumulation along each row are FFmpeg's, so every value is the same.
-public final class SSIMMeter {
+package final class SSIMMeter {
     /// `ssim_c1`, `ssim_c2` of vf_ssim.c for 8-bit samples.
     static let c1 = cConstant(0.01 * 0.01 * maxSquared * 64)
     static let c2 = cConstant(0.03 * 0.03 * maxSquared * 64 * 63)
@@ -48,7 +48,7 @@ public final class SSIMMeter {
     /// Per plane of the last pair, Σ(a − b)² over the samples inside whole 4×4 blocks.
     private var squaredErrors = PlaneValues.zero
 
-    public init() {}
+    package init() {}
 
     deinit {
         columns.deallocate()
@@ -57,7 +57,7 @@ public final class SSIMMeter {
     }
 
     /// The SSIM of `a` against `b` (same size and subsampling; alpha ignored).
-    public func measure(_ a: YUVImage, _ b: YUVImage) throws(ReplayError) -> SSIMFrame {
+    package func measure(_ a: YUVImage, _ b: YUVImage) throws(ReplayError) -> SSIMFrame {
         let pair = try PlanePair(a, b)
         for index in 0..<PlanePair.planeCount {
             let plane = PlanePair.plane(a, index)
@@ -82,7 +82,7 @@ public final class SSIMMeter {
     /// squared differences comes from the SSIM block sums, Σ(a − b)² = Σ(a² + b²) − 2·Σab, exactly; the
     /// samples right of and below the last whole block are added directly. Same figures as
     /// ``PSNR/measure(_:_:)`` and ``measure(_:_:)``.
-    public func measureBoth(_ a: YUVImage, _ b: YUVImage) throws(ReplayError) -> (psnr: PSNRFrame, ssim: SSIMFrame) {
+    package func measureBoth(_ a: YUVImage, _ b: YUVImage) throws(ReplayError) -> (psnr: PSNRFrame, ssim: SSIMFrame) {
         squaredErrors = .zero
         let ssim = try measure(a, b)
         let pair = try PlanePair(a, b)
@@ -214,45 +214,45 @@ public final class SSIMMeter {
 }
 
 /// FFmpeg's SSIM decibel conversion.
-public enum SSIM {
+package enum SSIM {
     /// `ssim_db`: 10·log10(weight / (weight − ssim)), `+infinity` when they are within 1e-9.
-    public static func decibels(_ ssim: Double, weight: Double) -> Double {
+    package static func decibels(_ ssim: Double, weight: Double) -> Double {
         abs(weight - ssim) > 1e-9 ? 10.0 * log10(weight / (weight - ssim)) : .infinity
     }
 }
 
 /// Whole-stream SSIM as FFmpeg logs it when the filter ends: the mean of per-frame values.
-public struct SSIMSummary: Sendable, Equatable, Codable {
-    public var frames: Int
-    public var ssim: PlaneValues
-    public var all: Double
+package struct SSIMSummary: Sendable, Equatable, Codable {
+    package var frames: Int
+    package var ssim: PlaneValues
+    package var all: Double
     /// Per-plane decibels, `ssim_db(Σssim, n)`.
-    public var planeDecibels: PlaneValues
-    public var allDecibels: Double
+    package var planeDecibels: PlaneValues
+    package var allDecibels: Double
 
     /// The line FFmpeg logs, e.g. `SSIM Y:0.989350 (19.726645) U:… V:… All:0.987989 (19.204122)`.
-    public var ffmpegLine: String {
+    package var ffmpegLine: String {
         "SSIM Y:\(cFormat(ssim.y)) (\(cFormat(planeDecibels.y))) U:\(cFormat(ssim.u)) (\(cFormat(planeDecibels.u)))"
             + " V:\(cFormat(ssim.v)) (\(cFormat(planeDecibels.v))) All:\(cFormat(all)) (\(cFormat(allDecibels)))"
     }
 }
 
 /// Sums per-frame SSIM results into the whole-stream figures, in FFmpeg's order of operations.
-public struct SSIMAccumulator: Sendable {
+package struct SSIMAccumulator: Sendable {
     private var planeSum = PlaneValues.zero
     private var allSum = 0.0
-    public private(set) var frames = 0
+    package private(set) var frames = 0
 
-    public init() {}
+    package init() {}
 
-    public mutating func add(_ frame: SSIMFrame) {
+    package mutating func add(_ frame: SSIMFrame) {
         for index in 0..<PlanePair.planeCount { planeSum[index] += frame.ssim[index] }
         allSum += frame.all
         frames += 1
     }
 
     /// `nil` before the first frame (FFmpeg then logs nothing).
-    public var summary: SSIMSummary? {
+    package var summary: SSIMSummary? {
         guard frames > 0 else { return nil }
         let n = Double(frames)
         return SSIMSummary(frames: frames, ssim: planeSum.map { $0 / n }, all: allSum / n,

@@ -13,6 +13,7 @@ public struct TrackComparisonOptions: Sendable, Equatable {
         case time(tolerance: Double)
     }
 
+    /// How rows pair: same frame number (the default) or nearest time within a tolerance.
     public var matching: Matching
     /// Largest allowed p95 pixel error of an annotation.
     public var tolerance: Double
@@ -21,6 +22,8 @@ public struct TrackComparisonOptions: Sendable, Equatable {
     /// Largest allowed number of unmatched rows per annotation.
     public var maxUnmatched: Int
 
+    /// The options of `fxreplay qa compare`; the defaults are its defaults (frame matching, 1 pixel,
+    /// no visibility mismatch, no unmatched row).
     public init(matching: Matching = .frame, tolerance: Double = 1.0, maxVisibilityMismatches: Int = 0, maxUnmatched: Int = 0) {
         self.matching = matching
         self.tolerance = tolerance
@@ -31,8 +34,11 @@ public struct TrackComparisonOptions: Sendable, Equatable {
 
 /// The comparison of one annotation's placements in two tracks.
 public struct AnnotationTrackComparison: Sendable, Equatable, Codable {
+    /// The annotation's id.
     public var id: String
+    /// Rows of the annotation in track A.
     public var rowsA: Int
+    /// Rows of the annotation in track B.
     public var rowsB: Int
     /// Pairs of rows found.
     public var matched: Int
@@ -48,6 +54,7 @@ public struct AnnotationTrackComparison: Sendable, Equatable, Codable {
     public var error: ErrorStatistics?
     /// Why the annotation fails; empty when it passes.
     public var failures: [String]
+    /// Whether the annotation is within every threshold (`failures` is empty).
     public var passed: Bool
     /// Error per compared frame in track A's order, for plots (not written to JSON).
     public var samples: [ErrorSample] = []
@@ -78,17 +85,23 @@ public struct AnnotationTrackComparison: Sendable, Equatable, Codable {
 
 /// `fxreplay qa compare`: two placement tracks of the same video compared annotation by annotation.
 public struct TrackComparisonReport: Sendable, Equatable, Codable {
+    /// Track A's file, as given.
     public var fileA: String
+    /// Track B's file, as given.
     public var fileB: String
     /// `"frame"` or `"time"`.
     public var matching: String
     /// Seconds, for time matching.
     public var timeTolerance: Double?
+    /// The largest allowed p95 pixel error of an annotation (`TrackComparisonOptions/tolerance`).
     public var tolerance: Double
+    /// The largest allowed number of visibility mismatches per annotation.
     public var maxVisibilityMismatches: Int
+    /// The largest allowed number of unmatched rows per annotation.
     public var maxUnmatched: Int
     /// In order of first appearance in A, then ids found only in B.
     public var annotations: [AnnotationTrackComparison]
+    /// Whether every annotation passed; `fxreplay qa compare` exits 1 otherwise.
     public var passed: Bool
     /// Ids of the failing annotations, in report order.
     public var failingIDs: [String]

@@ -46,7 +46,7 @@ extension TrackComparisonReport: QAReportFiles {
     }
 
     /// Error over time, one line per annotation, with the tolerance and the visibility disagreements.
-    public var plot: ErrorPlot {
+    package var plot: ErrorPlot {
         ErrorPlot(title: "Placement error: \(URL(fileURLWithPath: fileA).lastPathComponent) vs \(URL(fileURLWithPath: fileB).lastPathComponent)",
                   series: annotations.map { ErrorPlot.Series(label: $0.id, samples: $0.samples, disagreements: $0.visibilityMismatchFrames.map(\.t)) },
                   tolerance: tolerance)
@@ -80,19 +80,19 @@ extension TrackComparisonReport: QAReportFiles {
     }
 
     /// A picture of the report: one annotation on one frame.
-    public struct PictureFrame: Sendable, Equatable {
-        public var frame: FrameReference
-        public var id: String
-        public var label: String
+    package struct PictureFrame: Sendable, Equatable {
+        package var frame: FrameReference
+        package var id: String
+        package var label: String
         /// The annotation's colour in ``plot``.
-        public var accent: RGBAColor
+        package var accent: RGBAColor
     }
 
     /// The frames worth a picture, at most `limit`, most telling first: the worst frame of each
     /// failing annotation (largest error first), then the first visibility disagreement of failing
     /// annotations, then the same for passing ones. A frame where A and B agree exactly (error 0)
     /// is never a "worst" frame. Frame numbers and times are track A's.
-    public func thumbnailFrames(limit: Int) -> [PictureFrame] {
+    package func thumbnailFrames(limit: Int) -> [PictureFrame] {
         let colours = Dictionary(annotations.enumerated().map { ($0.element.id, ErrorPlot.color(ofSeries: $0.offset)) }) { first, _ in first }
         func pictures(_ chosen: [AnnotationTrackComparison]) -> [PictureFrame] {
             let worst = chosen.compactMap { annotation in

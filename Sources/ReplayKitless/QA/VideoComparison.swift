@@ -63,6 +63,7 @@ public enum FrameAlignment: String, Sendable, Codable, CaseIterable {
 
 /// What `fxreplay compare` checks, besides the pictures themselves.
 public struct VideoComparisonOptions: Sendable, Equatable {
+    /// How frames of the two videos are paired; by presentation time unless set to `.index`.
     public var alignment = FrameAlignment.time
     /// Smallest allowed average PSNR (dB, from the MSE over all pairs).
     public var minPSNR: Double?
@@ -75,9 +76,11 @@ public struct VideoComparisonOptions: Sendable, Equatable {
     public var checkAudio = true
     /// Keep every pair's figures (``VideoComparisonResult/perFrame``).
     public var perFrame = false
-    /// Keep the worst pair's pictures for ``VideoComparison/diff``.
+    /// Keep the worst pair's pictures side by side with their difference (`fxreplay compare --diff`).
     public var diffPicture = false
 
+    /// Options as `fxreplay compare` has them without flags: time alignment, no PSNR/SSIM thresholds,
+    /// the time tolerance of half a frame, audio presence checked.
     public init() {}
 }
 
@@ -86,14 +89,20 @@ public struct VideoComparisonOptions: Sendable, Equatable {
 /// format when it differs (range and subsampling, as ffmpeg converts its filter's second input),
 /// frames paired (``FrameAlignment``) and each pair measured; pictures must have the same size.
 public struct VideoComparison {
+    /// The figures and the verdict (formats.md's `compare` report, as JSON through `Codable`).
     public let result: VideoComparisonResult
     /// The worst pair side by side, A | B | heat map of |A − B| in luma (with ``VideoComparisonOptions/diffPicture``),
     /// each panel labelled, with the frame and the heat map's colour scale under them.
-    public let diff: RGBPicture?
+    package let diff: RGBPicture?
     /// Where the figures part from FFmpeg's: a video measured after conversion to 8-bit 4:2:0.
     public let warnings: [String]
 
-    public init(comparing a: String, with b: String, options: VideoComparisonOptions = VideoComparisonOptions()) throws(ReplayError) {
+    /// Compares `a` with `b` on the calling thread; the public form is the `async`
+    /// ``compare(_:with:options:onProgress:)``.
+    /// - Parameter observe: called with the pairs measured so far after each pair; throwing from it
+    ///   stops the comparison with that error (how cancellation reaches it).
+    package init(comparing a: String, with b: String, options: VideoComparisonOptions = VideoComparisonOptions(),
+                 observe: (_ pairsMeasured: Int) throws(ReplayError) -> Void = { _ in }) throws(ReplayError) {
         let streamA = try PictureStream(url: a), streamB = try PictureStream(url: b)
         streamA.start()
         streamB.start()
@@ -108,6 +117,7 @@ public struct VideoComparison {
             let delta = x.time - y.time
             if options.alignment == .index || abs(delta) <= tolerance + 1e-9 {
                 try run.pair(x, y)
+                try observe(run.pairs)
                 itemA = try streamA.next()
                 itemB = try streamB.next()
             } else if delta < 0 {

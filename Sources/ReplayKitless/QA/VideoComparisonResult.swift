@@ -4,15 +4,19 @@ import Foundation
 public struct FramePair: Sendable, Equatable, Codable {
     /// Frame of A (FFmpeg's main input).
     public var index: Int
+    /// A's frame's presentation time, seconds from A's first frame.
     public var t: Double
     /// Frame of B (the reference).
     public var frameB: Int
+    /// B's frame's presentation time, seconds from B's first frame.
     public var tB: Double
 }
 
 /// Whole-comparison PSNR: per plane and average from the MSE summed over pairs, as FFmpeg logs it;
 /// `min`/`max` are the lowest and highest per-pair average PSNR. `inf` in JSON for identical pictures.
 public struct PSNRFigures: Sendable, Equatable, Codable {
+    /// PSNR in dB of each plane and their weighted average over the whole comparison, then the
+    /// lowest and highest per-pair average; `+infinity` where the pictures are identical.
     public var y: Double, u: Double, v: Double, average: Double, min: Double, max: Double
     /// The pair with the lowest average PSNR.
     public var minFrame: FramePair
@@ -20,6 +24,8 @@ public struct PSNRFigures: Sendable, Equatable, Codable {
 
 /// Whole-comparison SSIM: per plane and `All`, the mean over pairs, as FFmpeg logs it; `min` is the lowest per-pair `All`.
 public struct SSIMFigures: Sendable, Equatable, Codable {
+    /// Mean SSIM of each plane and `All` (planes weighted by their sample counts) over all pairs,
+    /// each in 0…1 (1: identical), then the lowest per-pair `All`.
     public var y: Double, u: Double, v: Double, all: Double, min: Double
     /// `All` in decibels.
     public var db: Double
@@ -29,29 +35,39 @@ public struct SSIMFigures: Sendable, Equatable, Codable {
 
 /// The worst pair: lowest average PSNR (largest mean squared error), the first on ties.
 public struct WorstFrame: Sendable, Equatable, Codable {
+    /// A's frame, by presentation index from 0.
     public var index: Int
+    /// A's frame's time, seconds from A's first frame.
     public var t: Double
+    /// B's frame paired with it, by presentation index.
     public var frameB: Int
+    /// B's frame's time, seconds from B's first frame.
     public var tB: Double
     /// Average PSNR (dB) and SSIM `All` of that pair.
     public var psnr: Double
+    /// SSIM `All` of the pair, 0…1.
     public var ssim: Double
 }
 
 /// One pair's figures (with ``VideoComparisonOptions/perFrame``).
 public struct PairQuality: Sendable, Equatable, Codable {
+    /// Which frames were paired.
     public var pair: FramePair
+    /// The pair's PSNR per plane and on average.
     public var psnr: PSNRFrame
+    /// The pair's SSIM per plane and `All`.
     public var ssim: SSIMFrame
 }
 
 /// What the two videos are, besides their pictures.
 public struct VideoFacts: Sendable, Equatable, Codable {
+    /// The file as it was given.
     public var path: String
     /// Decoded frames.
     public var frames: Int
     /// From the first frame's start to the last frame's end, seconds.
     public var duration: Double
+    /// Whether the file has an audio stream (only presence is compared, not the sound).
     public var hasAudio: Bool
     /// One frame at the stream's nominal rate, seconds.
     public var frameInterval: Double
@@ -59,6 +75,7 @@ public struct VideoFacts: Sendable, Equatable, Codable {
 
 /// How the frames lined up.
 public struct TimestampCheck: Sendable, Equatable, Codable {
+    /// How the frames were paired.
     public var alignment: FrameAlignment
     /// The largest allowed |Δt| of a pair (and the pairing window of time alignment), seconds.
     public var tolerance: Double
@@ -66,9 +83,11 @@ public struct TimestampCheck: Sendable, Equatable, Codable {
     public var maxDelta: Double
     /// Frames of A without a partner in B, and the first of them.
     public var unmatchedA: Int
+    /// The first of A's frames without a partner; `nil` when every frame has one.
     public var firstUnmatchedA: FrameReference?
     /// Frames of B without a partner in A, and the first of them.
     public var unmatchedB: Int
+    /// The first of B's frames without a partner; `nil` when every frame has one.
     public var firstUnmatchedB: FrameReference?
 }
 
@@ -77,20 +96,29 @@ public struct TimestampCheck: Sendable, Equatable, Codable {
 /// `psnr`, `ssim`, `frames` (pairs compared), `worst`, `pass`, then `failures`, `a`, `b`, `timestamps`,
 /// `audio`, `duration` and `perFrame` when asked for.
 public struct VideoComparisonResult: Sendable, Equatable, Codable {
+    /// Facts of A, the first video (FFmpeg's main input).
     public var a: VideoFacts
+    /// Facts of B, the reference.
     public var b: VideoFacts
     /// Pairs compared.
     public var frames: Int
     /// `nil` without pairs.
     public var psnr: PSNRFigures?
+    /// Whole-comparison SSIM; `nil` without pairs.
     public var ssim: SSIMFigures?
+    /// The pair with the lowest average PSNR; `nil` without pairs.
     public var worst: WorstFrame?
+    /// How the timestamps of the two videos lined up.
     public var timestamps: TimestampCheck
+    /// The PSNR threshold checked, dB (`VideoComparisonOptions/minPSNR`); `nil`: none.
     public var minPSNR: Double?
+    /// The SSIM threshold checked (`VideoComparisonOptions/minSSIM`); `nil`: none.
     public var minSSIM: Double?
     /// Why the comparison fails; empty when it passes.
     public var failures: [String]
+    /// Whether every check passed (`failures` is empty); `fxreplay compare` exits 1 otherwise.
     public var pass: Bool
+    /// Every pair's figures, with `VideoComparisonOptions/perFrame`; else `nil`.
     public var perFrame: [PairQuality]?
     /// FFmpeg's closing log lines (`PSNR y:… ` and `SSIM Y:…`), for the text report.
     public var ffmpegLines: [String]

@@ -21,11 +21,11 @@ import Foundation
 ///   `ffmpeg` inserts after its autorotate filter to keep its output's size).
 ///
 /// Decoding runs on a thread of its own (``PictureStream``), so hashing overlaps with it.
-public final class VideoFrameHasher {
+package final class VideoFrameHasher {
     private let pictures: PictureStream
     private let md5: MD5
     /// The stream's time base, in which every timestamp is written.
-    public let timeBase: Rational
+    package let timeBase: Rational
     private let offset: Int64
     private let duration: Int64
     private let quarterTurns: Int
@@ -46,13 +46,13 @@ public final class VideoFrameHasher {
     /// A picture turned upright: of another size, before it is scaled; or of another pixel format.
     private let turnedUpright = Frame()
     /// Frames listed so far.
-    public private(set) var frames = 0
+    package private(set) var frames = 0
 
     /// The `#` lines `ffmpeg -fflags +bitexact -f framemd5` starts with, for the upright picture size.
-    public let headerLines: [String]
+    package let headerLines: [String]
 
     /// Opens the first video stream of `url` and starts decoding it.
-    public init(url: String) throws(ReplayError) {
+    package init(url: String) throws(ReplayError) {
         // ffmpeg decodes with the codec's default decoder: VP9's drops the alpha channel.
         pictures = try PictureStream(url: url, alpha: false)
         md5 = try MD5()
@@ -92,7 +92,7 @@ public final class VideoFrameHasher {
     deinit { pictures.cancel() }
 
     /// The next data line, or `nil` after the last frame.
-    public func nextLine() throws(ReplayError) -> String? {
+    package func nextLine() throws(ReplayError) -> String? {
         let item: PictureStream.Item
         if let first = pending {
             item = first

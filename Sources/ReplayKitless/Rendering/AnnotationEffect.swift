@@ -7,6 +7,7 @@ public struct AnnotationSettings: Sendable, Codable, Equatable {
     /// Draw the person (mask foreground) over the annotations, so they look behind the person.
     public var occludeWithMask = false
 
+    /// Annotations from the scene file `scene`, labels in the default font, drawn over the person.
     public init(scene: String) { self.scene = scene }
 
     /// The files these settings read: the scene, its meshes (a scene that cannot be read has none
@@ -17,7 +18,7 @@ public struct AnnotationSettings: Sendable, Codable, Equatable {
 }
 
 /// Per-frame access to the mask another effect (background replacement) used for this frame.
-public protocol FrameMaskProvider: AnyObject {
+package protocol FrameMaskProvider: AnyObject {
     /// The frame-sized mask (255 = person) of the frame being processed, if it has one.
     var currentMask: Plane? { get }
 }
@@ -71,23 +72,12 @@ final class AnnotationEffect: SplitFrameEffect {
         }
         var options = AnnotationRenderer.Options()
         if let font = settings.font { options.fontPath = font }
-        let scene: AnnotationScene, placed: [PlacedAnnotation]
-        do {
-            scene = try AnnotationScene.load(path: settings.scene)
-            placed = try scene.placed(frames: frames, sceneTimeOrigin: poses.sceneTimeOrigin, file: settings.scene)
-        } catch let error as ReplayError {
-            throw error
-        } catch {
-            throw .badInput("\(settings.scene): \(error)")
-        }
+        let scene = try AnnotationScene.load(path: settings.scene)
+        let placed = try scene.placed(frames: frames, sceneTimeOrigin: poses.sceneTimeOrigin, file: settings.scene)
         self.placed = placed
         lanes = try LaneStates(throwing: { () throws(ReplayError) -> Lane in
             let renderer = AnnotationRenderer(options: options)
-            do { try renderer.prepare(scene.annotations, scene: settings.scene) } catch let error as ReplayError {
-                throw error
-            } catch {
-                throw .badInput("\(settings.scene): \(error)")
-            }
+            try renderer.prepare(scene.annotations, scene: settings.scene)
             return Lane(renderer: renderer, capacity: placed.count)
         })
     }
@@ -115,14 +105,10 @@ final class AnnotationEffect: SplitFrameEffect {
         var seen = pose.scaled(from: displaySize, to: PictureSize(width: image.width, height: image.height))
         if mirror { seen = seen.mirrored(width: image.width, height: image.height) }
         let camera = Camera(pose: seen, width: image.width, height: image.height)
-        do {
+        do throws(ReplayError) {
             try lane.renderer.render(lane.active, camera: camera, time: sceneTime, into: image, occlusion: masks == nil ? nil : frame.mask)
-        } catch let error as ReplayError where error.kind == .badInput {
+        } catch where error.kind == .badInput {
             throw .badInput("\(scene), frame \(time.index): \(error.message)")
-        } catch let error as ReplayError {
-            throw error
-        } catch {
-            throw .processing("frame \(time.index): \(error)")
         }
         lane.framesDrawn += 1
     }

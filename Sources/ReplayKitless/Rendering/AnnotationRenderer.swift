@@ -24,23 +24,23 @@
 /// The caller decides which annotations are active at a frame's time (`from`/`until`, tap time):
 /// `render` draws every annotation it is given. Allocate one renderer per pipeline and output size;
 /// it keeps its buffers, meshes and glyphs between frames, and must be used by one thread at a time.
-public final class AnnotationRenderer: @unchecked Sendable {
+package final class AnnotationRenderer: @unchecked Sendable {
     /// Settings that hold for the whole render.
-    public struct Options: Sendable, Equatable {
+    package struct Options: Sendable, Equatable {
         /// DejaVu Sans as installed by Debian's fonts-dejavu-core.
-        public static let defaultFontPath = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+        package static let defaultFontPath = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
         /// The TrueType/OpenType font labels are set in.
-        public var fontPath: String
+        package var fontPath: String
         /// Light everywhere, 0…1; the rest comes from the camera-fixed light. 1 draws flat colours.
-        public var ambient: Double
+        package var ambient: Double
 
-        public init(fontPath: String = defaultFontPath, ambient: Double = 0.35) {
+        package init(fontPath: String = defaultFontPath, ambient: Double = 0.35) {
             self.fontPath = fontPath
             self.ambient = ambient
         }
     }
 
-    public let options: Options
+    package let options: Options
     /// The colour of stems (a neutral grey).
     static let stemColor = RGBAColor(red: 142, green: 142, blue: 147)
 
@@ -60,7 +60,7 @@ public final class AnnotationRenderer: @unchecked Sendable {
     private var order: [(depth: Double, index: Int)] = []
 
     /// A renderer for frames of any size (buffers follow the frames they are given).
-    public init(options: Options = Options()) {
+    package init(options: Options = Options()) {
         self.options = options
         rasterizer = MeshRasterizer(lighting: Lighting(ambient: options.ambient))
     }
@@ -70,7 +70,7 @@ public final class AnnotationRenderer: @unchecked Sendable {
     /// more than ``InputLimits/sceneTriangles`` triangles (each annotation counts its mesh, built-in
     /// shapes at their finest, and its stem), checked as the meshes load, so memory stays bounded.
     /// `scene` names the scene file in errors.
-    public func prepare(_ annotations: [Annotation], scene: String = "annotation scene") throws {
+    package func prepare(_ annotations: [Annotation], scene: String = "annotation scene") throws(ReplayError) {
         var triangles = 0
         for annotation in annotations {
             triangles += try mesh(for: annotation.shape).triangles.count + (annotation.stem ? stemMesh.triangles.count : 0)
@@ -94,8 +94,8 @@ public final class AnnotationRenderer: @unchecked Sendable {
     ///
     /// Throws `badInput` when a mesh or the font cannot be loaded, and `processing` when the
     /// occlusion mask does not match the frame size.
-    public func render(_ annotations: [PlacedAnnotation], camera: Camera, time: Double,
-                       into image: YUVImage, occlusion: Plane? = nil) throws {
+    package func render(_ annotations: [PlacedAnnotation], camera: Camera, time: Double,
+                       into image: YUVImage, occlusion: Plane? = nil) throws(ReplayError) {
         guard image.width > 0, image.height > 0 else { return }
         if let occlusion, occlusion.width != image.width || occlusion.height != image.height {
             throw ReplayError.processing(
@@ -175,7 +175,7 @@ public final class AnnotationRenderer: @unchecked Sendable {
         order.sort { $0.depth > $1.depth || ($0.depth == $1.depth && $0.index < $1.index) }
     }
 
-    private func mesh(for shape: AnnotationShape, segments: Int = Mesh.maximumSegments) throws -> Mesh {
+    private func mesh(for shape: AnnotationShape, segments: Int = Mesh.maximumSegments) throws(ReplayError) -> Mesh {
         // An OBJ mesh is what it is: one entry whatever the size on screen.
         let key = MeshKey(shape: shape, segments: { if case .mesh = shape { 0 } else { segments } }())
         if let cached = meshes[key] { return cached }
@@ -184,7 +184,7 @@ public final class AnnotationRenderer: @unchecked Sendable {
         return mesh
     }
 
-    private func glyphCache() throws -> GlyphCache {
+    private func glyphCache() throws(ReplayError) -> GlyphCache {
         if let glyphs { return glyphs }
         let opened = try GlyphCache(path: options.fontPath)
         glyphs = opened

@@ -4,7 +4,7 @@ import CFreeType
 final class FreeTypeLibrary {
     let handle: FT_Library
 
-    init() throws {
+    init() throws(ReplayError) {
         var library: FT_Library?
         guard FT_Init_FreeType(&library) == 0, let library else {
             throw ReplayError.processing("cannot initialise FreeType")
@@ -56,7 +56,7 @@ final class GlyphCache {
     }
 
     /// Opens the font at `path`; throws `badInput` naming the file when FreeType cannot read it.
-    init(path: String) throws {
+    init(path: String) throws(ReplayError) {
         library = try FreeTypeLibrary()
         var opened: FT_Face?
         guard FT_New_Face(library.handle, path, 0, &opened) == 0, let opened else {

@@ -4,20 +4,20 @@ import Foundation
 /// index triples wound counter-clockwise seen from outside (the Wavefront OBJ convention).
 ///
 /// Hard edges are made by giving a corner one vertex per face, each with that face's normal.
-public struct Mesh: Sendable, Equatable {
-    public var positions: [SIMD3<Double>]
-    public var normals: [SIMD3<Double>]
-    public var triangles: [SIMD3<Int32>]
+package struct Mesh: Sendable, Equatable {
+    package var positions: [SIMD3<Double>]
+    package var normals: [SIMD3<Double>]
+    package var triangles: [SIMD3<Int32>]
     /// Per triangle, the smooth surface it belongs to (a sphere, the side of a cylinder, one face
     /// of a box): where neighbours on one surface meet inside a pixel, the pixel is shaded once at
     /// its centre instead of once per triangle, since the shading is continuous there.
-    public var surfaces: [UInt32]
+    package var surfaces: [UInt32]
     /// Closed and wound outward, so faces turned away from the camera can be skipped. Open meshes
     /// (loaded files, flat shapes) are drawn double-sided instead.
-    public var isClosed: Bool
+    package var isClosed: Bool
 
     /// A mesh; without `surfaces`, every triangle is a surface of its own.
-    public init(positions: [SIMD3<Double>], normals: [SIMD3<Double>], triangles: [SIMD3<Int32>], surfaces: [UInt32]? = nil,
+    package init(positions: [SIMD3<Double>], normals: [SIMD3<Double>], triangles: [SIMD3<Int32>], surfaces: [UInt32]? = nil,
                 isClosed: Bool) {
         self.positions = positions
         self.normals = normals
@@ -27,7 +27,7 @@ public struct Mesh: Sendable, Equatable {
     }
 
     /// The axis-aligned box around all positions; zero when the mesh is empty.
-    public var bounds: (min: SIMD3<Double>, max: SIMD3<Double>) {
+    package var bounds: (min: SIMD3<Double>, max: SIMD3<Double>) {
         guard var low = positions.first else { return (.zero, .zero) }
         var high = low
         for p in positions {
@@ -39,7 +39,7 @@ public struct Mesh: Sendable, Equatable {
 
     /// The same mesh scaled about its origin so its largest bounding-box dimension is 1, or `nil`
     /// when it has no extent. The origin stays put: it is where the modeller put the anchor.
-    public func scaledToUnitExtent() -> Mesh? {
+    package func scaledToUnitExtent() -> Mesh? {
         let (low, high) = bounds
         let extent = (high - low).max()
         guard extent.isFinite, extent > 0 else { return nil }

@@ -6,12 +6,12 @@ import Foundation
 /// the finest); the renderer picks it from their size on screen (``roundSegments(forRadius:)``).
 extension Mesh {
     /// The finest tessellation of round shapes: segments around the axis.
-    public static let maximumSegments = 32
+    package static let maximumSegments = 32
 
     /// The fewest segments (a multiple of 4, 8…32) for which a circle of `radius` pixels strays at
     /// most 0.2 px from its polygon, (1 − cos(π/n))·r ≤ 0.2: a finer mesh would only add triangles
     /// of a few pixels each, all of them edges to anti-alias, and change no pixel visibly.
-    public static func roundSegments(forRadius radius: Double) -> Int {
+    package static func roundSegments(forRadius radius: Double) -> Int {
         guard radius.isFinite, radius > 0.4 else { return radius.isFinite && radius > 0 ? 8 : maximumSegments }
         let needed = Double.pi / acos(1 - 0.2 / radius)
         guard needed < Double(maximumSegments) else { return maximumSegments }
@@ -20,7 +20,7 @@ extension Mesh {
 
     /// The mesh of `shape` at size 1: a built-in one (round ones with `segments` around their
     /// axis), or the OBJ file scaled to unit extent.
-    public static func unit(for shape: AnnotationShape, segments: Int = maximumSegments) throws -> Mesh {
+    package static func unit(for shape: AnnotationShape, segments: Int = maximumSegments) throws(ReplayError) -> Mesh {
         switch shape {
         case .sphere: sphere(segments: segments)
         case .box: box()
@@ -40,14 +40,14 @@ extension Mesh {
     }
 
     /// A sphere of diameter 1.
-    public static func sphere(segments: Int = maximumSegments) -> Mesh {
+    package static func sphere(segments: Int = maximumSegments) -> Mesh {
         var builder = MeshBuilder(isClosed: true)
         builder.sphere(radius: 0.5, centre: .zero, rings: segments / 2, segments: segments)
         return builder.mesh
     }
 
     /// A cube of edge 1, faces flat-shaded.
-    public static func box() -> Mesh {
+    package static func box() -> Mesh {
         var builder = MeshBuilder(isClosed: true)
         for axis in 0..<3 {
             for sign in [-1.0, 1.0] {
@@ -68,7 +68,7 @@ extension Mesh {
     }
 
     /// A cone of base diameter 1 and height 1, from y = −½ (base) to its apex at y = +½.
-    public static func cone(segments: Int = maximumSegments) -> Mesh {
+    package static func cone(segments: Int = maximumSegments) -> Mesh {
         var builder = MeshBuilder(isClosed: true)
         builder.cone(baseRadius: 0.5, baseY: -0.5, apexY: 0.5, segments: segments)
         builder.disc(radius: 0.5, y: -0.5, facingUp: false, segments: segments)
@@ -77,7 +77,7 @@ extension Mesh {
 
     /// A cylinder of diameter 1 and height 1, centred, axis along Y, its round side made of
     /// `segments` flat strips.
-    public static func cylinder(segments: Int = maximumSegments) -> Mesh {
+    package static func cylinder(segments: Int = maximumSegments) -> Mesh {
         var builder = MeshBuilder(isClosed: true)
         builder.revolve([(0.5, -0.5, [1, 0]), (0.5, 0.5, [1, 0])], segments: segments)
         builder.disc(radius: 0.5, y: -0.5, facingUp: false, segments: segments)
@@ -86,7 +86,7 @@ extension Mesh {
     }
 
     /// An arrow of length 1 pointing +Y, centred: a shaft and a conical head.
-    public static func arrow(segments: Int = maximumSegments) -> Mesh {
+    package static func arrow(segments: Int = maximumSegments) -> Mesh {
         var builder = MeshBuilder(isClosed: true)
         let shaftRadius = 0.08, headRadius = 0.22, headBase = 0.1
         builder.revolve([(shaftRadius, -0.5, [1, 0]), (shaftRadius, headBase, [1, 0])], segments: segments)
@@ -98,7 +98,7 @@ extension Mesh {
 
     /// A map pin of height 1: a thin cone with its tip exactly at the origin, widening upwards
     /// to a ball whose top is at y = 1.
-    public static func pin(segments: Int = maximumSegments) -> Mesh {
+    package static func pin(segments: Int = maximumSegments) -> Mesh {
         var builder = MeshBuilder(isClosed: true)
         let needleTop = 0.65, ballRadius = 0.2
         builder.cone(baseRadius: 0.08, baseY: needleTop, apexY: 0, segments: segments)
@@ -108,7 +108,7 @@ extension Mesh {
     }
 
     /// A flat ring (annulus) of outer diameter 1 in the XY plane, facing +Z; drawn double-sided.
-    public static func ring(segments: Int = maximumSegments) -> Mesh {
+    package static func ring(segments: Int = maximumSegments) -> Mesh {
         var builder = MeshBuilder(isClosed: false)
         let outer = 0.5, inner = 0.35, count = segments * 3 / 2
         let normal = SIMD3<Double>(0, 0, 1)
@@ -125,7 +125,7 @@ extension Mesh {
     }
 
     /// A five-pointed star of outer diameter 1 in the XY plane, extruded 0.16 along Z, a point up.
-    public static func star() -> Mesh {
+    package static func star() -> Mesh {
         var builder = MeshBuilder(isClosed: true)
         let outer = 0.5, inner = 0.5 * 0.381966, halfDepth = 0.08   // inner/outer of a regular pentagram
         let outline = (0..<10).map { k -> SIMD3<Double> in

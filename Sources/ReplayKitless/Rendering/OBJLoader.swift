@@ -5,21 +5,21 @@ import Foundation
 /// `v`, `v/vt`, `v//vn`, `v/vt/vn`; negative indices count back from the latest vertex).
 /// Texture coordinates, groups and materials are ignored. Faces without normals get flat
 /// normals, or smooth ones inside a smoothing group (`s 1`).
-public enum OBJLoader {
+package enum OBJLoader {
     /// Loads the mesh in the file at `path`.
-    public static func load(path: String) throws -> Mesh {
+    package static func load(path: String) throws(ReplayError) -> Mesh {
         try parse(try readInputFile(path, limit: InputLimits.meshBytes, kind: "mesh file", isText: true), file: path)
     }
 
     /// Parses OBJ text; `file` names the source in error messages.
-    public static func parse(_ text: String, file: String) throws -> Mesh {
+    package static func parse(_ text: String, file: String) throws(ReplayError) -> Mesh {
         var text = text
-        return try text.withUTF8 { try parse(bytes: $0, file: file) }
+        return try throwingReplayError { try text.withUTF8 { try parse(bytes: $0, file: file) } }
     }
 
     /// Parses the bytes of an OBJ file; `file` names the source in error messages.
-    public static func parse(_ bytes: [UInt8], file: String) throws -> Mesh {
-        try bytes.withUnsafeBufferPointer { try parse(bytes: $0, file: file) }
+    package static func parse(_ bytes: [UInt8], file: String) throws(ReplayError) -> Mesh {
+        try throwingReplayError { try bytes.withUnsafeBufferPointer { try parse(bytes: $0, file: file) } }
     }
 
     private struct Corner {
@@ -34,7 +34,7 @@ public enum OBJLoader {
 
     /// Works on the UTF-8 bytes: models run to megabytes, and this is several times faster
     /// than splitting Swift strings into characters.
-    private static func parse(bytes: UnsafeBufferPointer<UInt8>, file: String) throws -> Mesh {
+    private static func parse(bytes: UnsafeBufferPointer<UInt8>, file: String) throws(ReplayError) -> Mesh {
         var positions: [SIMD3<Double>] = []
         var normals: [SIMD3<Double>] = []
         var faces: [Face] = []
@@ -69,7 +69,7 @@ public enum OBJLoader {
                 guard triangles <= InputLimits.meshTriangles else {
                     throw fail("more than \(InputLimits.meshTriangles) triangles (see docs/poses.md, Limits)")
                 }
-                let corners = try arguments.map { token -> Corner in
+                let corners = try arguments.map { (token) throws(ReplayError) -> Corner in
                     try corner(text(token), positionCount: positions.count, normalCount: normals.count, fail: fail)
                 }
                 faces.append(Face(corners: corners, smooth: smooth))
@@ -101,7 +101,7 @@ public enum OBJLoader {
     }
 
     private static func vector(_ arguments: ArraySlice<Range<Int>>, keyword: String, text: (Range<Int>) -> String,
-                               fail: (String) -> ReplayError) throws -> SIMD3<Double> {
+                               fail: (String) -> ReplayError) throws(ReplayError) -> SIMD3<Double> {
         guard arguments.count >= 3 else { throw fail("'\(keyword)' needs 3 numbers, found \(arguments.count)") }
         var result = SIMD3<Double>.zero
         for (i, token) in arguments.prefix(3).enumerated() {
@@ -114,7 +114,7 @@ public enum OBJLoader {
 
     /// One `v[/vt][/vn]` reference, resolved to 0-based indices.
     private static func corner(_ token: String, positionCount: Int, normalCount: Int,
-                               fail: (String) -> ReplayError) throws -> Corner {
+                               fail: (String) -> ReplayError) throws(ReplayError) -> Corner {
         let parts = token.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count <= 3 else { throw fail("bad face vertex '\(token)'") }
         let position = try index(parts[0], count: positionCount, kind: "vertex", fail: fail)
@@ -126,7 +126,7 @@ public enum OBJLoader {
     }
 
     private static func index(_ token: Substring, count: Int, kind: String,
-                              fail: (String) -> ReplayError) throws -> Int {
+                              fail: (String) -> ReplayError) throws(ReplayError) -> Int {
         guard let value = Int(token), value != 0 else { throw fail("bad \(kind) index '\(token)'") }
         let resolved = value > 0 ? value - 1 : count + value
         guard resolved >= 0, resolved < count else {

@@ -239,9 +239,7 @@ struct SampleCall {
             let microseconds = (Self.createdAt + publisher.startMilliseconds + frame.milliseconds) * 1000 - p0
             return PoseSample(key: .time(Double(microseconds) / 1e6), pose32: frame.pose32)
         }
-        do { return Data(try PoseSidecar.encode(samples, format: .jsonl)) } catch let error as ReplayError { throw error } catch {
-            throw .processing("\(Self.poseLogName): \(error)")
-        }
+        return Data(try PoseSidecar.encode(samples, format: .jsonl))
     }
 
     /// `call-archive.job.yaml`: compose's options, with the publisher's annotations placed from

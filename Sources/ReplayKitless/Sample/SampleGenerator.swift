@@ -5,8 +5,11 @@ import Foundation
 public struct SampleSummary: Sendable {
     /// The files written, in the order of ``SampleGenerator/fileNames``.
     public var files: [String]
+    /// Video frames written to `call.mp4`.
     public var frames: Int
+    /// Frames left out of the nominal 30 fps, to make the frame rate variable.
     public var droppedFrames: Int
+    /// Frames with the white flash square (and a beep starting with them), for A/V sync checks.
     public var flashes: Int
 }
 
@@ -15,8 +18,8 @@ public struct SampleSummary: Sendable {
 ///
 /// - `call.mp4`: H.264 (x264, bit-exact, 2 threads) + AAC, variable frame rate (±4 ms jitter,
 ///   dropped frames), first frame at 1.0 s, each frame's pose32 in SEI (formats.md §4); the room
-///   of ``SampleScene`` drawn with the annotation rasterizer, the person of
-///   ``SamplePersonPainter`` over it, and on a few frames a white flash square while a 1 kHz beep
+///   of `SampleScene` drawn with the annotation rasterizer, the person of
+///   `SamplePersonPainter` over it, and on a few frames a white flash square while a 1 kHz beep
 ///   starts at that frame's presentation time;
 /// - `call.poses.jsonl`, `.csv`, `.pose32`: the same poses as sidecars (times relative to the first frame);
 /// - `call.mask.mkv`: the person's exact coverage (and the flash square) as lossless FFV1, full
@@ -24,7 +27,7 @@ public struct SampleSummary: Sendable {
 /// - `background.png`: a replacement background; `annotations.json`: marks on box corners and a
 ///   tap on a box; `job.yaml`: the demo render's options; `scene.json`: the truth, for tests;
 /// - `call-archive.zip` with its epoch pose log and compose job: the same recording as the
-///   publisher of a whole call with two more participants (``SampleCall``).
+///   publisher of a whole call with two more participants (`SampleCall`).
 public enum SampleGenerator {
     /// The files of a sample, as named in the directory.
     public static let fileNames = ["call.mp4", "call.poses.jsonl", "call.poses.csv", "call.poses.pose32", "call.mask.mkv",
@@ -61,11 +64,9 @@ public enum SampleGenerator {
         try writeVideos(scene, call: file("call.mp4"), mask: file("call.mask.mkv"), publisher: publisher, into: outputs)
         try call.write(publisherFile: publisher.temporaryPath, directory: directory, members: members, into: outputs)
         let samples = scene.frames.map { PoseSample(key: .time(scene.seconds(of: $0)), pose32: $0.pose32) }
-        do {
-            for name in ["call.poses.jsonl", "call.poses.csv", "call.poses.pose32"] {
-                try outputs.write(Data(PoseSidecar.encode(samples, format: PoseSidecarFormat(path: name))), to: file(name))
-            }
-        } catch let error as ReplayError { throw error } catch { throw .processing("\(error)") }
+        for name in ["call.poses.jsonl", "call.poses.csv", "call.poses.pose32"] {
+            try outputs.write(Data(PoseSidecar.encode(samples, format: PoseSidecarFormat(path: name))), to: file(name))
+        }
         try outputs.write(try ImageWriter.png(SampleBackground.picture(SampleBackground.size(for: settings.size))), to: file("background.png"))
         try outputs.write(Data(SampleFiles.annotations(scene).utf8), to: file("annotations.json"))
         try outputs.write(Data(SampleFiles.job(directory: directory).utf8), to: file("job.yaml"))

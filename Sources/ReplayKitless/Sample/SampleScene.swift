@@ -9,6 +9,7 @@ public struct SampleSettings: Sendable, Equatable {
     /// Seeds the timing jitter, the dropped frames, the hand shake and the room tone.
     public var seed: UInt64
 
+    /// The settings of `fxreplay sample` without options: 640×360, 4 seconds, seed 1.
     public init(size: PictureSize = PictureSize(width: 640, height: 360), seconds: Double = 4, seed: UInt64 = 1) {
         self.size = size
         self.seconds = seconds
@@ -34,17 +35,17 @@ public struct SampleSettings: Sendable, Equatable {
 /// (1/90000), Matroska (1/1000) and 48 kHz audio all hold them exactly. Poses are rounded to
 /// float32 first and the picture is rendered from the rounded values, so the pose32 records in
 /// the SEI and the sidecars describe exactly the camera that drew each frame.
-public struct SampleScene: Sendable {
+package struct SampleScene: Sendable {
     /// An axis-aligned box standing on the floor.
-    public struct Box: Sendable, Equatable {
-        public var id: String
-        public var center: SIMD3<Double>
+    package struct Box: Sendable, Equatable {
+        package var id: String
+        package var center: SIMD3<Double>
         /// Edge lengths along x, y and z, metres.
-        public var size: SIMD3<Double>
-        public var color: RGBAColor
+        package var size: SIMD3<Double>
+        package var color: RGBAColor
 
         /// The four top corners: front-left, front-right, back-right, back-left (front = +z, towards the camera).
-        public var topCorners: [SIMD3<Double>] {
+        package var topCorners: [SIMD3<Double>] {
             let h = size / 2
             let top = center.y + h.y
             return [SIMD3(center.x - h.x, top, center.z + h.z), SIMD3(center.x + h.x, top, center.z + h.z),
@@ -52,50 +53,50 @@ public struct SampleScene: Sendable {
         }
 
         /// The centre of the face towards +z.
-        public var frontFaceCenter: SIMD3<Double> { SIMD3(center.x, center.y, center.z + size.z / 2) }
+        package var frontFaceCenter: SIMD3<Double> { SIMD3(center.x, center.y, center.z + size.z / 2) }
     }
 
     /// One video frame of the call.
-    public struct FrameInfo: Sendable, Equatable {
+    package struct FrameInfo: Sendable, Equatable {
         /// 0-based presentation index.
-        public var index: Int
+        package var index: Int
         /// Presentation time in whole milliseconds of stream time (the first frame is at 1000).
-        public var milliseconds: Int64
+        package var milliseconds: Int64
         /// How long it is shown, milliseconds.
-        public var durationMilliseconds: Int64
+        package var durationMilliseconds: Int64
         /// The camera that drew it (float32 values, as stored).
-        public var pose32: Pose32
+        package var pose32: Pose32
         /// The white square is shown and the beep starts at this frame's time.
-        public var flash: Bool
+        package var flash: Bool
     }
 
     /// Frames per second the phone aimed for (timestamps jitter around it and some frames are missing).
-    public static let nominalRate = 30
+    package static let nominalRate = 30
     /// Stream time of the first frame, milliseconds (a recording that does not start at 0).
-    public static let startMilliseconds: Int64 = 1000
+    package static let startMilliseconds: Int64 = 1000
     /// Lens of the phone camera.
-    public static let fovY = 55.0
-    public static let zNear = 0.01
+    package static let fovY = 55.0
+    package static let zNear = 0.01
     /// The A/V sync probe: a 1 kHz beep of 100 ms from each flash frame's presentation time.
-    public static let beepFrequency = 1000.0
-    public static let beepSeconds = 0.1
+    package static let beepFrequency = 1000.0
+    package static let beepSeconds = 0.1
     /// The boxes on the floor, in metres (fixed: only timing, shake and noise depend on the seed).
-    public static let boxes: [Box] = [
+    package static let boxes: [Box] = [
         Box(id: "red", center: [-0.55, 0.2, -0.35], size: [0.4, 0.4, 0.4], color: RGBAColor(red: 214, green: 64, blue: 48)),
         Box(id: "blue", center: [0.3, 0.25, -0.75], size: [0.6, 0.5, 0.4], color: RGBAColor(red: 46, green: 110, blue: 214)),
         Box(id: "green", center: [-0.05, 0.125, 0.25], size: [0.3, 0.25, 0.3], color: RGBAColor(red: 60, green: 170, blue: 85)),
         Box(id: "orange", center: [-1.15, 0.35, -1.25], size: [0.3, 0.7, 0.3], color: RGBAColor(red: 240, green: 150, blue: 40)),
     ]
 
-    public let settings: SampleSettings
-    public let frames: [FrameInfo]
+    package let settings: SampleSettings
+    package let frames: [FrameInfo]
     /// Nominal 30 fps slots that were dropped (no frame was recorded for them).
-    public let droppedSlots: [Int]
+    package let droppedSlots: [Int]
     /// The flash square, pixels: its top-left corner and side (even numbers).
-    public let flashSquare: (x: Int, y: Int, size: Int)
+    package let flashSquare: (x: Int, y: Int, size: Int)
 
     /// The call these settings describe (its frames, drops, flashes and camera path).
-    public init(settings: SampleSettings) {
+    package init(settings: SampleSettings) {
         self.settings = settings
         var random = SampleRandom(seed: settings.seed)
         let slots = Int((settings.seconds * Double(Self.nominalRate)).rounded())
@@ -128,19 +129,19 @@ public struct SampleScene: Sendable {
     }
 
     /// Seconds of frame `frame` relative to the first frame (the time base of sidecars and scenes).
-    public func seconds(of frame: FrameInfo) -> Double {
+    package func seconds(of frame: FrameInfo) -> Double {
         Double(frame.milliseconds - Self.startMilliseconds) / 1000
     }
 
     /// The camera of `frame` as the contract's maths sees it (formats.md §2).
-    public func camera(of frame: FrameInfo) -> Camera {
+    package func camera(of frame: FrameInfo) -> Camera {
         Camera(pose: PoseSample(key: .frame(frame.index), pose32: frame.pose32).pose,
                width: settings.size.width, height: settings.size.height)
     }
 
     /// The tap of the sample scene: the blue box's front face centre as the frame nearest 1 s
     /// (or the middle frame of a shorter call) saw it.
-    public var tap: (frame: FrameInfo, x: Double, y: Double, depth: Double, point: SIMD3<Double>) {
+    package var tap: (frame: FrameInfo, x: Double, y: Double, depth: Double, point: SIMD3<Double>) {
         let target = min(1.0, settings.seconds / 2)
         let frame = frames.min { abs(seconds(of: $0) - target) < abs(seconds(of: $1) - target) } ?? frames[0]
         let point = Self.boxes[1].frontFaceCenter

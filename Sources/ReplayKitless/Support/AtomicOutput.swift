@@ -9,13 +9,13 @@ import Foundation
 /// through: there is no file to make atomic, and renaming over it would replace the device. A
 /// symbolic link is followed: the file it points to is replaced, the link stays. `-` stands for
 /// standard output, as for most Unix tools.
-public final class AtomicOutput: @unchecked Sendable {
+package final class AtomicOutput: @unchecked Sendable {
     /// The path the user asked for.
-    public let finalPath: String
+    package let finalPath: String
     /// Where the bytes go until ``commit()``: a temporary file, or `finalPath` itself for a device or pipe.
-    public let temporaryPath: String
+    package let temporaryPath: String
     /// `finalPath` is a device or a pipe, written in place.
-    public let isStream: Bool
+    package let isStream: Bool
     /// The file ``commit()`` puts in place: `finalPath`, or the file its symbolic link points to.
     private let destination: String
     /// `destination` with every symbolic link on the way resolved: one file, one spelling.
@@ -27,7 +27,7 @@ public final class AtomicOutput: @unchecked Sendable {
     /// - Parameters:
     ///   - overwrite: replace an existing file instead of refusing.
     ///   - inputs: files that must never be written over.
-    public init(path: String, overwrite: Bool, inputs: [String] = []) throws(ReplayError) {
+    package init(path: String, overwrite: Bool, inputs: [String] = []) throws(ReplayError) {
         let written = path == "-" ? "/dev/stdout" : path
         let url = URL(fileURLWithPath: written)
         let directory = url.deletingLastPathComponent().path
@@ -89,7 +89,7 @@ public final class AtomicOutput: @unchecked Sendable {
 
     /// Moves the finished temporary file into place. Without `overwrite` a file that appeared
     /// there meanwhile (another run's) is not replaced: the link fails instead, atomically.
-    public func commit() throws(ReplayError) {
+    package func commit() throws(ReplayError) {
         guard !done else { return }
         done = true
         guard !isStream else { return }
@@ -108,7 +108,7 @@ public final class AtomicOutput: @unchecked Sendable {
     }
 
     /// Removes the temporary file; the final path is left untouched.
-    public func abort() {
+    package func abort() {
         done = true
         guard !isStream else { return }
         unlink(temporaryPath)
@@ -116,14 +116,14 @@ public final class AtomicOutput: @unchecked Sendable {
     }
 
     /// Writes `data` atomically to `path` (reports, tracks, CSV files).
-    public static func write(_ data: Data, to path: String, overwrite: Bool = true, inputs: [String] = []) throws(ReplayError) {
+    package static func write(_ data: Data, to path: String, overwrite: Bool = true, inputs: [String] = []) throws(ReplayError) {
         let output = try AtomicOutput(path: path, overwrite: overwrite, inputs: inputs)
         try output.write(data)
         try output.commit()
     }
 
     /// Writes `data` as the whole output, before ``commit()``; a failed write (a full disk) throws.
-    public func write(_ data: Data) throws(ReplayError) {
+    package func write(_ data: Data) throws(ReplayError) {
         let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw .processing("\(finalPath): cannot write (\(String(cString: strerror(errno))))") }
         var failure: Int32 = 0
@@ -160,13 +160,13 @@ public final class AtomicOutput: @unchecked Sendable {
 /// cannot be caught (SIGKILL, a crash) leaves its temporary file to the next run that writes the
 /// same output (``AtomicOutput`` removes those whose writer is gone).
 package final class InterruptCleanup: @unchecked Sendable {
-    public static let shared = InterruptCleanup()
+    package static let shared = InterruptCleanup()
     /// The signals that end a run early and cleanly: every signal whose default action ends the
     /// process and that a user, a scheduler or a resource limit sends to stop a run.
-    public static let signals = [SIGINT, SIGTERM, SIGHUP, SIGXCPU, SIGALRM, SIGUSR1, SIGUSR2]
+    package static let signals = [SIGINT, SIGTERM, SIGHUP, SIGXCPU, SIGALRM, SIGUSR1, SIGUSR2]
     /// Those of ``signals`` not ignored when the process started (`nohup` ignores SIGHUP): only
     /// these are caught, and a child process gets them back at their defaults.
-    public static let caught = signals.filter { !isIgnored($0) }
+    package static let caught = signals.filter { !isIgnored($0) }
     private let lock = NSLock()
     private var paths: Set<String> = []
     /// Private folders (a call's extracted ZIP members), removed with everything in them.
@@ -175,7 +175,7 @@ package final class InterruptCleanup: @unchecked Sendable {
 
     /// Installs the handlers (once per process). A signal the process was started with ignored
     /// stays ignored: `nohup` runs keep running when the terminal closes.
-    public func install() {
+    package func install() {
         lock.withLock {
             guard sources.isEmpty else { return }
             Self.ignoreFileSizeSignal()
@@ -184,7 +184,7 @@ package final class InterruptCleanup: @unchecked Sendable {
     }
 
     /// Makes a write past the file-size limit fail (EFBIG) instead of killing the process.
-    public static func ignoreFileSizeSignal() { signal(SIGXFSZ, SIG_IGN) }
+    package static func ignoreFileSizeSignal() { signal(SIGXFSZ, SIG_IGN) }
 
     /// Routes each of ``caught`` to `handler`, on a dispatch queue.
     static func handle(_ handler: @escaping @Sendable (Int32) -> Void) -> [any DispatchSourceSignal] {
@@ -227,7 +227,7 @@ package final class InterruptCleanup: @unchecked Sendable {
             for _ in 0..<3 where FileManager.default.fileExists(atPath: directory) { try? FileManager.default.removeItem(atPath: directory) }
         }
         let newLine = ProgressReporter.barIsOpen.withLock { $0 } ? "\n" : ""
-        FileHandle.standardError.write(Data((newLine + "fxreplay: \(message)\n").utf8))
+        Console.write(newLine + "fxreplay: \(message)\n")
         _exit(status)
     }
 

@@ -9,7 +9,7 @@ import Foundation
 /// it), `bluray:DIR`. Outputs must never be one of them, so every reading is taken: a spelling stands
 /// for all the files it could open (over-protecting an odd file name costs a refusal, under-protecting
 /// costs a recording).
-public enum LocalFiles {
+package enum LocalFiles {
     /// Wrappers whose rest, after `NAME:`, is another URL (FFmpeg 5.1: async.c, cache.c, crypto.c, hlsproto.c).
     static let nestingProtocols: Set<String> = ["async", "cache", "crypto", "hls", "bluray"]
     /// How deep wrappers are unwrapped (`cache:async:cache:…`), and how many URLs a concat list may add.
@@ -19,7 +19,7 @@ public enum LocalFiles {
 
     /// Every local path `spelling` may open: the spelling itself as a path, and what its protocol
     /// wrappers lead to (recursively). No path is resolved here; see ``canonicalPath(_:)``.
-    public static func paths(_ spelling: String) -> [String] {
+    package static func paths(_ spelling: String) -> [String] {
         var result: [String] = []
         var seen: Set<String> = []
         collect(spelling, depth: 0, into: &result, seen: &seen)
@@ -86,7 +86,7 @@ public enum LocalFiles {
     /// system has it: the existing part through `realpath`, the rest taken lexically (`..` drops a
     /// component), a dangling link followed to where it points. Two spellings of one file that do
     /// not exist yet (two outputs of a run) come out equal.
-    public static func canonicalPath(_ path: String) -> String {
+    package static func canonicalPath(_ path: String) -> String {
         canonicalPath(path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path, links: 0)
     }
 
@@ -116,7 +116,7 @@ public enum LocalFiles {
     /// The first of `spellings` that names the same file as the local path `path`: the same device
     /// and inode when both exist (a symbolic or hard link, another spelling, a bind mount), else
     /// the same ``canonicalPath(_:)``.
-    public static func firstSameFile(as path: String, among spellings: [String]) -> String? {
+    package static func firstSameFile(as path: String, among spellings: [String]) -> String? {
         let identity = FileIdentity(path)
         let canonical = canonicalPath(path)
         return spellings.first { spelling in

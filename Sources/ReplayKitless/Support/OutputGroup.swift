@@ -4,10 +4,10 @@ import Foundation
 /// temporary name (``AtomicOutput``), and only when all are complete does ``commit()`` move them
 /// into place, so a failure part-way (a full disk) leaves none of them. Files never committed are
 /// removed when the group goes away. Two outputs naming the same file are refused.
-public final class OutputGroup {
+package final class OutputGroup {
     private var outputs: [AtomicOutput] = []
 
-    public init() {}
+    package init() {}
 
     /// Reserves `path` for one output of the group.
     /// - Parameters:
@@ -15,7 +15,7 @@ public final class OutputGroup {
     ///   - inputs: files that must never be written over.
     /// - Throws: `usage` when `path` is an input or already an output of the group (a device or
     ///   pipe such as /dev/stdout may take several).
-    public func reserve(_ path: String, overwrite: Bool = true, inputs: [String] = []) throws(ReplayError) -> AtomicOutput {
+    package func reserve(_ path: String, overwrite: Bool = true, inputs: [String] = []) throws(ReplayError) -> AtomicOutput {
         let output = try AtomicOutput(path: path, overwrite: overwrite, inputs: inputs)
         if !output.isStream, let other = outputs.first(where: { !$0.isStream && $0.resolvedDestination == output.resolvedDestination }) {
             output.abort()
@@ -26,12 +26,12 @@ public final class OutputGroup {
     }
 
     /// Writes `data` as the whole of `path`, out of sight until ``commit()``.
-    public func write(_ data: Data, to path: String, overwrite: Bool = true, inputs: [String] = []) throws(ReplayError) {
+    package func write(_ data: Data, to path: String, overwrite: Bool = true, inputs: [String] = []) throws(ReplayError) {
         try reserve(path, overwrite: overwrite, inputs: inputs).write(data)
     }
 
     /// Moves every output into place, in the order they were reserved.
-    public func commit() throws(ReplayError) {
+    package func commit() throws(ReplayError) {
         for output in outputs { try output.commit() }
         outputs.removeAll()
     }

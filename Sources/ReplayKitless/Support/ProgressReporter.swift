@@ -20,7 +20,7 @@ package final class ProgressReporter: @unchecked Sendable {
     /// Whether a terminal bar is on screen without its line ended, so a message must start a new line.
     static let barIsOpen = Locked(false)
 
-    public init(style: ProgressStyle, label: String, total: Int?, unit: String = "frames", seconds: Double? = nil) {
+    package init(style: ProgressStyle, label: String, total: Int?, unit: String = "frames", seconds: Double? = nil) {
         let terminal = isatty(STDERR_FILENO) != 0
         self.style = style == .auto ? (terminal ? .auto : .plain) : style
         self.label = label
@@ -32,7 +32,7 @@ package final class ProgressReporter: @unchecked Sendable {
     }
 
     /// Reports that `done` units are finished.
-    public func update(done: Int) {
+    package func update(done: Int) {
         let now = Date()
         guard now.timeIntervalSince(lastPrint) >= interval else { return }
         lastPrint = now
@@ -40,7 +40,7 @@ package final class ProgressReporter: @unchecked Sendable {
     }
 
     /// Prints the final state.
-    public func finish(done: Int) {
+    package func finish(done: Int) {
         if total != nil { total = done }
         emit(done: done, final: true)
     }
@@ -65,13 +65,13 @@ package final class ProgressReporter: @unchecked Sendable {
             }
             if let eta, !final { object["eta"] = (eta * 10).rounded() / 10 }
             if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) {
-                FileHandle.standardError.write(data + Data("\n".utf8))
+                Console.write(String(decoding: data, as: UTF8.self) + "\n")
             }
         case .plain:
-            FileHandle.standardError.write(Data((line(done: done, rate: rate, eta: eta, final: final) + "\n").utf8))
+            Console.write(line(done: done, rate: rate, eta: eta, final: final) + "\n")
         case .auto:
             let text = bar(done: done) + " " + line(done: done, rate: rate, eta: eta, final: final)
-            FileHandle.standardError.write(Data("\r\u{1B}[K\(text)\(final ? "\n" : "")".utf8))
+            Console.write("\r\u{1B}[K\(text)\(final ? "\n" : "")")
             Self.barIsOpen.withLock { $0 = !final }
         }
     }

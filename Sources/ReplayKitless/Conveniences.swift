@@ -1,0 +1,94 @@
+import SystemPackage
+
+// One call for each common job, taking `FilePath`s; the lower-level types they use stay available
+// for anything else.
+
+extension RenderOptions {
+    /// Options to render `input` to `output` (the container from its extension), everything else default.
+    public init(input: FilePath, output: FilePath) {
+        self.init(input: input.string, output: output.string)
+    }
+}
+
+extension Renderer {
+    /// Renders `input` upright to `output` with the person (where `mask` is opaque) over the still
+    /// `picture`, fitted to cover the frame: `fxreplay render IN -o OUT --mask M --background P`.
+    /// Cancelling the task leaves no output (see ``run(onProgress:)``).
+    /// - Parameters:
+    ///   - input: the recording.
+    ///   - output: the file written; its extension picks the container (and the codec: H.264, VP9 for WebM).
+    ///   - mask: per-frame masks: a mask video or single image, numbered images, or the input's alpha.
+    ///   - picture: the still picture (PNG, JPEG, …) shown where the mask is transparent.
+    ///   - overwrite: replace an existing `output` (without it, an existing file is a usage error).
+    ///   - onProgress: called about ten times a second; throwing from it stops the render with that error.
+    public static func render(_ input: FilePath, to output: FilePath, mask: MaskSource, background picture: FilePath,
+                              overwrite: Bool = false,
+                              onProgress: @escaping @Sendable (JobProgress) throws(ReplayError) -> Void = { _ in })
+        async throws(ReplayError) -> RenderReport {
+        var options = RenderOptions(input: input, output: output)
+        options.overwrite = overwrite
+        options.background = BackgroundSettings(mask: mask, background: .image(path: picture.string))
+        try options.background?.validate()
+        return try await Renderer(options: options).run(onProgress: onProgress)
+    }
+}
+
+/// A camera pose and the time of the frame it belongs to.
+public struct TimedPose: Sendable, Equatable {
+    /// Seconds since the recording's first frame (presentation order).
+    public var time: Double
+    /// The pose the frame's SEI carries.
+    public var pose: Pose32
+
+    /// `pose` at `time` seconds.
+    public init(time: Double, pose: Pose32) {
+        self.time = time
+        self.pose = pose
+    }
+}
+
+extension PoseSEI {
+    /// The poses `recording`'s H.264/HEVC video carries in its SEI (formats.md §4), one per frame
+    /// that has one, in presentation order; nothing is decoded.
+    /// - Parameters:
+    ///   - recording: the video file (MP4, MOV, MKV or a raw H.264/HEVC stream).
+    ///   - uuid: the SEI's UUID when it is not the default.
+    /// - Throws: ``ReplayError`` (bad input) for another codec or a malformed SEI.
+    public static func poses(in recording: FilePath, uuid: String? = nil) throws(ReplayError) -> [TimedPose] {
+        let sei = try uuid.map(PoseSEI.init(uuid:)) ?? PoseSEI()
+        let scan = try VideoPacketScan(path: recording.string, sei: sei)
+        return zip(scan.frames, scan.seiPoses).compactMap { frame, pose in pose.map { TimedPose(time: frame.time, pose: $0) } }
+    }
+}
+
+/// Where each annotation lands on every frame of a recording: the result of
+/// ``PlacementTrack/track(of:poses:scene:)``.
+public struct RecordingTrack: Sendable {
+    /// One row per frame and annotation (``PlacementTrack/text(_:format:)`` writes them as `fxreplay track` does).
+    public var rows: [PlacementRow]
+    /// Frames in the recording.
+    public var frameCount: Int
+    /// The annotation scene read.
+    public var scene: AnnotationScene
+    /// How the poses met the frames.
+    public var poseMatching: PoseMatchReport
+    /// Why the poses may be the wrong ones (most samples missed their frames: the wrong pose time?), if so.
+    public var poseWarning: String?
+}
+
+extension PlacementTrack {
+    /// Where each annotation of `scene` lands on every frame of `recording`, with the camera poses
+    /// `poses` gives: what `fxreplay track` writes. Only packets are read, nothing is decoded.
+    public static func track(of recording: FilePath, poses: PoseSettings, scene: FilePath) throws(ReplayError) -> RecordingTrack {
+        let sceneFile = scene.string, input = recording.string
+        let annotations = try AnnotationScene.load(path: sceneFile)
+        let scan = try poses.scan(input)
+        let timeline = try poses.timeline(for: scan, input: input)
+        let frames = zip(scan.frames, timeline.poses).map { timing, pose in
+            TrackFrame(time: timing.time, width: scan.width, height: scan.height, pose: pose)
+        }
+        let rows = try rows(frames: frames, scene: annotations, sceneFile: sceneFile, sceneTimeOrigin: poses.sceneTimeOrigin(for: scan))
+        return RecordingTrack(rows: rows, frameCount: frames.count, scene: annotations,
+                              poseMatching: timeline.report, poseWarning: timeline.warning)
+    }
+}
