@@ -35,7 +35,8 @@ package final class GaussianBlur {
     private var accumulatorMemory = ScratchBuffer<Float>()
     private var weightsMemoryX = ScratchBuffer<Float>()
     private var weightsMemoryY = ScratchBuffer<Float>()
-    private let scratchPool = BlurScratchPool()
+    /// The box cascade's scratch, one block per band of rows or strips.
+    private var bandScratchMemory = ScratchBuffer<UInt8>()
 
     /// - Parameter workers: threads for the box cascade; `nil` uses every core this process may use.
     package init(workers: Int? = nil) {
@@ -108,26 +109,30 @@ package final class GaussianBlur {
 
     /// Bands of rows on `workers` threads, each with its own scratch.
     private func boxRows(_ source: Plane, into destination: Plane, kernel: ck_box_kernel) {
-        let bytes = ck_box_scratch_bytes(kernel, Int32(source.width)), pool = scratchPool
-        RowBands.forEach(rows: source.height, workers: workers) { band in
-            pool.with(bytes: bytes) { scratch in
-                ck_box_blur_rows(source.base + band.lowerBound * source.stride, source.stride,
-                                 destination.base + band.lowerBound * destination.stride, destination.stride,
-                                 Int32(source.width), Int32(band.count), kernel, scratch)
-            }
+        let scratch = bandScratch(bytes: ck_box_scratch_bytes(kernel, Int32(source.width)), rows: source.height, minimumRows: 16)
+        RowBands.forEachBand(rows: source.height, workers: workers, minimumRows: 16) { band, rows in
+            ck_box_blur_rows(source.base + rows.lowerBound * source.stride, source.stride,
+                             destination.base + rows.lowerBound * destination.stride, destination.stride,
+                             Int32(source.width), Int32(rows.count), kernel, scratch(band))
         }
     }
 
     /// Bands of 16-column strips on `workers` threads, each with its own scratch.
     private func boxColumns(_ source: Plane, into destination: Plane, kernel: ck_box_kernel) {
-        let bytes = ck_box_scratch_bytes(kernel, 0), pool = scratchPool, strip = 16
-        RowBands.forEach(rows: (source.width + strip - 1) / strip, workers: workers, minimumRows: 4) { band in
-            let start = band.lowerBound * strip, end = min(band.upperBound * strip, source.width)
-            pool.with(bytes: bytes) { scratch in
-                ck_box_blur_columns(source.base + start, source.stride, destination.base + start, destination.stride,
-                                    Int32(end - start), Int32(source.height), kernel, scratch)
-            }
+        let strip = 16, strips = (source.width + strip - 1) / strip
+        let scratch = bandScratch(bytes: ck_box_scratch_bytes(kernel, 0), rows: strips, minimumRows: 4)
+        RowBands.forEachBand(rows: strips, workers: workers, minimumRows: 4) { band, strips in
+            let start = strips.lowerBound * strip, end = min(strips.upperBound * strip, source.width)
+            ck_box_blur_columns(source.base + start, source.stride, destination.base + start, destination.stride,
+                                Int32(end - start), Int32(source.height), kernel, scratch(band))
         }
+    }
+
+    /// `bytes` of scratch for each band `RowBands` cuts `rows` into, each block on its own cache lines.
+    private func bandScratch(bytes: Int, rows: Int, minimumRows: Int) -> (Int) -> UnsafeMutableRawPointer {
+        let block = (bytes + 63) & ~63, bands = RowBands.count(rows: rows, workers: workers, minimumRows: minimumRows)
+        let base = UnsafeMutableRawPointer(bandScratchMemory.reserve(bands * block))
+        return { band in base + band * block }
     }
 
     // MARK: Sampled kernel (σ < 3)
@@ -164,24 +169,6 @@ package final class GaussianBlur {
             for x in 0..<count { output[x] = roundedByte(accumulator[x]) }
         }
     }
-}
-
-/// Scratch memory for the box cascade's threads: a band takes a block, uses it and gives it back,
-/// so blocks are made only the first time that many bands run at once.
-private final class BlurScratchPool: Sendable {
-    private let free = Locked<[(memory: UnsafeMutableRawPointer, bytes: Int)]>([])
-
-    func with(bytes: Int, _ body: (UnsafeMutableRawPointer) -> Void) {
-        var block = free.withLock { $0.popLast() } ?? (UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64), bytes)
-        if block.bytes < bytes {
-            block.memory.deallocate()
-            block = (UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64), bytes)
-        }
-        body(block.memory)
-        free.withLock { $0.append(block) }
-    }
-
-    deinit { free.withLock { $0.forEach { $0.memory.deallocate() } } }
 }
 
 /// How one direction of the blur is done (see ``GaussianBlur``).
