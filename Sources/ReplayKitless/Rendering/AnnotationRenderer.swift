@@ -85,6 +85,19 @@ public final class AnnotationRenderer: @unchecked Sendable {
             }
             if let label = annotation.label, !label.isEmpty { _ = try glyphCache() }
         }
+        // Every tessellation a round shape may take (and its edges), made now rather than on the
+        // frame whose size on screen first asks for it.
+        for shape in Set(annotations.map(\.shape)) where Self.isRound(shape) {
+            for segments in stride(from: 8, through: Mesh.maximumSegments, by: 4) { _ = try mesh(for: shape, segments: segments) }
+        }
+    }
+
+    /// Whether the shape's mesh follows its size on screen (``Mesh/roundSegments(forRadius:)``).
+    private static func isRound(_ shape: AnnotationShape) -> Bool {
+        switch shape {
+        case .sphere, .cone, .cylinder, .arrow, .pin, .ring: true
+        case .box, .star, .mesh: false
+        }
     }
 
     /// The drawing cost one frame may have, in pixel tests: ``InputLimits/frameOverdraw`` frames' worth,
@@ -183,8 +196,8 @@ public final class AnnotationRenderer: @unchecked Sendable {
     }
 
     private func mesh(for shape: AnnotationShape, segments: Int = Mesh.maximumSegments) throws -> (mesh: Mesh, edges: MeshEdges) {
-        // An OBJ mesh is what it is: one entry whatever the size on screen.
-        let key = MeshKey(shape: shape, segments: { if case .mesh = shape { 0 } else { segments } }())
+        // An OBJ mesh, a box or a star is what it is: one entry whatever the size on screen.
+        let key = MeshKey(shape: shape, segments: Self.isRound(shape) ? segments : 0)
         if let cached = meshes[key] { return cached }
         let mesh = try Mesh.unit(for: shape, segments: segments)
         let entry = (mesh: mesh, edges: MeshEdges(mesh))

@@ -283,29 +283,44 @@ final class MeshRasterizer {
     }
 
     /// Fills `tileStart` and `tileTriangles` for the tiles of `grid` (over `area`), triangles in the
-    /// order added within each tile (the order ties in depth are settled by).
+    /// order added within each tile (the order ties in depth are settled by). (On local arrays
+    /// through pointers: the properties' exclusivity checks cost more than the sort.)
     private func sortIntoTiles(_ grid: (minX: Int, minY: Int, columns: Int, rows: Int, count: Int), area: PixelBounds) {
-        tileStart.removeAll(keepingCapacity: true)
-        tileStart.append(contentsOf: repeatElement(0, count: grid.count + 1))
-        func forEachCell(of index: Int, _ body: (Int) -> Void) {
-            let cells = Self.tiles(of: triangles[index].rect.intersection(area))
-            for row in cells.minY..<cells.minY + cells.rows {
-                for column in cells.minX..<cells.minX + cells.columns { body((row - grid.minY) * grid.columns + column - grid.minX) }
+        var start: [Int] = [], order: [Int] = []
+        swap(&start, &tileStart)
+        swap(&order, &tileTriangles)
+        defer {
+            swap(&start, &tileStart)
+            swap(&order, &tileTriangles)
+        }
+        start.removeAll(keepingCapacity: true)
+        start.append(contentsOf: repeatElement(0, count: grid.count + 1))
+        triangles.withUnsafeBufferPointer { triangles in
+            start.withUnsafeMutableBufferPointer { start in
+                /// Calls `body` with each cell of the grid triangle `index` reaches.
+                @inline(__always) func forEachCell(of index: Int, _ body: (Int) -> Void) {
+                    let cells = Self.tiles(of: triangles[index].rect.intersection(area))
+                    for row in cells.minY..<cells.minY + cells.rows {
+                        for column in cells.minX..<cells.minX + cells.columns { body((row - grid.minY) * grid.columns + column - grid.minX) }
+                    }
+                }
+                for index in triangles.indices { forEachCell(of: index) { start[$0 + 1] += 1 } }
+                for cell in 0..<grid.count { start[cell + 1] += start[cell] }
+                order.removeAll(keepingCapacity: true)
+                order.append(contentsOf: repeatElement(0, count: start[grid.count]))
+                order.withUnsafeMutableBufferPointer { order in
+                    // Each cell's next free slot, kept in the start of the following cell until the fill is done.
+                    for index in triangles.indices {
+                        forEachCell(of: index) { cell in
+                            order[start[cell]] = index
+                            start[cell] += 1
+                        }
+                    }
+                }
+                for cell in stride(from: grid.count, to: 0, by: -1) { start[cell] = start[cell - 1] }
+                start[0] = 0
             }
         }
-        for index in triangles.indices { forEachCell(of: index) { tileStart[$0 + 1] += 1 } }
-        for cell in 0..<grid.count { tileStart[cell + 1] += tileStart[cell] }
-        tileTriangles.removeAll(keepingCapacity: true)
-        tileTriangles.append(contentsOf: repeatElement(0, count: tileStart[grid.count]))
-        // Each cell's next free slot, kept in the start of the following cell until the fill is done.
-        for index in triangles.indices {
-            forEachCell(of: index) { cell in
-                tileTriangles[tileStart[cell]] = index
-                tileStart[cell] += 1
-            }
-        }
-        for cell in stride(from: grid.count, to: 0, by: -1) { tileStart[cell] = tileStart[cell - 1] }
-        tileStart[0] = 0
     }
 
     /// Forgets everything added since the last `resolve`, drawing nothing.
@@ -408,16 +423,18 @@ final class MeshRasterizer {
         let me = UInt32(index)
         let depthX = t.inverseDepth.a
         let partColumns = Self.columns(part.minX - tile.minX, part.maxX - 1 - tile.minX)
+        var spans = RowSpans(t, part: part)
         for py in part.minY..<part.maxY {
+            spans.next()
             let row = py - tile.minY
             let y = Double(py) + 0.5
             let depthRow = t.inverseDepth.b * y + t.inverseDepth.c
             // Pixel px of this row is at `rowStart + px` in the tile's buffers.
             let rowStart = row * Self.tileSize - tile.minX
             var low = 1, high = 0
-            if let centres = Self.span(of: t, row: y, within: part, reach: 0) {
-                low = centres.lowerBound
-                high = centres.upperBound
+            if let centres = spans.pixels(of: t, y: y, reach: false) {
+                low = centres.first
+                high = centres.last
                 for px in low...high {
                     let depth = Float(depthX * (Double(px) + 0.5) + depthRow)
                     if depth > centreDepth[rowStart + px] {
@@ -428,9 +445,9 @@ final class MeshRasterizer {
                 touchedColumns[row] |= Self.columns(low - tile.minX, high - tile.minX)
             }
             let marked = edgeColumns[row] & partColumns
-            guard marked != 0, let reached = Self.span(of: t, row: y, within: part, reach: 1) else { continue }
+            guard marked != 0, let reached = spans.pixels(of: t, y: y, reach: true) else { continue }
             let single = ~severalEdgeColumns[row]
-            var candidates = marked & Self.columns(reached.lowerBound - tile.minX, reached.upperBound - tile.minX)
+            var candidates = marked & Self.columns(reached.first - tile.minX, reached.last - tile.minX)
             var touched: UInt64 = 0
             while candidates != 0 {
                 let column = candidates.trailingZeroBitCount
@@ -486,36 +503,72 @@ final class MeshRasterizer {
         return ((Double(columns) / count - 3.5) / 8, (Double(rows) / count - 3.5) / 8)
     }
 
-    /// The pixels of row `y` (a pixel centre) in `part` where all three barycentric coordinates can
-    /// reach 0, at the centre (`reach` 0: the pixels whose centre the triangle holds) or at some
-    /// sample (`reach` 1), widened by far more than rounding could take away: triangles sharing an
-    /// edge both take a centre on it, never neither. Keeps long thin triangles from costing their
-    /// whole bounding box.
-    @inline(__always) private static func span(of t: ScreenTriangle, row y: Double, within part: PixelBounds,
-                                               reach: Double) -> ClosedRange<Int>? {
-        var low = Double(part.minX), high = Double(part.maxX - 1)
-        // (Rounding by truncation, valid between the non-negative bounds: `rounded(.up)` is a
-        // libm call on baseline x86-64, and this runs for every row of every triangle.)
-        func narrow(by e: Linear) -> Bool {
-            // a·x + b·y + c + reach ≥ 0 at the centre x = px + 0.5
-            let bound = -(e.reach * reach + e.b * y + e.c)
-            if e.a > 0 {
-                let edge = bound * e.inverseA
-                let first = edge - 0.5 - (1e-6 + 1e-12 * abs(edge))
-                if first > high { return false }
-                if first > low { low = Double(Int(first)) < first ? Double(Int(first)) + 1 : first }
-            } else if e.a < 0 {
-                let edge = bound * e.inverseA
-                let last = edge - 0.5 + (1e-6 + 1e-12 * abs(edge))
-                if last < low { return false }
-                if last < high { high = Double(Int(last)) }
-            } else if bound > 0 {
-                return false
+    /// A triangle's pixels row by row down a part of the frame: where all three barycentric
+    /// coordinates can reach 0 at the pixel centre (the pixels whose centre it holds) or at some
+    /// sample. Where an edge crosses a row moves by a fixed step from row to row, so a row costs a
+    /// few additions (this runs for every row of every triangle, and most triangles are thin).
+    /// Lane k < 3 of `lower` is edge k's bound on the first pixel (−∞ unless a > 0), of `upper` its
+    /// bound on the last (+∞ unless a < 0); lane 3 holds the part's. Widened by far more than rounding
+    /// could take away (2·10⁻⁶ px, while an edge crossing a row within a frame has |x| < 10⁶):
+    /// triangles sharing an edge both take a centre on it, never neither.
+    private struct RowSpans {
+        private var lower: SIMD4<Double>, upper: SIMD4<Double>
+        private var lowerStep = SIMD4<Double>.zero, upperStep = SIMD4<Double>.zero
+        /// Added to the bounds to reach the pixels whose samples may meet the triangle.
+        private var lowerReach = SIMD4<Double>.zero, upperReach = SIMD4<Double>.zero
+        /// Bit k: edge k is level (a = 0), so it takes a row whole or not at all.
+        private var level: UInt8 = 0
+
+        /// Set for the row above `part`: `next()` moves to its first row.
+        init(_ t: ScreenTriangle, part: PixelBounds) {
+            lower = SIMD4(-.infinity, -.infinity, -.infinity, Double(part.minX))
+            upper = SIMD4(.infinity, .infinity, .infinity, Double(part.maxX - 1))
+            let y = Double(part.minY) - 0.5
+            func bound(_ k: Int, _ e: Linear) {
+                // a·(px + 0.5) + b·y + c ≥ 0: px ≥ x for a > 0, px ≤ x for a < 0.
+                let x = -(e.b * y + e.c) * e.inverseA - 0.5
+                if e.a > 0 {
+                    lower[k] = x - 2e-6
+                    lowerStep[k] = -e.b * e.inverseA
+                    lowerReach[k] = -e.reach * e.inverseA
+                } else if e.a < 0 {
+                    upper[k] = x + 2e-6
+                    upperStep[k] = -e.b * e.inverseA
+                    upperReach[k] = -e.reach * e.inverseA
+                } else {
+                    level |= 1 << k
+                }
             }
-            return true
+            bound(0, t.e0)
+            bound(1, t.e1)
+            bound(2, t.e2)
         }
-        guard narrow(by: t.e0), narrow(by: t.e1), narrow(by: t.e2), low <= high else { return nil }
-        return Int(low)...Int(high)
+
+        /// Moves to the next row.
+        @inline(__always) mutating func next() {
+            lower += lowerStep
+            upper += upperStep
+        }
+
+        /// The current row's pixels (centre `y`) whose centre `t` may hold, or with `reach` whose
+        /// samples it may reach; `nil` when there are none.
+        @inline(__always) func pixels(of t: ScreenTriangle, y: Double, reach: Bool) -> (first: Int, last: Int)? {
+            let low = (reach ? lower + lowerReach : lower).max(), high = (reach ? upper + upperReach : upper).min()
+            guard low <= high else { return nil }
+            if level != 0 {
+                let margin = reach ? 1.0 : 0
+                if level & 1 != 0 && t.e0.b * y + t.e0.c + margin * t.e0.reach < 0 { return nil }
+                if level & 2 != 0 && t.e1.b * y + t.e1.c + margin * t.e1.reach < 0 { return nil }
+                if level & 4 != 0 && t.e2.b * y + t.e2.c + margin * t.e2.reach < 0 { return nil }
+            }
+            // 0 ≤ low ≤ high < the frame's width (< 2²⁰): ⌈low⌉ and ⌊high⌋ are the integers nearest
+            // low + ½ − 10⁻⁹ and high − ½ + 10⁻⁹ (within the slack), which adding 1.5·2⁵² leaves in
+            // the low mantissa bits: no conversion, whose range check costs more than the rest.
+            let magic = 6_755_399_441_055_744.0
+            let first = Int(truncatingIfNeeded: (low + (0.5 - 1e-9) + magic).bitPattern & 0xF_FFFF)
+            let last = Int(truncatingIfNeeded: (high - (0.5 - 1e-9) + magic).bitPattern & 0xF_FFFF)
+            return first <= last ? (first, last) : nil
+        }
     }
 
     /// Shades each drawn pixel of the tile once, with the triangle seen there, writes its colour
@@ -531,13 +584,14 @@ final class MeshRasterizer {
             guard columns != 0 else { continue }
             layer.touch(row: py, from: tile.minX + columns.trailingZeroBitCount, to: tile.minX + 64 - columns.leadingZeroBitCount)
             let texels = layer.row(py)
+            let left = Float(tile.minX) + 0.5, centreY = Float(py) + 0.5
             while columns != 0 {
                 let column = columns.trailingZeroBitCount
                 columns &= columns - 1
                 let pixel = row * Self.tileSize + column
                 let seen = Int(owner[pixel])
                 owner[pixel] = 0
-                var x = Float(tile.minX + column) + 0.5, y = Float(py) + 0.5
+                var x = left + Float(column), y = centreY
                 var covered: Float = 1
                 if marked & (1 &<< UInt64(column)) != 0 {
                     let samples = coverage[pixel]
@@ -694,22 +748,26 @@ final class MeshRasterizer {
                 return mask
             }
             // Row j is inside where a·(2i − 7)/16 ≥ −rⱼ, rⱼ = centre + b·(2j − 7)/16: from column
-            // tⱼ = 3.5 − 8·rⱼ/a on (a > 0), or up to it (a < 0). (Clamped by comparisons, which
-            // also take a NaN to 0, and rounded by truncation of non-negative values.)
+            // ⌈tⱼ⌉ on, tⱼ = 3.5 − 8·rⱼ/a (a > 0), or the ⌊tⱼ⌋ + 1 columns up to it (a < 0). Clamped
+            // to 0…8 by comparisons (which also take a NaN to 0), then rounded to the nearest
+            // integer by adding 1.5·2⁵², which leaves it in the low mantissa bits: ⌈c⌉ is the
+            // nearest to c + ½ − 10⁻⁹, ⌊c⌋ to c − ½ + 10⁻⁹ (wrong only for a sample within
+            // 10⁻¹⁰ px of the edge). No conversion, whose range check costs more than the rest.
+            let magic = 6_755_399_441_055_744.0
             var t = 3.5 - 8 * (centre - b * (7.0 / 16)) * inverseA
             let step = -b * inverseA
             if a > 0 {
                 for j in 0..<8 {
                     let clamped = t > 0 ? (t < 8 ? t : 8) : 0
-                    var first = Int(clamped)
-                    if Double(first) < clamped { first += 1 }
-                    mask |= ((UInt64(0xFF) &<< UInt64(first)) & 0xFF) &<< UInt64(8 * j)
+                    let first = (clamped + (0.5 - 1e-9) + magic).bitPattern & 0xF
+                    mask |= ((UInt64(0xFF) &<< first) & 0xFF) &<< UInt64(8 * j)
                     t += step
                 }
             } else {
                 for j in 0..<8 {
                     let clamped = t + 1 > 0 ? (t + 1 < 8 ? t + 1 : 8) : 0
-                    mask |= (~(UInt64(0xFF) &<< UInt64(Int(clamped))) & 0xFF) &<< UInt64(8 * j)
+                    let count = (clamped - (0.5 - 1e-9) + magic).bitPattern & 0xF
+                    mask |= (~(UInt64(0xFF) &<< count) & 0xFF) &<< UInt64(8 * j)
                     t += step
                 }
             }
