@@ -186,6 +186,22 @@ final class MeshRasterizer {
         let count = mesh.positions.count
         guard mesh.normals.count == count else { return }
         let view = transform.viewed(by: camera)
+        // The scratch arrays and results as locals for the loops (a property's every access is
+        // checked for exclusivity at run time), put back when done.
+        var vertices: [ViewVertex] = [], facings: [Double] = [], drawnWhole: [Bool] = [], triangles: [ScreenTriangle] = []
+        swap(&vertices, &self.vertices)
+        swap(&facings, &self.facings)
+        swap(&drawnWhole, &self.drawnWhole)
+        swap(&triangles, &self.triangles)
+        var bounds = self.bounds, drawingCost = self.drawingCost
+        defer {
+            swap(&vertices, &self.vertices)
+            swap(&facings, &self.facings)
+            swap(&drawnWhole, &self.drawnWhole)
+            swap(&triangles, &self.triangles)
+            self.bounds = bounds
+            self.drawingCost = drawingCost
+        }
         vertices.removeAll(keepingCapacity: true)
         for i in 0..<count {
             vertices.append(ViewVertex(position: view.apply(mesh.positions[i]), normal: view.rotation * mesh.normals[i]))
