@@ -569,7 +569,10 @@ final class MeshRasterizer {
         /// The current row's pixels (centre `y`) whose centre `t` may hold, or with `reach` whose
         /// samples it may reach; `nil` when there are none.
         @inline(__always) func pixels(of t: ScreenTriangle, y: Double, reach: Bool) -> (first: Int, last: Int)? {
-            let low = (reach ? lower + lowerReach : lower).max(), high = (reach ? upper + upperReach : upper).min()
+            let lows = reach ? lower + lowerReach : lower, highs = reach ? upper + upperReach : upper
+            // (Pairwise: the vector reductions go lane by lane.)
+            let low = Swift.max(Swift.max(lows.x, lows.y), Swift.max(lows.z, lows.w))
+            let high = Swift.min(Swift.min(highs.x, highs.y), Swift.min(highs.z, highs.w))
             guard low <= high else { return nil }
             if level != 0 {
                 let margin = reach ? 1.0 : 0
