@@ -66,6 +66,41 @@ import Testing
         #expect(worst <= 24, "\(shape): worst error \(worst) levels at \(worstAt)")
     }
 
+    /// The rasterizer's shortcuts (silhouettes found from the mesh's neighbours, the pixels one
+    /// silhouette edge alone crosses covered from that edge) against the same rasterizer told that
+    /// every edge is a silhouette, which then unites every triangle's own samples in every pixel
+    /// an edge crosses (as for meshes too large to look up neighbours): the same coverage.
+    @Test(arguments: cases.indices)
+    func silhouetteShortcutsCoverAsEveryEdgeDoes(index: Int) throws {
+        let (shape, size, cameraOffset, orientation) = Self.cases[index]
+        let anchor = Self.eye.world(cameraOffset)
+        let annotation = placed(shape, size: size, at: anchor, color: "#FFFFFF", orientation: orientation).annotation
+        let camera = Self.eye.camera()
+        let fy = Double(Self.height) / 2 / tan(30 * Double.pi / 180)
+        let mesh = try Mesh.unit(for: shape, segments: Mesh.roundSegments(forRadius: fy * size / 2 / Self.eye.project(anchor).d))
+        let transform = AnnotationPlacement.shape(annotation, anchor: anchor, camera: camera, time: 0)
+        let material = SurfaceMaterial(annotation.color, colorSpace: .bt709Limited, shaded: false)
+        func coverage(_ edges: MeshEdges?) -> [Float] {
+            let rasterizer = MeshRasterizer(lighting: Lighting(ambient: 1))
+            rasterizer.add(mesh, edges: edges, transform: transform, camera: camera, material: material)
+            var result = [Float](repeating: 0, count: Self.width * Self.height)
+            rasterizer.resolve(within: PixelBounds(minX: 0, minY: 0, maxX: Self.width, maxY: Self.height)) { layer in
+                let rect = layer.touched
+                for y in rect.minY..<rect.maxY {
+                    for x in layer.touchedColumns(row: y) { result[y * Self.width + x] = layer.row(y)[x].w }
+                }
+            }
+            return result
+        }
+        let shortcuts = coverage(MeshEdges(mesh)), everyEdge = coverage(nil)
+        let partial = everyEdge.filter { $0 > 0 && $0 < 1 }.count
+        let differing = zip(shortcuts, everyEdge).enumerated().filter { $0.element.0 != $0.element.1 }
+        print("silhouette shortcuts, case \(index) (\(shape)): \(differing.count) of \(partial) edge pixels differ, "
+              + "most by \(differing.map { abs($0.element.0 - $0.element.1) }.max() ?? 0)")
+        #expect(partial >= 10, "\(shape): \(partial) edge pixels")
+        #expect(differing.isEmpty, "\(shape): \(differing.prefix(5).map { ($0.offset % Self.width, $0.offset / Self.width, $0.element) })")
+    }
+
     /// Per pixel, how many of its 64 samples some triangle of the annotation's mesh covers.
     static func referenceCoverage(_ placed: PlacedAnnotation) throws -> [Int] {
         let annotation = placed.annotation

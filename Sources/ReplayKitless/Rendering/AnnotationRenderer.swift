@@ -52,7 +52,7 @@ public final class AnnotationRenderer: @unchecked Sendable {
     private let stemEdges: MeshEdges
     /// Meshes by shape and number of segments, with their edges' neighbours (made once: a mesh's
     /// topology never changes, only its pose).
-    private var meshes: [MeshKey: (mesh: Mesh, edges: MeshEdges)] = [:]
+    private var meshes: [MeshKey: (mesh: Mesh, edges: MeshEdges?)] = [:]
     private struct MeshKey: Hashable {
         var shape: AnnotationShape
         var segments: Int
@@ -195,12 +195,12 @@ public final class AnnotationRenderer: @unchecked Sendable {
         order.sort { $0.depth > $1.depth || ($0.depth == $1.depth && $0.index < $1.index) }
     }
 
-    private func mesh(for shape: AnnotationShape, segments: Int = Mesh.maximumSegments) throws -> (mesh: Mesh, edges: MeshEdges) {
+    private func mesh(for shape: AnnotationShape, segments: Int = Mesh.maximumSegments) throws -> (mesh: Mesh, edges: MeshEdges?) {
         // An OBJ mesh, a box or a star is what it is: one entry whatever the size on screen.
         let key = MeshKey(shape: shape, segments: Self.isRound(shape) ? segments : 0)
         if let cached = meshes[key] { return cached }
         let mesh = try Mesh.unit(for: shape, segments: segments)
-        let entry = (mesh: mesh, edges: MeshEdges(mesh))
+        let entry = (mesh: mesh, edges: mesh.triangles.count <= MeshEdges.maximumTriangles ? MeshEdges(mesh) : nil)
         meshes[key] = entry
         return entry
     }
