@@ -12,10 +12,9 @@ import Testing
 /// Only the mesh and its placement come from the library (tested elsewhere); projection is
 /// `HandCamera`'s (formats.md §1–2) and coverage is the point-in-triangle test below.
 ///
-/// Disabled for now: the 4×4-grid rasterizer misses the bar (2026-11-26: mean 5–11 levels, worst
-/// 31–36 on these cases; a 4×4 grid has only 4 coverage steps along a level edge). The 64-sample
-/// silhouette rasterizer of commit 162f1ba met it on every case, but was slower. Enable it with
-/// the rasterizer that meets #25's speed and edge targets together.
+/// The rasterizer samples silhouette pixels on the same 8×8 grid, so the bar holds with room to
+/// spare; the 4×4 grid it replaced missed it (mean 5–11 levels, worst 31–36 on these cases: a 4×4
+/// grid has only 4 coverage steps along a level edge).
 @Suite struct RenderEdgeReferenceTests {
     static let width = 160, height = 120
     static let eye = HandCamera(position: [0.2, 1.3, 0.4], pitch: -0.12, yaw: 0.3, roll: 0.07, width: width, height: height)
@@ -34,7 +33,7 @@ import Testing
         (.sphere, 0.08, [0.3, 0.2, -2.5], [0, 0, 0]),
     ]
 
-    @Test(.disabled("the 4×4-grid rasterizer misses #25's edge bar; see the suite's comment"), arguments: cases.indices)
+    @Test(arguments: cases.indices)
     func edgesMatchA64SampleReference(index: Int) throws {
         let (shape, size, cameraOffset, orientation) = Self.cases[index]
         let anchor = Self.eye.world(cameraOffset)
@@ -62,8 +61,44 @@ import Testing
         }
         #expect(edgePixels >= 10, "\(shape): \(edgePixels) edge pixels")
         let mean = sum / Double(max(edgePixels, 1))
+        print("edge reference, case \(index) (\(shape)): mean \(mean) levels, worst \(worst) at \(worstAt), \(edgePixels) edge pixels")
         #expect(mean <= 2, "\(shape): mean error \(mean) levels over \(edgePixels) edge pixels")
         #expect(worst <= 24, "\(shape): worst error \(worst) levels at \(worstAt)")
+    }
+
+    /// The rasterizer's shortcuts (silhouettes found from the mesh's neighbours, the pixels one
+    /// silhouette edge alone crosses covered from that edge) against the same rasterizer told that
+    /// every edge is a silhouette, which then unites every triangle's own samples in every pixel
+    /// an edge crosses (as for meshes too large to look up neighbours): the same coverage.
+    @Test(arguments: cases.indices)
+    func silhouetteShortcutsCoverAsEveryEdgeDoes(index: Int) throws {
+        let (shape, size, cameraOffset, orientation) = Self.cases[index]
+        let anchor = Self.eye.world(cameraOffset)
+        let annotation = placed(shape, size: size, at: anchor, color: "#FFFFFF", orientation: orientation).annotation
+        let camera = Self.eye.camera()
+        let fy = Double(Self.height) / 2 / tan(30 * Double.pi / 180)
+        let mesh = try Mesh.unit(for: shape, segments: Mesh.roundSegments(forRadius: fy * size / 2 / Self.eye.project(anchor).d))
+        let transform = AnnotationPlacement.shape(annotation, anchor: anchor, camera: camera, time: 0)
+        let material = SurfaceMaterial(annotation.color, colorSpace: .bt709Limited, shaded: false)
+        func coverage(_ edges: MeshEdges?) -> [Float] {
+            let rasterizer = MeshRasterizer(lighting: Lighting(ambient: 1))
+            rasterizer.add(mesh, edges: edges, transform: transform, camera: camera, material: material)
+            var result = [Float](repeating: 0, count: Self.width * Self.height)
+            rasterizer.resolve(within: PixelBounds(minX: 0, minY: 0, maxX: Self.width, maxY: Self.height)) { layer in
+                let rect = layer.touched
+                for y in rect.minY..<rect.maxY {
+                    for x in layer.touchedColumns(row: y) { result[y * Self.width + x] = layer.row(y)[x].w }
+                }
+            }
+            return result
+        }
+        let shortcuts = coverage(MeshEdges(mesh)), everyEdge = coverage(nil)
+        let partial = everyEdge.filter { $0 > 0 && $0 < 1 }.count
+        let differing = zip(shortcuts, everyEdge).enumerated().filter { $0.element.0 != $0.element.1 }
+        print("silhouette shortcuts, case \(index) (\(shape)): \(differing.count) of \(partial) edge pixels differ, "
+              + "most by \(differing.map { abs($0.element.0 - $0.element.1) }.max() ?? 0)")
+        #expect(partial >= 10, "\(shape): \(partial) edge pixels")
+        #expect(differing.isEmpty, "\(shape): \(differing.prefix(5).map { ($0.offset % Self.width, $0.offset / Self.width, $0.element) })")
     }
 
     /// Per pixel, how many of its 64 samples some triangle of the annotation's mesh covers.

@@ -1,8 +1,8 @@
 /// Draws 3D annotations straight into video frames, as seen from each frame's camera pose
 /// (formats.md §2: continuous pixel coordinates, coverage sampled around pixel centres).
 ///
-/// Each annotation (its shape and stem) is rasterized on its own with 4×4 multisampling, clipped
-/// at the pose's near plane before projection, and blended into the frame's Y'CbCr samples with
+/// Each annotation (its shape and stem) is rasterized on its own, its silhouette anti-aliased with
+/// 64 samples per pixel (``MeshRasterizer``), clipped at the pose's near plane before projection, and blended into the frame's Y'CbCr samples with
 /// its colour's alpha (converted with the frame's colour space). Annotations are drawn far to near
 /// by the depth of their anchors, so a nearer one covers a farther one; labels come last, over
 /// every shape: white text on a dark rounded plate, `labelSize` pixels per em, up and to the right
@@ -49,13 +49,17 @@ package final class AnnotationRenderer: @unchecked Sendable {
     private let rasterizer: MeshRasterizer
     /// Stems are a few pixels wide: eight sides are plenty.
     private let stemMesh = Mesh.cylinder(segments: 8)
-    /// Meshes by shape and number of segments.
-    private var meshes: [MeshKey: Mesh] = [:]
+    private let stemEdges: MeshEdges
+    /// Meshes by shape and number of segments, with their edges' neighbours (made once: a mesh's
+    /// topology never changes, only its pose).
+    private var meshes: [MeshKey: (mesh: Mesh, edges: MeshEdges?)] = [:]
     private struct MeshKey: Hashable {
         var shape: AnnotationShape
         var segments: Int
     }
     private var glyphs: GlyphCache?
+    /// Labels as drawn on an earlier frame, copied where they land whole.
+    private let labelPictures = LabelPictures()
     /// Annotation indices far to near, rebuilt each frame in place.
     private var order: [(depth: Double, index: Int)] = []
 
@@ -63,6 +67,7 @@ package final class AnnotationRenderer: @unchecked Sendable {
     package init(options: Options = Options()) {
         self.options = options
         rasterizer = MeshRasterizer(lighting: Lighting(ambient: options.ambient))
+        stemEdges = MeshEdges(stemMesh)
     }
 
     /// Loads what `annotations` need (meshes, and the font when any has a label) so that bad files
@@ -73,12 +78,25 @@ package final class AnnotationRenderer: @unchecked Sendable {
     package func prepare(_ annotations: [Annotation], scene: String = "annotation scene") throws(ReplayError) {
         var triangles = 0
         for annotation in annotations {
-            triangles += try mesh(for: annotation.shape).triangles.count + (annotation.stem ? stemMesh.triangles.count : 0)
+            triangles += try mesh(for: annotation.shape).mesh.triangles.count + (annotation.stem ? stemMesh.triangles.count : 0)
             guard triangles <= InputLimits.sceneTriangles else {
                 throw ReplayError.badInput(file: scene, field: "annotation \"\(annotation.id)\"", "the scene's meshes add up to more than "
                                            + "\(InputLimits.sceneTriangles) triangles, the most fxreplay draws (see README, Limits)")
             }
             if let label = annotation.label, !label.isEmpty { _ = try glyphCache() }
+        }
+        // Every tessellation a round shape may take (and its edges), made now rather than on the
+        // frame whose size on screen first asks for it.
+        for shape in Set(annotations.map(\.shape)) where Self.isRound(shape) {
+            for segments in stride(from: 8, through: Mesh.maximumSegments, by: 4) { _ = try mesh(for: shape, segments: segments) }
+        }
+    }
+
+    /// Whether the shape's mesh follows its size on screen (``Mesh/roundSegments(forRadius:)``).
+    private static func isRound(_ shape: AnnotationShape) -> Bool {
+        switch shape {
+        case .sphere, .cone, .cylinder, .arrow, .pin, .ring: true
+        case .box, .star, .mesh: false
         }
     }
 
@@ -119,10 +137,11 @@ package final class AnnotationRenderer: @unchecked Sendable {
             // Round shapes as finely as their size on screen needs (their largest radius, at the anchor's depth).
             let depth = -camera.cameraSpace(placed.world).z
             let segments = Mesh.roundSegments(forRadius: camera.focal.fy * annotation.size / 2 / depth)
-            rasterizer.add(try mesh(for: annotation.shape, segments: segments), transform: shape, camera: camera, material: material)
+            let (mesh, edges) = try mesh(for: annotation.shape, segments: segments)
+            rasterizer.add(mesh, edges: edges, transform: shape, camera: camera, material: material)
             if annotation.stem, let stem = AnnotationPlacement.stem(anchor: placed.world, size: annotation.size) {
                 let grey = SurfaceMaterial(Self.stemColor, colorSpace: image.colorSpace, shaded: false)
-                rasterizer.add(stemMesh, transform: stem, camera: camera, material: grey)
+                rasterizer.add(stemMesh, edges: stemEdges, transform: stem, camera: camera, material: grey)
             }
             spent += rasterizer.drawingCost
             guard spent <= budget else {
@@ -140,9 +159,10 @@ package final class AnnotationRenderer: @unchecked Sendable {
             // Clear of the shape: most of its projected radius, plus a little air.
             let radius = camera.focal.fy * placed.annotation.size / 2 / anchor.depth
             let layer = labelLayer(for: image)
-            spent += Double(LabelRenderer(glyphs: try glyphCache(), colorSpace: image.colorSpace)
-                .draw(label, size: placed.annotation.labelSize, anchorX: anchor.x, anchorY: anchor.y,
-                      clearance: 0.7 * radius + 3, into: layer))
+            spent += Double(labelPictures.draw(label, size: placed.annotation.labelSize, anchorX: anchor.x, anchorY: anchor.y,
+                                               clearance: 0.7 * radius + 3,
+                                               with: LabelRenderer(glyphs: try glyphCache(), colorSpace: image.colorSpace),
+                                               colorSpace: image.colorSpace, into: layer))
             guard spent <= budget else {
                 layer.clear()
                 throw overBudget(placed.annotation.id)
@@ -175,13 +195,14 @@ package final class AnnotationRenderer: @unchecked Sendable {
         order.sort { $0.depth > $1.depth || ($0.depth == $1.depth && $0.index < $1.index) }
     }
 
-    private func mesh(for shape: AnnotationShape, segments: Int = Mesh.maximumSegments) throws(ReplayError) -> Mesh {
-        // An OBJ mesh is what it is: one entry whatever the size on screen.
-        let key = MeshKey(shape: shape, segments: { if case .mesh = shape { 0 } else { segments } }())
+    private func mesh(for shape: AnnotationShape, segments: Int = Mesh.maximumSegments) throws(ReplayError) -> (mesh: Mesh, edges: MeshEdges?) {
+        // An OBJ mesh, a box or a star is what it is: one entry whatever the size on screen.
+        let key = MeshKey(shape: shape, segments: Self.isRound(shape) ? segments : 0)
         if let cached = meshes[key] { return cached }
         let mesh = try Mesh.unit(for: shape, segments: segments)
-        meshes[key] = mesh
-        return mesh
+        let entry = (mesh: mesh, edges: mesh.triangles.count <= MeshEdges.maximumTriangles ? MeshEdges(mesh) : nil)
+        meshes[key] = entry
+        return entry
     }
 
     private func glyphCache() throws(ReplayError) -> GlyphCache {

@@ -23,14 +23,9 @@ struct LabelRenderer {
     /// right edge are neither measured nor rasterized: a long label costs what shows of it.
     @discardableResult
     func draw(_ label: String, size: Double, anchorX: Double, anchorY: Double, clearance: Double, into layer: RenderLayer) -> Int {
-        guard size.isFinite else { return 0 }
-        let em = Int(max(4, min(InputLimits.labelSize, size.rounded())))
-        let metrics = glyphs.metrics(size: em)
-        let padX = (0.4 * Double(em)).rounded(), padY = (0.25 * Double(em)).rounded()
-        let plateHeight = (metrics.ascender - metrics.descender).rounded(.up) + 2 * padY
-        let left = (anchorX + clearance).rounded()
-        let top = (anchorY - clearance).rounded() - plateHeight
-        guard abs(left) < 1e6, abs(top) < 1e6 else { return 0 }   // also rejects NaN: far off any frame
+        guard let place = placement(size: size, anchorX: anchorX, anchorY: anchorY, clearance: clearance) else { return 0 }
+        let em = place.em, metrics = place.metrics, padX = place.padX, padY = place.padY
+        let plateHeight = place.plateHeight, left = place.left, top = place.top
         let visibleText = Double(layer.width) - left - padX
         var textWidth = 0.0
         for scalar in label.unicodeScalars where scalar.value >= 0x20 {
@@ -50,6 +45,21 @@ struct LabelRenderer {
             pen += glyph.advance
         }
         return drawn
+    }
+
+    /// Where a label of `size` pixels per em goes for an anchor at pixel (`anchorX`, `anchorY`):
+    /// its plate's top-left corner, on whole pixels, and its measures; `nil` when far off any frame.
+    func placement(size: Double, anchorX: Double, anchorY: Double, clearance: Double)
+        -> (em: Int, metrics: FontMetrics, padX: Double, padY: Double, plateHeight: Double, left: Double, top: Double)? {
+        guard size.isFinite else { return nil }
+        let em = Int(max(4, min(InputLimits.labelSize, size.rounded())))
+        let metrics = glyphs.metrics(size: em)
+        let padX = (0.4 * Double(em)).rounded(), padY = (0.25 * Double(em)).rounded()
+        let plateHeight = (metrics.ascender - metrics.descender).rounded(.up) + 2 * padY
+        let left = (anchorX + clearance).rounded()
+        let top = (anchorY - clearance).rounded() - plateHeight
+        guard abs(left) < 1e6, abs(top) < 1e6 else { return nil }   // also rejects NaN: far off any frame
+        return (em, metrics, padX, padY, plateHeight, left, top)
     }
 
     /// Fills a rounded rectangle with the plate colour, its edge antialiased by the distance

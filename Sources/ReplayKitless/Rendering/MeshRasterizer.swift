@@ -57,23 +57,28 @@ extension Camera {
     }
 }
 
-/// Draws meshes into a ``RenderLayer`` with 4×4 multisampling: each sample has its own depth and
-/// owner, so hidden surfaces, shared edges and silhouettes resolve exactly, and only the final
-/// per-pixel average (colour and coverage) reaches the layer.
+/// Draws meshes into a ``RenderLayer``, anti-aliasing where the drawn surface ends and nowhere else.
 ///
 /// `add` transforms a mesh to camera space, skips back faces of closed meshes, clips against the
-/// near plane in camera space (so nothing behind the camera is ever projected) and projects what
-/// is left. `resolve` rasterizes everything added, one 64×64 tile of the frame at a time (the
-/// sample buffers are tile-sized, allocated once), with a per-sample depth test on
-/// perspective-correct depth; then it shades each pixel once per visible triangle (Lambert with the
-/// perspective-correct normal, at the centre of that triangle's samples) and averages. All meshes
-/// added between two `resolve` calls (a shape and its stem) are depth-tested together.
-///
-/// A pixel's 16 samples are handled together in SIMD registers, and a pixel that one triangle
-/// covers entirely (most pixels inside a mesh) keeps no samples at all until another triangle
-/// reaches it: it is shaded once, at its centre, which is what its samples would average to.
+/// near plane in camera space (so nothing behind the camera is ever projected), projects what is
+/// left and notes which triangle edges are on the silhouette (``MeshEdges``: no neighbour drawn
+/// whole across the edge, or one facing the other way). `resolve` rasterizes everything added, one
+/// 64×64 tile of the frame at a time (the buffers are tile-sized, allocated once):
+/// 1. each silhouette edge marks the pixels it passes through, walked row by row along the edge;
+/// 2. each triangle takes the pixels whose centre it holds (a span per row, one depth test per
+///    pixel on perspective-correct depth: the nearest is seen) and, in marked pixels, the samples
+///    of an 8×8 grid (at (i + ½)/8 px) it covers: bits of a `UInt64`, each grid row a run of bits
+///    cut by each edge near the pixel. A marked pixel's coverage is the union of them;
+/// 3. each pixel is shaded once (Lambert with the perspective-correct normal) by the triangle
+///    seen there.
+/// Off the silhouette a neighbour continues the surface beyond every edge, so a pixel there is
+/// wholly covered and the triangle holding its centre is the one seen: the inside of a mesh costs
+/// what a one-sample rasterizer costs, whatever its triangles' size, and silhouettes get 64
+/// coverage levels. Where a shape meets its own stem or another of its faces inside the
+/// silhouette, the nearer colour takes the whole pixel. All meshes added between two `resolve`
+/// calls (a shape and its stem) are depth-tested together.
 final class MeshRasterizer {
-    /// At most 64: a tile row's touched pixels are the bits of a `UInt64`.
+    /// At most 64: a tile row's pixels are the bits of a `UInt64`.
     static let tileSize = 64
 
     private struct ViewVertex {
@@ -82,37 +87,34 @@ final class MeshRasterizer {
     }
 
     /// A projected triangle: its barycentric coordinates and inverse depth as linear functions of
-    /// the pixel position, its normal (facing the viewer) and its material.
+    /// the pixel position, its corners, its normal (facing the viewer) and its colour.
     private struct ScreenTriangle {
         var rect: PixelBounds
         /// Its area in pixels.
         var area: Double
+        /// Barycentric coordinate k: 1 at corner `p`k, 0 along the opposite edge (edge k).
         var e0: Linear, e1: Linear, e2: Linear
+        var p0: SIMD2<Double>, p1: SIMD2<Double>, p2: SIMD2<Double>
+        /// Bit k set: edge k is on the silhouette.
+        var silhouette: UInt8
+        /// One colour all over (`base`): flat materials, and flat faces (all three normals alike)
+        /// of lit ones, whose light does not change across them.
+        var flat: Bool
         var inverseDepth: Linear
-        /// How much 1/depth changes from a pixel centre to each of its samples.
-        var depthOffsets: SIMD16<Float>
-        /// The smooth surface it belongs to, numbered across the meshes of one `resolve`, and
-        /// apart for the two sides of a double-sided surface.
-        var surface: UInt32
         /// The perspective-correct normal times a positive factor: Σ nᵢ·bᵢ/depthᵢ, linear in the
         /// pixel position (`normalX`·x + `normalY`·y + `normalAtOrigin`); shading normalizes it.
         var normalX: SIMD3<Float>, normalY: SIMD3<Float>, normalAtOrigin: SIMD3<Float>
-        var material: SurfaceMaterial
-        /// Its colour everywhere, when that is one colour: flat materials, and flat faces (all three
-        /// normals alike) of lit ones, whose light does not change across them.
-        var uniformColor: SIMD3<Float>?
+        /// The colour at light intensity k is `base + k·range` (the material's black and its
+        /// colour minus black); flat ones are `base`.
+        var base: SIMD3<Float>, range: SIMD3<Float>
     }
-
-    /// Sample k of a pixel sits at (sampleX[k], sampleY[k]) from its centre: a 4×4 grid at ±⅛, ±⅜ px.
-    static let sampleX = SIMD16<Double>(-0.375, -0.125, 0.125, 0.375, -0.375, -0.125, 0.125, 0.375,
-                                        -0.375, -0.125, 0.125, 0.375, -0.375, -0.125, 0.125, 0.375)
-    static let sampleY = SIMD16<Double>(-0.375, -0.375, -0.375, -0.375, -0.125, -0.125, -0.125, -0.125,
-                                        0.125, 0.125, 0.125, 0.125, 0.375, 0.375, 0.375, 0.375)
-    /// Bit k of a sample mask stands for sample k.
-    private static let sampleBits = SIMD16<UInt32>(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
 
     let lighting: Lighting
     private var vertices: [ViewVertex] = []
+    /// Per triangle of the mesh being added: which way it faces, and whether it is drawn whole (in
+    /// front of the near plane, facing the viewer or double-sided), for its neighbours' silhouettes.
+    private var facings: [Double] = []
+    private var drawnWhole: [Bool] = []
     private var triangles: [ScreenTriangle] = []
     private var bounds = PixelBounds.empty
     /// What the next `resolve` will cost, in pixel tests: the pixels each triangle added since the
@@ -124,70 +126,126 @@ final class MeshRasterizer {
     /// added, which made `resolve` cost triangles × tiles).
     private var tileStart: [Int] = []
     private var tileTriangles: [Int] = []
-    /// Per pixel of the current tile: `empty`, `mixed`, or `uniform + i` when triangle i alone
-    /// covers all its samples (most pixels inside a mesh: those skip the per-sample buffers).
-    private let pixelState: UnsafeMutablePointer<UInt32>
-    private static let empty: UInt32 = 0, mixed: UInt32 = 1, uniform: UInt32 = 2
-    /// Per mixed pixel, the surface of every triangle that reached it, or `severalSurfaces`.
-    private let pixelSurface: UnsafeMutablePointer<UInt32>
-    private static let severalSurfaces = UInt32.max
-    /// The first surface number free for the next mesh `add`ed before `resolve`.
-    private var surfaceBase: UInt32 = 0
-    /// Per mixed pixel of the current tile, its 16 samples: 1/depth of the nearest surface
-    /// (0 = empty) and the index of its triangle. All zero for the other pixels.
-    private let sampleDepth: UnsafeMutablePointer<SIMD16<Float>>
-    private let sampleOwner: UnsafeMutablePointer<SIMD16<UInt32>>
-    /// Per row of the current tile, a bit per pixel holding samples.
+    /// Per marked pixel of the current tile: the samples covered (bit 8·row + column of the 8×8 grid).
+    private let coverage: UnsafeMutablePointer<UInt64>
+    /// Per pixel: 1/depth of the nearest triangle holding its centre (−∞: none), and of the nearest
+    /// reaching it without its centre, with where it is shaded (its samples' centroid, from the
+    /// pixel centre); the triangle seen. Emptied by the shading.
+    private let centreDepth: UnsafeMutablePointer<Float>
+    private let reachDepth: UnsafeMutablePointer<Float>
+    private let reachOffset: UnsafeMutablePointer<SIMD2<Float>>
+    private let owner: UnsafeMutablePointer<UInt32>
+    /// Per row of the current tile, a bit per pixel drawn, one per pixel a silhouette edge passes
+    /// through (marked), and one per pixel several do.
     private let touchedColumns: UnsafeMutablePointer<UInt64>
+    private let edgeColumns: UnsafeMutablePointer<UInt64>
+    private let severalEdgeColumns: UnsafeMutablePointer<UInt64>
+    /// Per pixel one silhouette edge passes through: that edge, as 4 × its triangle + k for edge k.
+    private let silhouetteEdge: UnsafeMutablePointer<UInt32>
     /// The current tile's pixels as drawn, for `resolve`'s `blend`.
     private let tileLayer = RenderLayer(width: tileSize, height: tileSize)
 
     init(lighting: Lighting) {
         self.lighting = lighting
         let pixels = Self.tileSize * Self.tileSize
-        pixelState = .allocate(capacity: pixels)
-        pixelState.initialize(repeating: Self.empty, count: pixels)
-        pixelSurface = .allocate(capacity: pixels)
-        pixelSurface.initialize(repeating: 0, count: pixels)
-        sampleDepth = .allocate(capacity: pixels)
-        sampleDepth.initialize(repeating: .zero, count: pixels)
-        sampleOwner = .allocate(capacity: pixels)
-        sampleOwner.initialize(repeating: .zero, count: pixels)
+        coverage = .allocate(capacity: pixels)
+        coverage.initialize(repeating: 0, count: pixels)
+        centreDepth = .allocate(capacity: pixels)
+        centreDepth.initialize(repeating: -.infinity, count: pixels)
+        reachDepth = .allocate(capacity: pixels)
+        reachDepth.initialize(repeating: -.infinity, count: pixels)
+        reachOffset = .allocate(capacity: pixels)
+        reachOffset.initialize(repeating: .zero, count: pixels)
+        owner = .allocate(capacity: pixels)
+        owner.initialize(repeating: 0, count: pixels)
         touchedColumns = .allocate(capacity: Self.tileSize)
         touchedColumns.initialize(repeating: 0, count: Self.tileSize)
+        edgeColumns = .allocate(capacity: Self.tileSize)
+        edgeColumns.initialize(repeating: 0, count: Self.tileSize)
+        severalEdgeColumns = .allocate(capacity: Self.tileSize)
+        severalEdgeColumns.initialize(repeating: 0, count: Self.tileSize)
+        silhouetteEdge = .allocate(capacity: pixels)
+        silhouetteEdge.initialize(repeating: 0, count: pixels)
     }
 
     deinit {
-        pixelState.deallocate()
-        pixelSurface.deallocate()
-        sampleDepth.deallocate()
-        sampleOwner.deallocate()
+        coverage.deallocate()
+        centreDepth.deallocate()
+        reachDepth.deallocate()
+        reachOffset.deallocate()
+        owner.deallocate()
         touchedColumns.deallocate()
+        edgeColumns.deallocate()
+        severalEdgeColumns.deallocate()
+        silhouetteEdge.deallocate()
     }
 
-    /// Sets up `mesh`, placed in the world by `transform`, as `camera` sees it.
-    func add(_ mesh: Mesh, transform: ModelTransform, camera: Camera, material: SurfaceMaterial) {
+    /// Sets up `mesh`, placed in the world by `transform`, as `camera` sees it. Without `edges`
+    /// (the mesh's, ``MeshEdges``) every edge counts as a silhouette: right for any mesh, only slower.
+    func add(_ mesh: Mesh, edges: MeshEdges? = nil, transform: ModelTransform, camera: Camera, material: SurfaceMaterial) {
         let count = mesh.positions.count
         guard mesh.normals.count == count else { return }
         let view = transform.viewed(by: camera)
+        // The scratch arrays and results as locals for the loops (a property's every access is
+        // checked for exclusivity at run time), put back when done.
+        var vertices: [ViewVertex] = [], facings: [Double] = [], drawnWhole: [Bool] = [], triangles: [ScreenTriangle] = []
+        swap(&vertices, &self.vertices)
+        swap(&facings, &self.facings)
+        swap(&drawnWhole, &self.drawnWhole)
+        swap(&triangles, &self.triangles)
+        var bounds = self.bounds, drawingCost = self.drawingCost
+        defer {
+            swap(&vertices, &self.vertices)
+            swap(&facings, &self.facings)
+            swap(&drawnWhole, &self.drawnWhole)
+            swap(&triangles, &self.triangles)
+            self.bounds = bounds
+            self.drawingCost = drawingCost
+        }
         vertices.removeAll(keepingCapacity: true)
         for i in 0..<count {
             vertices.append(ViewVertex(position: view.apply(mesh.positions[i]), normal: view.rotation * mesh.normals[i]))
         }
         var setup = Setup(focal: camera.focal, near: camera.clippingNear, width: Int(camera.width),
                           height: Int(camera.height), material: material, lighting: lighting)
-        let surfaces = mesh.surfaces.count == mesh.triangles.count ? mesh.surfaces : mesh.triangles.indices.map { UInt32($0) }
-        defer { surfaceBase &+= 2 &* ((surfaces.max() ?? 0) &+ 1) }
-        for (index, triangle) in mesh.triangles.enumerated() {
+        func corners(_ triangle: SIMD3<Int32>) -> (Int, Int, Int)? {
             let i0 = Int(triangle.x), i1 = Int(triangle.y), i2 = Int(triangle.z)
-            guard i0 >= 0, i1 >= 0, i2 >= 0, i0 < count, i1 < count, i2 < count else { continue }
-            let a = vertices[i0], b = vertices[i1], c = vertices[i2]
+            guard i0 >= 0, i1 >= 0, i2 >= 0, i0 < count, i1 < count, i2 < count else { return nil }
+            return (i0, i1, i2)
+        }
+        facings.removeAll(keepingCapacity: true)
+        drawnWhole.removeAll(keepingCapacity: true)
+        for triangle in mesh.triangles {
+            guard let (i0, i1, i2) = corners(triangle) else {
+                facings.append(0)
+                drawnWhole.append(false)
+                continue
+            }
+            let a = vertices[i0].position, b = vertices[i1].position, c = vertices[i2].position
             // The camera is at the origin: a face whose normal points away from it is seen from behind.
-            let facing = (b.position - a.position).crossProduct(c.position - a.position).dotProduct(a.position)
+            let facing = (b - a).crossProduct(c - a).dotProduct(a)
+            facings.append(facing)
+            drawnWhole.append(!(mesh.isClosed && facing >= 0) && -a.z >= setup.near && -b.z >= setup.near && -c.z >= setup.near)
+        }
+        let neighbours = edges.flatMap { $0.neighbours.count == mesh.triangles.count ? $0.neighbours : nil }
+        for (index, triangle) in mesh.triangles.enumerated() {
+            guard let (i0, i1, i2) = corners(triangle) else { continue }
+            let facing = facings[index]
             if mesh.isClosed && facing >= 0 { continue }
             setup.normalSign = facing > 0 ? -1 : 1
-            setup.surface = surfaceBase &+ 2 &* surfaces[index] &+ (facing > 0 ? 1 : 0)
-            setup.clip(a, b, c) { triangle in
+            setup.silhouette = 7
+            if let neighbours, drawnWhole[index] {
+                let across = neighbours[index]
+                setup.silhouette = 0
+                for k in 0..<3 {
+                    let other = Int(across[k])
+                    // The surface goes on across the edge only into a whole neighbour facing the same way.
+                    if other < 0 || other >= drawnWhole.count || !drawnWhole[other] || (facings[other] > 0) != (facing > 0) {
+                        setup.silhouette |= 1 << k
+                    }
+                }
+            }
+            setup.clip(vertices[i0], vertices[i1], vertices[i2]) { triangle in
                 triangles.append(triangle)
                 bounds = bounds.union(triangle.rect)
                 let rect = triangle.rect
@@ -211,14 +269,19 @@ final class MeshRasterizer {
             for (row, top) in stride(from: grid.minY * size, to: area.maxY, by: size).enumerated() {
                 for (column, left) in stride(from: grid.minX * size, to: area.maxX, by: size).enumerated() {
                     let tile = PixelBounds(minX: left, minY: top, maxX: left + size, maxY: top + size).intersection(area)
-                    let cell = row * grid.columns + column
-                    for slot in tileStart[cell]..<tileStart[cell + 1] {
+                    let slots = tileStart[row * grid.columns + column]..<tileStart[row * grid.columns + column + 1]
+                    for slot in slots where triangles[tileTriangles[slot]].silhouette != 0 {
+                        let part = triangles[tileTriangles[slot]].rect.intersection(tile)
+                        if !part.isEmpty { markSilhouette(of: tileTriangles[slot], in: triangles, part, tile: tile) }
+                    }
+                    coverSingleEdgePixels(of: tile, triangles: triangles)
+                    for slot in slots {
                         let index = tileTriangles[slot]
                         let part = triangles[index].rect.intersection(tile)
                         if !part.isEmpty { rasterize(index, of: triangles, part, tile: tile) }
                     }
                     tileLayer.move(toX: left, y: top)
-                    shadeSamples(of: tile, triangles: triangles, into: tileLayer)
+                    shadePixels(of: tile, triangles: triangles, into: tileLayer)
                     guard !tileLayer.touched.isEmpty else { continue }
                     blend(tileLayer)
                     tileLayer.clear()
@@ -236,29 +299,44 @@ final class MeshRasterizer {
     }
 
     /// Fills `tileStart` and `tileTriangles` for the tiles of `grid` (over `area`), triangles in the
-    /// order added within each tile (the order ties in depth are settled by).
+    /// order added within each tile (the order ties in depth are settled by). (On local arrays
+    /// through pointers: the properties' exclusivity checks cost more than the sort.)
     private func sortIntoTiles(_ grid: (minX: Int, minY: Int, columns: Int, rows: Int, count: Int), area: PixelBounds) {
-        tileStart.removeAll(keepingCapacity: true)
-        tileStart.append(contentsOf: repeatElement(0, count: grid.count + 1))
-        func forEachCell(of index: Int, _ body: (Int) -> Void) {
-            let cells = Self.tiles(of: triangles[index].rect.intersection(area))
-            for row in cells.minY..<cells.minY + cells.rows {
-                for column in cells.minX..<cells.minX + cells.columns { body((row - grid.minY) * grid.columns + column - grid.minX) }
+        var start: [Int] = [], order: [Int] = []
+        swap(&start, &tileStart)
+        swap(&order, &tileTriangles)
+        defer {
+            swap(&start, &tileStart)
+            swap(&order, &tileTriangles)
+        }
+        start.removeAll(keepingCapacity: true)
+        start.append(contentsOf: repeatElement(0, count: grid.count + 1))
+        triangles.withUnsafeBufferPointer { triangles in
+            start.withUnsafeMutableBufferPointer { start in
+                /// Calls `body` with each cell of the grid triangle `index` reaches.
+                @inline(__always) func forEachCell(of index: Int, _ body: (Int) -> Void) {
+                    let cells = Self.tiles(of: triangles[index].rect.intersection(area))
+                    for row in cells.minY..<cells.minY + cells.rows {
+                        for column in cells.minX..<cells.minX + cells.columns { body((row - grid.minY) * grid.columns + column - grid.minX) }
+                    }
+                }
+                for index in triangles.indices { forEachCell(of: index) { start[$0 + 1] += 1 } }
+                for cell in 0..<grid.count { start[cell + 1] += start[cell] }
+                order.removeAll(keepingCapacity: true)
+                order.append(contentsOf: repeatElement(0, count: start[grid.count]))
+                order.withUnsafeMutableBufferPointer { order in
+                    // Each cell's next free slot, kept in the start of the following cell until the fill is done.
+                    for index in triangles.indices {
+                        forEachCell(of: index) { cell in
+                            order[start[cell]] = index
+                            start[cell] += 1
+                        }
+                    }
+                }
+                for cell in stride(from: grid.count, to: 0, by: -1) { start[cell] = start[cell - 1] }
+                start[0] = 0
             }
         }
-        for index in triangles.indices { forEachCell(of: index) { tileStart[$0 + 1] += 1 } }
-        for cell in 0..<grid.count { tileStart[cell + 1] += tileStart[cell] }
-        tileTriangles.removeAll(keepingCapacity: true)
-        tileTriangles.append(contentsOf: repeatElement(0, count: tileStart[grid.count]))
-        // Each cell's next free slot, kept in the start of the following cell until the fill is done.
-        for index in triangles.indices {
-            forEachCell(of: index) { cell in
-                tileTriangles[tileStart[cell]] = index
-                tileStart[cell] += 1
-            }
-        }
-        for cell in stride(from: grid.count, to: 0, by: -1) { tileStart[cell] = tileStart[cell - 1] }
-        tileStart[0] = 0
     }
 
     /// Forgets everything added since the last `resolve`, drawing nothing.
@@ -266,181 +344,297 @@ final class MeshRasterizer {
         triangles.removeAll(keepingCapacity: true)
         bounds = .empty
         drawingCost = 0
-        surfaceBase = 0
     }
 
-    /// Where pixel (`x`, `y`)'s samples are in the tile's sample buffers.
-    @inline(__always) private func samples(_ x: Int, _ y: Int, in tile: PixelBounds) -> Int {
-        (y - tile.minY) * Self.tileSize + (x - tile.minX)
+    /// Bits `first...last` of a tile row (0 ≤ first ≤ last < 64).
+    @inline(__always) private static func columns(_ first: Int, _ last: Int) -> UInt64 {
+        (UInt64.max &>> UInt64(63 - (last - first))) &<< UInt64(first)
     }
 
-    /// How much a linear function changes from the pixel centre to each sample.
-    @inline(__always) private static func sampleOffsets(_ f: Linear) -> SIMD16<Float> {
-        SIMD16<Float>(f.a * sampleX + f.b * sampleY)
+    /// ⌊`value`⌋ clamped to `low...high` (`low` ≥ 0, so truncation floors; NaN gives `low`).
+    @inline(__always) private static func clampedFloor(_ value: Double, _ low: Int, _ high: Int) -> Int {
+        value >= Double(low) ? (value < Double(high) ? Int(value) : high) : low
     }
 
-    /// Takes the samples of `part` (inside `tile`) that the triangle covers and is nearest at.
-    /// All 16 samples of a pixel at once, in SIMD registers.
-    private func rasterize(_ owner: Int, of triangles: UnsafeBufferPointer<ScreenTriangle>, _ part: PixelBounds, tile: PixelBounds) {
-        let t = triangles[owner]
-        let e0 = t.e0, e1 = t.e1, e2 = t.e2
-        let edge0 = Self.sampleOffsets(e0), edge1 = Self.sampleOffsets(e1), edge2 = Self.sampleOffsets(e2)
-        let owners = SIMD16<UInt32>(repeating: UInt32(owner))
+    /// Marks the pixels of `part` (inside `tile`) that a silhouette edge of triangle `index` passes through.
+    private func markSilhouette(of index: Int, in triangles: UnsafeBufferPointer<ScreenTriangle>, _ part: PixelBounds, tile: PixelBounds) {
+        let t = triangles[index], code = UInt32(truncatingIfNeeded: index) &* 4
+        if t.silhouette & 1 != 0 { markEdge(t.p1, t.p2, code, part, tile: tile) }
+        if t.silhouette & 2 != 0 { markEdge(t.p2, t.p0, code + 1, part, tile: tile) }
+        if t.silhouette & 4 != 0 { markEdge(t.p0, t.p1, code + 2, part, tile: tile) }
+    }
+
+    /// Edge k of `t`: its barycentric coordinate k, ≥ 0 on the triangle's side.
+    @inline(__always) private static func edge(_ k: UInt32, of t: ScreenTriangle) -> Linear {
+        k == 0 ? t.e0 : k == 1 ? t.e1 : t.e2
+    }
+
+    /// The pixels of the tile that one silhouette edge crosses (no silhouette vertex inside): the
+    /// drawn surface's outline there is that edge alone, so its side of the edge is covered
+    /// throughout the pixel and the other side is not, unless another part of the meshes reaches
+    /// over it (those triangles add their samples in `rasterize`). Covers them with the samples on
+    /// the edge's side, seen (until a triangle holds the centre) as the edge's triangle.
+    private func coverSingleEdgePixels(of tile: PixelBounds, triangles: UnsafeBufferPointer<ScreenTriangle>) {
+        for row in 0..<(tile.maxY - tile.minY) {
+            var single = edgeColumns[row] & ~severalEdgeColumns[row]
+            let y = Double(tile.minY + row) + 0.5
+            var touched: UInt64 = 0
+            while single != 0 {
+                let column = single.trailingZeroBitCount
+                single &= single - 1
+                let pixel = row * Self.tileSize + column
+                let code = silhouetteEdge[pixel]
+                let t = triangles[Int(code / 4)], e = Self.edge(code % 4, of: t)
+                let x = Double(tile.minX + column) + 0.5
+                let value = e.at(x, y)
+                let mask = value >= e.reach ? UInt64.max : value + e.reach < 0 ? 0 : e.samplesInside(at: value)
+                guard mask != 0 else { continue }
+                coverage[pixel] = mask
+                touched |= 1 &<< UInt64(column)
+                let offset = Self.centroid(of: mask)
+                reachDepth[pixel] = Float(t.inverseDepth.at(x + offset.x, y + offset.y))
+                reachOffset[pixel] = SIMD2(Float(offset.x), Float(offset.y))
+                owner[pixel] = code / 4
+            }
+            touchedColumns[row] |= touched
+        }
+    }
+
+    /// Marks the pixels of `part` whose square the segment `p`–`q` meets, widened by far more than
+    /// rounding could take away (the samples lie 1/16 px inside the square): row by row, the
+    /// columns between where the segment enters and leaves the row.
+    private func markEdge(_ p: SIMD2<Double>, _ q: SIMD2<Double>, _ code: UInt32, _ part: PixelBounds, tile: PixelBounds) {
+        let margin = 1e-3
+        let (top, bottom) = p.y <= q.y ? (p, q) : (q, p)
+        guard top.y - margin < Double(part.maxY), bottom.y + margin >= Double(part.minY) else { return }
+        let firstRow = Self.clampedFloor(top.y - margin, part.minY, part.maxY - 1)
+        let lastRow = Self.clampedFloor(bottom.y + margin, part.minY, part.maxY - 1)
+        let dy = bottom.y - top.y
+        let slope = dy > 1e-12 ? (bottom.x - top.x) / dy : 0
+        for py in firstRow...lastRow {
+            var x0 = top.x, x1 = bottom.x
+            if dy > 1e-12 {
+                x0 = top.x + (max(top.y, Double(py) - margin) - top.y) * slope
+                x1 = top.x + (min(bottom.y, Double(py + 1) + margin) - top.y) * slope
+            }
+            if x0 > x1 { swap(&x0, &x1) }
+            guard x1 + margin >= Double(part.minX), x0 - margin < Double(part.maxX) else { continue }
+            let row = py - tile.minY
+            let first = Self.clampedFloor(x0 - margin, part.minX, part.maxX - 1) - tile.minX
+            let columns = Self.columns(first, Self.clampedFloor(x1 + margin, part.minX, part.maxX - 1) - tile.minX)
+            severalEdgeColumns[row] |= edgeColumns[row] & columns
+            var fresh = columns & ~edgeColumns[row]
+            edgeColumns[row] |= columns
+            while fresh != 0 {
+                silhouetteEdge[row * Self.tileSize + fresh.trailingZeroBitCount] = code
+                fresh &= fresh - 1
+            }
+        }
+    }
+
+    /// Draws triangle `index` over the pixels of `part` (inside `tile`): the pixels whose centre
+    /// it holds, with a depth test there, and in marked pixels the samples it covers.
+    private func rasterize(_ index: Int, of triangles: UnsafeBufferPointer<ScreenTriangle>, _ part: PixelBounds, tile: PixelBounds) {
+        let t = triangles[index]
+        let me = UInt32(index)
+        let depthX = t.inverseDepth.a
+        let partColumns = Self.columns(part.minX - tile.minX, part.maxX - 1 - tile.minX)
+        var spans = RowSpans(t, part: part)
         for py in part.minY..<part.maxY {
+            spans.next()
+            let row = py - tile.minY
             let y = Double(py) + 0.5
-            guard let span = Self.span(of: t, row: y, within: part) else { continue }
-            for px in span {
+            let depthRow = t.inverseDepth.b * y + t.inverseDepth.c
+            // Pixel px of this row is at `rowStart + px` in the tile's buffers.
+            let rowStart = row * Self.tileSize - tile.minX
+            var low = 1, high = 0
+            if let centres = spans.pixels(of: t, y: y, reach: false) {
+                low = centres.first
+                high = centres.last
+                for px in low...high {
+                    let depth = Float(depthX * (Double(px) + 0.5) + depthRow)
+                    if depth > centreDepth[rowStart + px] {
+                        centreDepth[rowStart + px] = depth
+                        owner[rowStart + px] = me
+                    }
+                }
+                touchedColumns[row] |= Self.columns(low - tile.minX, high - tile.minX)
+            }
+            let marked = edgeColumns[row] & partColumns
+            guard marked != 0, let reached = spans.pixels(of: t, y: y, reach: true) else { continue }
+            let single = ~severalEdgeColumns[row]
+            var candidates = marked & Self.columns(reached.first - tile.minX, reached.last - tile.minX)
+            var touched: UInt64 = 0
+            while candidates != 0 {
+                let column = candidates.trailingZeroBitCount
+                candidates &= candidates - 1
+                let px = tile.minX + column, pixel = rowStart + px
+                let holdsCentre = px >= low && px <= high
+                // Wholly covered already, its centre held: nothing left to learn here.
+                if coverage[pixel] == .max && (holdsCentre || centreDepth[pixel] > -.infinity) { continue }
+                if single & (1 &<< UInt64(column)) != 0 {
+                    // One silhouette edge crosses the pixel, its side already covered: a triangle
+                    // wholly on that side (its own, its neighbours) adds nothing.
+                    let code = silhouetteEdge[pixel]
+                    let e = Self.edge(code % 4, of: triangles[Int(code / 4)])
+                    if e.at(t.p0.x, t.p0.y) >= -1e-9 && e.at(t.p1.x, t.p1.y) >= -1e-9 && e.at(t.p2.x, t.p2.y) >= -1e-9 { continue }
+                }
                 let x = Double(px) + 0.5
-                let b0 = e0.at(x, y), b1 = e1.at(x, y), b2 = e2.at(x, y)
-                // The samples lie within ±0.375 px of the centre: test that square first.
-                if b0 + e0.reach < 0 || b1 + e1.reach < 0 || b2 + e2.reach < 0 { continue }
-                // Near an edge, test the samples. Near it the coordinate is small, so single
-                // precision keeps it to ~1e-8 px and neighbours sharing the edge leave no gap.
-                var covered = SIMD16<Int32>(repeating: -1)
-                let partial = b0 < e0.reach || b1 < e1.reach || b2 < e2.reach
-                if partial {
-                    if b0 < e0.reach { covered &= Self.lanes(SIMD16(repeating: Float(b0)) + edge0 .>= 0) }
-                    if b1 < e1.reach { covered &= Self.lanes(SIMD16(repeating: Float(b1)) + edge1 .>= 0) }
-                    if b2 < e2.reach { covered &= Self.lanes(SIMD16(repeating: Float(b2)) + edge2 .>= 0) }
-                    // (Lanes are 0 or −1: the sum is 0 only when none is set; cheaper than `!=`.)
-                    guard covered.wrappedSum() != 0 else { continue }
+                let mask = Self.samples(of: t, x: x, y: y)
+                guard mask != 0 else { continue }
+                coverage[pixel] |= mask
+                touched |= 1 &<< UInt64(column)
+                guard !holdsCentre, centreDepth[pixel] == -.infinity else { continue }
+                // Seen here only while no triangle holds the centre: the nearest at its own samples.
+                let offset = Self.centroid(of: mask)
+                let depth = Float(depthX * (x + offset.x) + t.inverseDepth.b * (y + offset.y) + t.inverseDepth.c)
+                if depth > reachDepth[pixel] {
+                    reachDepth[pixel] = depth
+                    reachOffset[pixel] = SIMD2(Float(offset.x), Float(offset.y))
+                    owner[pixel] = me
                 }
-                touchedColumns[py - tile.minY] |= 1 << UInt64(px - tile.minX)
-                let pixel = samples(px, py, in: tile)
-                let state = pixelState[pixel]
-                if state == Self.empty && !partial {
-                    pixelState[pixel] = Self.uniform + UInt32(owner)
-                    continue
-                }
-                if state == Self.empty {
-                    pixelSurface[pixel] = t.surface
-                } else if state >= Self.uniform {
-                    // Another triangle meets this pixel: spell out the samples of the one covering it.
-                    let other = triangles[Int(state - Self.uniform)]
-                    sampleDepth[pixel] = SIMD16(repeating: Float(other.inverseDepth.at(x, y))) + other.depthOffsets
-                    sampleOwner[pixel] = SIMD16(repeating: state - Self.uniform)
-                    pixelSurface[pixel] = other.surface
-                }
-                if pixelSurface[pixel] != t.surface { pixelSurface[pixel] = Self.severalSurfaces }
-                pixelState[pixel] = Self.mixed
-                let depth = SIMD16(repeating: Float(t.inverseDepth.at(x, y))) + t.depthOffsets
-                let nearer = covered & Self.lanes(depth .> sampleDepth[pixel])
-                sampleDepth[pixel] = Self.select(nearer, depth, sampleDepth[pixel])
-                sampleOwner[pixel] = Self.select(nearer, owners, sampleOwner[pixel])
             }
+            touchedColumns[row] |= touched
         }
     }
 
-    /// A mask's lanes as integers, −1 where true and 0 where false, for plain bitwise operations
-    /// (which the compiler keeps in vector registers, unlike some `SIMDMask` operations).
-    @inline(__always) private static func lanes(_ mask: SIMDMask<SIMD16<Int32>>) -> SIMD16<Int32> {
-        unsafeBitCast(mask, to: SIMD16<Int32>.self)
+    /// The samples of the pixel centred at (`x`, `y`) that `t` covers.
+    @inline(__always) private static func samples(of t: ScreenTriangle, x: Double, y: Double) -> UInt64 {
+        let b0 = t.e0.at(x, y), b1 = t.e1.at(x, y), b2 = t.e2.at(x, y)
+        if b0 + t.e0.reach < 0 || b1 + t.e1.reach < 0 || b2 + t.e2.reach < 0 { return 0 }
+        var mask = UInt64.max
+        if b0 < t.e0.reach { mask &= t.e0.samplesInside(at: b0) }
+        if b1 < t.e1.reach { mask &= t.e1.samplesInside(at: b1) }
+        if b2 < t.e2.reach { mask &= t.e2.samplesInside(at: b2) }
+        return mask
     }
 
-    /// Lane by lane, `a` where `mask` is −1 and `b` where it is 0.
-    @inline(__always) private static func select<V: SIMD>(_ mask: SIMD16<Int32>, _ a: V, _ b: V) -> V {
-        let a = unsafeBitCast(a, to: SIMD16<Int32>.self), b = unsafeBitCast(b, to: SIMD16<Int32>.self)
-        return unsafeBitCast((a & mask) | (b & ~mask), to: V.self)
+    /// Where the samples of `mask` lie on average, from the pixel centre.
+    @inline(__always) private static func centroid(of mask: UInt64) -> (x: Double, y: Double) {
+        let count = Double(mask.nonzeroBitCount)
+        let columns = (mask & 0xAAAA_AAAA_AAAA_AAAA).nonzeroBitCount + 2 * (mask & 0xCCCC_CCCC_CCCC_CCCC).nonzeroBitCount
+            + 4 * (mask & 0xF0F0_F0F0_F0F0_F0F0).nonzeroBitCount
+        let rows = (mask & 0xFF00_FF00_FF00_FF00).nonzeroBitCount + 2 * (mask & 0xFFFF_0000_FFFF_0000).nonzeroBitCount
+            + 4 * (mask & 0xFFFF_FFFF_0000_0000).nonzeroBitCount
+        return ((Double(columns) / count - 3.5) / 8, (Double(rows) / count - 3.5) / 8)
     }
 
-    /// Bits of the samples that belong to `owner`. (Integer arithmetic: `.==` on integer vectors
-    /// compiles to a loop over the lanes.)
-    @inline(__always) private static func samples(of owner: UInt32, in owners: SIMD16<UInt32>) -> UInt32 {
-        let difference = owners ^ SIMD16(repeating: owner)
-        let differs = (difference | (0 &- difference)) &>> 31   // 1 where non-zero (indices < 2³¹)
-        return (sampleBits & (differs &- 1)).wrappedSum()
-    }
+    /// A triangle's pixels row by row down a part of the frame: where all three barycentric
+    /// coordinates can reach 0 at the pixel centre (the pixels whose centre it holds) or at some
+    /// sample. Where an edge crosses a row moves by a fixed step from row to row, so a row costs a
+    /// few additions (this runs for every row of every triangle, and most triangles are thin).
+    /// Lane k < 3 of `lower` is edge k's bound on the first pixel (−∞ unless a > 0), of `upper` its
+    /// bound on the last (+∞ unless a < 0); lane 3 holds the part's. Widened by far more than rounding
+    /// could take away (2·10⁻⁶ px, while an edge crossing a row within a frame has |x| < 10⁶):
+    /// triangles sharing an edge both take a centre on it, never neither.
+    private struct RowSpans {
+        private var lower: SIMD4<Double>, upper: SIMD4<Double>
+        private var lowerStep = SIMD4<Double>.zero, upperStep = SIMD4<Double>.zero
+        /// Added to the bounds to reach the pixels whose samples may meet the triangle.
+        private var lowerReach = SIMD4<Double>.zero, upperReach = SIMD4<Double>.zero
+        /// Bit k: edge k is level (a = 0), so it takes a row whole or not at all.
+        private var level: UInt8 = 0
 
-    /// The mask as bits: bit k for sample k.
-    @inline(__always) private static func bits(_ mask: SIMDMask<SIMD16<Int32>>) -> UInt32 {
-        (sampleBits & SIMD16<UInt32>(truncatingIfNeeded: lanes(mask))).wrappedSum()
-    }
-
-    /// The pixels of row `y` (a pixel centre) in `part` whose sample squares may meet the
-    /// triangle: where all three barycentric coordinates can reach 0, widened by far more than
-    /// rounding could take away (the test per pixel decides). Keeps long thin triangles from
-    /// costing their whole bounding box, and small ones from costing a pixel more at each end.
-    @inline(__always) private static func span(of t: ScreenTriangle, row y: Double, within part: PixelBounds) -> ClosedRange<Int>? {
-        var low = Double(part.minX), high = Double(part.maxX - 1)
-        // (Rounding by truncation, valid between the non-negative bounds: `rounded(.up)` is a
-        // libm call on baseline x86-64, and this runs for every row of every triangle.)
-        func narrow(by e: Linear) -> Bool {
-            // a·x + b·y + c + reach ≥ 0 at the centre x = px + 0.5
-            let bound = -(e.reach + e.b * y + e.c)
-            if e.a > 0 {
-                let edge = bound * e.inverseA
-                let first = edge - 0.5 - (1e-6 + 1e-12 * abs(edge))
-                if first > high { return false }
-                if first > low { low = Double(Int(first)) < first ? Double(Int(first)) + 1 : first }
-            } else if e.a < 0 {
-                let edge = bound * e.inverseA
-                let last = edge - 0.5 + (1e-6 + 1e-12 * abs(edge))
-                if last < low { return false }
-                if last < high { high = Double(Int(last)) }
-            } else if bound > 0 {
-                return false
+        /// Set for the row above `part`: `next()` moves to its first row.
+        init(_ t: ScreenTriangle, part: PixelBounds) {
+            lower = SIMD4(-.infinity, -.infinity, -.infinity, Double(part.minX))
+            upper = SIMD4(.infinity, .infinity, .infinity, Double(part.maxX - 1))
+            let y = Double(part.minY) - 0.5
+            func bound(_ k: Int, _ e: Linear) {
+                // a·(px + 0.5) + b·y + c ≥ 0: px ≥ x for a > 0, px ≤ x for a < 0.
+                let x = -(e.b * y + e.c) * e.inverseA - 0.5
+                if e.a > 0 {
+                    lower[k] = x - 2e-6
+                    lowerStep[k] = -e.b * e.inverseA
+                    lowerReach[k] = -e.reach * e.inverseA
+                } else if e.a < 0 {
+                    upper[k] = x + 2e-6
+                    upperStep[k] = -e.b * e.inverseA
+                    upperReach[k] = -e.reach * e.inverseA
+                } else {
+                    level |= 1 << k
+                }
             }
-            return true
+            bound(0, t.e0)
+            bound(1, t.e1)
+            bound(2, t.e2)
         }
-        guard narrow(by: t.e0), narrow(by: t.e1), narrow(by: t.e2), low <= high else { return nil }
-        return Int(low)...Int(high)
+
+        /// Moves to the next row.
+        @inline(__always) mutating func next() {
+            lower += lowerStep
+            upper += upperStep
+        }
+
+        /// The current row's pixels (centre `y`) whose centre `t` may hold, or with `reach` whose
+        /// samples it may reach; `nil` when there are none.
+        @inline(__always) func pixels(of t: ScreenTriangle, y: Double, reach: Bool) -> (first: Int, last: Int)? {
+            let lows = reach ? lower + lowerReach : lower, highs = reach ? upper + upperReach : upper
+            // (Pairwise: the vector reductions go lane by lane.)
+            let low = Swift.max(Swift.max(lows.x, lows.y), Swift.max(lows.z, lows.w))
+            let high = Swift.min(Swift.min(highs.x, highs.y), Swift.min(highs.z, highs.w))
+            guard low <= high else { return nil }
+            if level != 0 {
+                let margin = reach ? 1.0 : 0
+                if level & 1 != 0 && t.e0.b * y + t.e0.c + margin * t.e0.reach < 0 { return nil }
+                if level & 2 != 0 && t.e1.b * y + t.e1.c + margin * t.e1.reach < 0 { return nil }
+                if level & 4 != 0 && t.e2.b * y + t.e2.c + margin * t.e2.reach < 0 { return nil }
+            }
+            // 0 ≤ low ≤ high < the frame's width (< 2²⁰): ⌈low⌉ and ⌊high⌋ are the integers nearest
+            // low + ½ − 10⁻⁹ and high − ½ + 10⁻⁹ (within the slack), which adding 1.5·2⁵² leaves in
+            // the low mantissa bits: no conversion, whose range check costs more than the rest.
+            let magic = 6_755_399_441_055_744.0
+            let first = Int(truncatingIfNeeded: (low + (0.5 - 1e-9) + magic).bitPattern & 0xF_FFFF)
+            let last = Int(truncatingIfNeeded: (high - (0.5 - 1e-9) + magic).bitPattern & 0xF_FFFF)
+            return first <= last ? (first, last) : nil
+        }
     }
 
-    /// Shades each pixel of the tile once per triangle owning some of its samples, writes the
-    /// average colour and the covered fraction to the layer, and empties the samples.
-    private func shadeSamples(of tile: PixelBounds, triangles: UnsafeBufferPointer<ScreenTriangle>, into layer: RenderLayer) {
+    /// Shades each drawn pixel of the tile once, with the triangle seen there, writes its colour
+    /// and coverage to the layer, and empties the tile's buffers.
+    private func shadePixels(of tile: PixelBounds, triangles: UnsafeBufferPointer<ScreenTriangle>, into layer: RenderLayer) {
         for py in tile.minY..<tile.maxY {
-            var columns = touchedColumns[py - tile.minY]
-            touchedColumns[py - tile.minY] = 0
+            let row = py - tile.minY
+            var columns = touchedColumns[row]
+            let marked = edgeColumns[row]
+            touchedColumns[row] = 0
+            edgeColumns[row] = 0
+            severalEdgeColumns[row] = 0
             guard columns != 0 else { continue }
             layer.touch(row: py, from: tile.minX + columns.trailingZeroBitCount, to: tile.minX + 64 - columns.leadingZeroBitCount)
             let texels = layer.row(py)
+            let left = Float(tile.minX) + 0.5, centreY = Float(py) + 0.5
             while columns != 0 {
-                let px = tile.minX + columns.trailingZeroBitCount
+                let column = columns.trailingZeroBitCount
                 columns &= columns - 1
-                let pixel = samples(px, py, in: tile)
-                let state = pixelState[pixel]
-                pixelState[pixel] = Self.empty
-                if state >= Self.uniform {
-                    texels[px] = SIMD4(shade(triangles[Int(state - Self.uniform)], x: Float(px) + 0.5, y: Float(py) + 0.5), 1)
-                    continue
+                let pixel = row * Self.tileSize + column
+                let seen = Int(owner[pixel])
+                owner[pixel] = 0
+                var x = left + Float(column), y = centreY
+                var covered: Float = 1
+                if marked & (1 &<< UInt64(column)) != 0 {
+                    let samples = coverage[pixel]
+                    coverage[pixel] = 0
+                    if centreDepth[pixel] == -.infinity {
+                        x += reachOffset[pixel].x
+                        y += reachOffset[pixel].y
+                    }
+                    reachDepth[pixel] = -.infinity
+                    centreDepth[pixel] = -.infinity
+                    guard samples != 0 else { continue }
+                    covered = samples == .max ? 1 : Float(samples.nonzeroBitCount) / 64
+                } else {
+                    centreDepth[pixel] = -.infinity
                 }
-                var remaining = Self.bits(sampleDepth[pixel] .> 0)
-                guard remaining != 0 else { continue }
-                sampleDepth[pixel] = .zero
-                let ownerOf = sampleOwner[pixel]
-                // Covered by one smooth surface: shade once, with the triangle nearest the centre.
-                if remaining == 0xFFFF && pixelSurface[pixel] != Self.severalSurfaces {
-                    texels[px] = SIMD4(shade(triangles[Int(ownerOf[5])], x: Float(px) + 0.5, y: Float(py) + 0.5), 1)
-                    continue
-                }
-                let covered = Float(remaining.nonzeroBitCount)
-                var sum = SIMD3<Float>.zero
-                repeat {
-                    let owner = ownerOf[remaining.trailingZeroBitCount]
-                    let mine = remaining & Self.samples(of: owner, in: ownerOf)
-                    remaining &= ~mine
-                    let count = mine.nonzeroBitCount
-                    // Σ offsetX(k) and Σ offsetY(k) over its samples, by grid column and row.
-                    let columns = (mine & 0x2222).nonzeroBitCount + 2 * (mine & 0x4444).nonzeroBitCount
-                        + 3 * (mine & 0x8888).nonzeroBitCount
-                    let rows = (mine & 0x00F0).nonzeroBitCount + 2 * (mine & 0x0F00).nonzeroBitCount
-                        + 3 * (mine & 0xF000).nonzeroBitCount
-                    // Shade at the centre of this triangle's samples, which lies inside it.
-                    let n = Float(count)
-                    let offsetX = Float(columns) * 0.25 - 0.375 * n, offsetY = Float(rows) * 0.25 - 0.375 * n
-                    let x = Float(px) + 0.5 + offsetX / n, y = Float(py) + 0.5 + offsetY / n
-                    sum += shade(triangles[Int(owner)], x: x, y: y) * Float(count)
-                } while remaining != 0
-                texels[px] = SIMD4(sum / covered, covered / 16)
+                texels[tile.minX + column] = SIMD4(shade(triangles[seen], x: x, y: y), covered)
             }
         }
     }
 
     /// The triangle's colour at a pixel position: Lambert with the perspective-correct normal.
     @inline(__always) private func shade(_ t: ScreenTriangle, x: Float, y: Float) -> SIMD3<Float> {
-        if let uniformColor = t.uniformColor { return uniformColor }
-        return t.material.lit(by: lighting, normal: t.normalX * x + t.normalY * y + t.normalAtOrigin)
+        if t.flat { return t.base }
+        return t.base + lighting.intensity(normal: t.normalX * x + t.normalY * y + t.normalAtOrigin) * t.range
     }
 
     /// Clipping and projection for one `add` call.
@@ -453,17 +647,18 @@ final class MeshRasterizer {
         let lighting: Lighting
         /// −1 for the back side of a double-sided face, so it is lit like its front.
         var normalSign: Double = 1
-        /// The surface of the triangles being set up.
-        var surface: UInt32 = 0
+        /// Bit k set: edge k of the triangle being set up is on the silhouette.
+        var silhouette: UInt8 = 7
 
-        /// Clips the triangle to depth ≥ near (keeping its winding) and emits what is left.
+        /// Clips the triangle to depth ≥ near (keeping its winding) and emits what is left; the
+        /// pieces of a clipped triangle have every edge on the silhouette.
         func clip(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, _ emit: (ScreenTriangle) -> Void) {
             let inA = -a.position.z >= near, inB = -b.position.z >= near, inC = -c.position.z >= near
-            func out(_ p: ViewVertex, _ q: ViewVertex, _ r: ViewVertex) {
-                if let t = project(p, q, r) { emit(t) }
+            func out(_ p: ViewVertex, _ q: ViewVertex, _ r: ViewVertex, silhouette: UInt8 = 7) {
+                if let t = project(p, q, r, silhouette: silhouette) { emit(t) }
             }
             switch (inA, inB, inC) {
-            case (true, true, true): out(a, b, c)
+            case (true, true, true): out(a, b, c, silhouette: silhouette)
             case (false, false, false): return
             // One vertex in front: a smaller triangle.
             case (true, false, false): out(a, crossing(a, b), crossing(a, c))
@@ -480,7 +675,7 @@ final class MeshRasterizer {
             }
         }
 
-        /// The colour of a triangle with these vertex normals, when it is one colour all over.
+        /// The colour of a triangle with these vertex normals when it is one colour all over, or nil.
         private func uniformColor(_ n0: SIMD3<Double>, _ n1: SIMD3<Double>, _ n2: SIMD3<Double>) -> SIMD3<Float>? {
             guard material.shaded else { return material.color }
             guard n0 == n1, n1 == n2 else { return nil }
@@ -497,7 +692,7 @@ final class MeshRasterizer {
 
         /// Projects a triangle lying in front of the near plane; `nil` when it has no area on
         /// screen or misses the frame.
-        private func project(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex) -> ScreenTriangle? {
+        private func project(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, silhouette: UInt8) -> ScreenTriangle? {
             func pixel(_ v: ViewVertex) -> (x: Double, y: Double, inverseDepth: Double) {
                 let d = -v.position.z
                 return (focal.cx + focal.fx * v.position.x / d, focal.cy - focal.fy * v.position.y / d, 1 / d)
@@ -521,19 +716,21 @@ final class MeshRasterizer {
             // Σ nᵢ·bᵢ/depthᵢ, each bᵢ linear in the pixel position.
             let n0 = a.normal * (normalSign * v0.inverseDepth), n1 = b.normal * (normalSign * v1.inverseDepth)
             let n2 = c.normal * (normalSign * v2.inverseDepth)
-            return ScreenTriangle(rect: rect, area: abs(area) / 2, e0: e0, e1: e1, e2: e2, inverseDepth: inverseDepth,
-                                  depthOffsets: MeshRasterizer.sampleOffsets(inverseDepth), surface: surface,
+            let uniform = uniformColor(a.normal, b.normal, c.normal)
+            return ScreenTriangle(rect: rect, area: abs(area) / 2, e0: e0, e1: e1, e2: e2,
+                                  p0: SIMD2(v0.x, v0.y), p1: SIMD2(v1.x, v1.y), p2: SIMD2(v2.x, v2.y), silhouette: silhouette,
+                                  flat: uniform != nil, inverseDepth: inverseDepth,
                                   normalX: SIMD3<Float>(n0 * e0.a + n1 * e1.a + n2 * e2.a),
                                   normalY: SIMD3<Float>(n0 * e0.b + n1 * e1.b + n2 * e2.b),
                                   normalAtOrigin: SIMD3<Float>(n0 * e0.c + n1 * e1.c + n2 * e2.c),
-                                  material: material, uniformColor: uniformColor(a.normal, b.normal, c.normal))
+                                  base: uniform ?? material.black, range: material.color - material.black)
         }
     }
 
     /// A linear function of the pixel position, `a·x + b·y + c`.
     private struct Linear {
         let a: Double, b: Double, c: Double
-        /// How much it can change within the sample square (±0.375 px).
+        /// How much it can change from a pixel centre to its samples (±7/16 px).
         let reach: Double
         /// 1/a (0 when a is 0), so that spans multiply rather than divide, row after row.
         let inverseA: Double
@@ -542,7 +739,7 @@ final class MeshRasterizer {
             self.a = a
             self.b = b
             self.c = c
-            reach = (abs(a) + abs(b)) * 0.375
+            reach = (abs(a) + abs(b)) * (7.0 / 16)
             inverseA = a != 0 ? 1 / a : 0
         }
 
@@ -554,5 +751,46 @@ final class MeshRasterizer {
         }
 
         @inline(__always) func at(_ x: Double, _ y: Double) -> Double { a * x + b * y + c }
+
+        /// The samples of the 8×8 grid where it is ≥ 0, for a pixel where it is `centre` at the
+        /// centre: sample (i, j), bit 8·j + i, lies ((2i − 7)/16, (2j − 7)/16) px from the centre.
+        /// Row j holds a run of bits, from or up to the column where the row crosses 0.
+        @inline(__always) func samplesInside(at centre: Double) -> UInt64 {
+            var mask: UInt64 = 0
+            if abs(a) * 1e9 <= abs(b) {
+                // (Nearly) level: whole rows.
+                var row = centre - b * (7.0 / 16)
+                for j in 0..<8 {
+                    if row >= 0 { mask |= UInt64(0xFF) &<< UInt64(8 * j) }
+                    row += b / 8
+                }
+                return mask
+            }
+            // Row j is inside where a·(2i − 7)/16 ≥ −rⱼ, rⱼ = centre + b·(2j − 7)/16: from column
+            // ⌈tⱼ⌉ on, tⱼ = 3.5 − 8·rⱼ/a (a > 0), or the ⌊tⱼ⌋ + 1 columns up to it (a < 0). Clamped
+            // to 0…8 by comparisons (which also take a NaN to 0), then rounded to the nearest
+            // integer by adding 1.5·2⁵², which leaves it in the low mantissa bits: ⌈c⌉ is the
+            // nearest to c + ½ − 10⁻⁹, ⌊c⌋ to c − ½ + 10⁻⁹ (wrong only for a sample within
+            // 10⁻¹⁰ px of the edge). No conversion, whose range check costs more than the rest.
+            let magic = 6_755_399_441_055_744.0
+            var t = 3.5 - 8 * (centre - b * (7.0 / 16)) * inverseA
+            let step = -b * inverseA
+            if a > 0 {
+                for j in 0..<8 {
+                    let clamped = t > 0 ? (t < 8 ? t : 8) : 0
+                    let first = (clamped + (0.5 - 1e-9) + magic).bitPattern & 0xF
+                    mask |= ((UInt64(0xFF) &<< first) & 0xFF) &<< UInt64(8 * j)
+                    t += step
+                }
+            } else {
+                for j in 0..<8 {
+                    let clamped = t + 1 > 0 ? (t + 1 < 8 ? t + 1 : 8) : 0
+                    let count = (clamped - (0.5 - 1e-9) + magic).bitPattern & 0xF
+                    mask |= (~(UInt64(0xFF) &<< count) & 0xFF) &<< UInt64(8 * j)
+                    t += step
+                }
+            }
+            return mask
+        }
     }
 }

@@ -1,5 +1,5 @@
 /// Draws the sample's room: a floor on y = 0 meeting a back wall, then, with the annotation
-/// rasterizer (4×4 multisampling, depth-tested together, lit by its camera-fixed light), a grid of
+/// rasterizer (silhouettes anti-aliased, depth-tested together, lit by its camera-fixed light), a grid of
 /// thin lines on the floor and the boxes.
 ///
 /// Floor and wall are flat colours, so they are painted directly: the wall above the image of
@@ -13,6 +13,7 @@ final class SampleWorldPainter {
 
     private let rasterizer = MeshRasterizer(lighting: Lighting(ambient: 0.55))
     private let cube = Mesh.box()
+    private lazy var cubeEdges = MeshEdges(cube)
     private let parts: [Part]
     private let floor: (y: Double, cb: Double, cr: Double)
     private let wall: (y: Double, cb: Double, cr: Double)
@@ -51,7 +52,7 @@ final class SampleWorldPainter {
     func paint(_ camera: Camera, into image: YUVImage) {
         paintFloorAndWall(camera, into: image)
         for part in parts {
-            rasterizer.add(cube, transform: part.transform, camera: camera, material: part.material)
+            rasterizer.add(cube, edges: cubeEdges, transform: part.transform, camera: camera, material: part.material)
         }
         rasterizer.resolve(within: PixelBounds(minX: 0, minY: 0, maxX: image.width, maxY: image.height)) {
             LayerCompositor.composite($0, opacity: 1, into: image, occlusion: nil)
