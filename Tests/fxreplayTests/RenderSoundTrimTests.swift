@@ -1,4 +1,5 @@
 import Foundation
+import FxTestSupport
 @testable import ReplayKitless
 import Testing
 
@@ -129,15 +130,38 @@ func probedFrameTimes(_ path: String) throws -> [Double] {
     /// the sample's moving annotations drawn in them.
     @Test func annotationsStayOnTheOriginalTimeline() throws {
         let sample = try GeneratedSample.get()
+        try expectTrimmedFramesMatchTheWholeRender(of: sample.path("call.mp4"),
+                                                   ["--poses-from-sei", "--annotations", sample.path("annotations.json")])
+    }
+
+    /// Masks too (formats.md §5: a mask video pairs by time, image N with frame N): the person
+    /// cut out of the sample's moving background and put over a picture, from a mask video and
+    /// from the same masks as numbered images, lands where the untrimmed render puts it.
+    @Test(arguments: ["video", "images"]) func masksStayOnTheOriginalTimeline(source: String) throws {
+        let sample = try GeneratedSample.get()
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var mask = sample.path("call.mask.mkv")
+        if source == "images" {
+            mask = dir.appendingPathComponent("mask_%05d.png").path
+            try runFFmpegCLI(["-i", sample.path("call.mask.mkv"), "-fps_mode", "passthrough", "-start_number", "0", mask])
+        }
+        try expectTrimmedFramesMatchTheWholeRender(of: sample.path("call.mp4"),
+                                                   ["--mask", mask, "--background", "image:" + sample.path("background.png")])
+    }
+
+    /// Renders `input` whole and from 1 s to 1.5 s with `options` to FFV1, and checks each frame of
+    /// the cut against the whole render's frame shown at the same input time.
+    private func expectTrimmedFramesMatchTheWholeRender(of input: String, _ options: [String]) throws {
         let dir = try makeScratchDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let whole = dir.appendingPathComponent("whole.mkv").path, cut = dir.appendingPathComponent("cut.mkv").path
-        let common = ["--poses-from-sei", "--annotations", sample.path("annotations.json"), "--codec", "ffv1", "--progress", "none"]
-        let wholeRun = try runFxreplay(["render", sample.path("call.mp4"), "-o", whole] + common)
+        let common = options + ["--codec", "ffv1", "--progress", "none"]
+        let wholeRun = try runFxreplay(["render", input, "-o", whole] + common)
         try #require(wholeRun.status == 0, "\(wholeRun.stderr)")
-        let cutRun = try runFxreplay(["render", sample.path("call.mp4"), "-o", cut, "--from", "1", "--to", "1.5"] + common)
+        let cutRun = try runFxreplay(["render", input, "-o", cut, "--from", "1", "--to", "1.5"] + common)
         try #require(cutRun.status == 0, "\(cutRun.stderr)")
-        let inputTimes = try probedFrameTimes(sample.path("call.mp4"))
+        let inputTimes = try probedFrameTimes(input)
         let first = try #require(inputTimes.first)
         let firstKept = try #require(inputTimes.indices.last { inputTimes[$0] <= first + 1 })
         let wholeReader = try VideoFrameReader(url: whole), cutReader = try VideoFrameReader(url: cut)

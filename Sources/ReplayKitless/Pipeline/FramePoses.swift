@@ -9,19 +9,18 @@ package final class FramePoses: Sendable {
     package let timeline: PoseTimeline
     /// Scene times are measured from this stream time (0 unless times are absolute).
     package let sceneTimeOrigin: Double
-    private let indexByTimestamp: [Int64: Int]
+    /// The scan's frames by timestamp.
+    package let numbers: InputFrameNumbers
 
     package init(settings: PoseSettings, input: String) throws(ReplayError) {
         scan = try settings.scan(input)
         timeline = try settings.timeline(for: scan, input: input)
         sceneTimeOrigin = settings.sceneTimeOrigin(for: scan)
-        var index: [Int64: Int] = [:]
-        for (frame, pts) in scan.presentationTimestamps.enumerated() { index[pts] = frame }
-        indexByTimestamp = index
+        numbers = InputFrameNumbers(scan: scan)
     }
 
     /// The presentation index of the frame with timestamp `pts` in the video stream's time base.
-    package func frameIndex(pts: Int64) -> Int? { indexByTimestamp[pts] }
+    package func frameIndex(pts: Int64) -> Int? { numbers.index(of: pts) }
 
     /// The pose of the frame with timestamp `pts`; `nil` for a frame the policy hid or the scan never saw.
     package func pose(pts: Int64) -> Pose? {

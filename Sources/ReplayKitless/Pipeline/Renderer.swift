@@ -107,6 +107,8 @@ private final class RenderSession: @unchecked Sendable {
     let sound: RenderSound?
     /// With --from/--to: the frames kept, as video timestamps (start, end), the input's clock.
     let trim: (start: Int64, end: Int64?)?
+    /// With a trim: the input's frames by timestamp (``FrameClock``).
+    let inputFrames: InputFrameNumbers?
 
     /// Four frames between stages absorb the encoder's stalls; each more holds a picture (1.4 MB at
     /// 720p) and the decoder buffer behind it: 8 made peak RSS 1.14× ffmpeg's, 4 makes it 1.08×.
@@ -207,9 +209,6 @@ private final class RenderSession: @unchecked Sendable {
         let trimSeconds = (start: options.from.map { videoStart + $0 }, end: options.to.map { videoStart + $0 })
         trim = options.from == nil && options.to == nil ? nil
             : (Int64(((trimSeconds.start ?? videoStart) / tick).rounded()), trimSeconds.end.map { Int64(($0 / tick).rounded()) })
-        if trim != nil, let mask = options.background?.mask, mask != .inputAlpha {
-            throw .usage("--from/--to with a mask file is not supported yet (masks are paired with frames from the first)")
-        }
         var sound: RenderSound?
         let encodedAudio = try Self.audioToEncode(options: options, demuxer: demuxer, muxer: muxer, trimmed: trim != nil)
         for info in demuxer.streams where info.index != video.index {
@@ -234,6 +233,15 @@ private final class RenderSession: @unchecked Sendable {
         poseSEI = try options.poses?.seiFormat() ?? PoseSEI()
         framePoses = try options.poses.map { (settings: PoseSettings) throws(ReplayError) in
             try FramePoses(settings: settings, input: options.input)
+        }
+        // A trimmed render numbers and times its frames from the input's first, as the whole render
+        // does, so masks, backgrounds and poses pair with the same frames.
+        if trim == nil {
+            inputFrames = nil
+        } else if let framePoses {
+            inputFrames = framePoses.numbers
+        } else {
+            inputFrames = InputFrameNumbers(scan: try VideoPacketScan(path: options.input))
         }
         colorSpace = ColorSpace(codecParameters: stream.pointee.codecpar.pointee, height: outputSize.height)
         encoderColorSpace = codec.storesFullRange ? colorSpace : ColorSpace(matrix: colorSpace.matrix, fullRange: false)
@@ -503,9 +511,9 @@ private final class RenderSession: @unchecked Sendable {
         for effect in split { try effect.reserve(slots: 1, lanes: 1, bands: threads) }
         let scaler = Scaler()
         let encoderScaler = Scaler()
-        var clock = FrameClock()
+        var clock = FrameClock(inputFrames: inputFrames)
         while let frame = decoded.take() {
-            let time = clock.time(of: frame, timeBase: timeBase, counters: counters)
+            let time = time(of: frame, by: &clock)
             let output = try prepare(frame, scaler: scaler, encoderScaler: encoderScaler, time: time) { image throws(ReplayError) in
                 for effect in effects.list { try effect.apply(to: image, at: time) }
             }
@@ -514,6 +522,16 @@ private final class RenderSession: @unchecked Sendable {
                 return
             }
         }
+    }
+
+    /// The frame's time from `clock`, noting how far the video has got for the report.
+    private func time(of frame: Frame, by clock: inout FrameClock) -> FrameTime {
+        let (time, outputSeconds) = clock.time(of: frame, timeBase: timeBase)
+        counters.withLock {
+            $0.videoSeconds = outputSeconds
+            $0.videoEnd = time.streamSeconds + time.duration
+        }
+        return time
     }
 
     /// The process stage with `lanes` threads, each working on a frame of its own: the effects'
@@ -534,9 +552,9 @@ private final class RenderSession: @unchecked Sendable {
         }, deliver: { [self] in processed.put($0) }, discard: { $0.recycle() }, fail: { [self] in fail($0) })
         inFlight.withLock { $0 = pool }
         defer { pool.finish() }
-        var clock = FrameClock()
+        var clock = FrameClock(inputFrames: inputFrames)
         while let frame = decoded.take() {
-            let time = clock.time(of: frame, timeBase: timeBase, counters: counters)
+            let time = time(of: frame, by: &clock)
             guard let slot = pool.takeSlot() else {
                 frame.recycle()
                 return
@@ -696,25 +714,6 @@ private final class RenderSession: @unchecked Sendable {
         if let cutShort { report.warnings.append(cutShort) }
         if let maskCutShort { report.warnings.append("\(maskFile): \(maskCutShort)") }
         return report
-    }
-}
-
-/// Numbers the frames the process stage takes, in order, and times them from the first.
-private struct FrameClock {
-    private var index = 0
-    private var firstPTS: Int64?
-
-    mutating func time(of frame: Frame, timeBase: Rational, counters: Locked<RenderSession.Counters>) -> FrameTime {
-        let first = firstPTS ?? frame.pts
-        firstPTS = first
-        let time = FrameTime(index: index, pts: frame.pts, seconds: timeBase.seconds(frame.pts - first),
-                             streamSeconds: timeBase.seconds(frame.pts), duration: timeBase.seconds(frame.duration))
-        index += 1
-        counters.withLock {
-            $0.videoSeconds = time.seconds + time.duration
-            $0.videoEnd = time.streamSeconds + time.duration
-        }
-        return time
     }
 }
 
