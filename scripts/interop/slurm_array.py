@@ -19,8 +19,10 @@ from lib import ffprobe_frame_times, finish, result, run  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TASKS = 4
-# (name, seconds, seed): call4 is long enough to be cancelled while it renders.
-RECORDINGS = [("call1", 1, 1), ("call2", 1, 2), ("call3", 1.5, 3), ("call4", 8, 4)]
+# (name, seconds, seed, size): call4 is long and large enough to be cancelled while it renders: at
+# x264 veryslow on one CPU about 10 s (at 160x90 and ultrafast it took under a second once the
+# annotation rasterizer got faster, and finished before scancel reached it).
+RECORDINGS = [("call1", 1, 1, "160x90"), ("call2", 1, 2, "160x90"), ("call3", 1.5, 3, "160x90"), ("call4", 12, 4, "640x360")]
 
 
 def fnv1a64(text):
@@ -78,9 +80,9 @@ def main():
     os.makedirs(work, exist_ok=True)
     out = os.path.join(work, "out")
     rows = ["input,output,annotations,background"]
-    for name, seconds, seed in RECORDINGS:
+    for name, seconds, seed, size in RECORDINGS:
         folder = os.path.join(work, "recordings", name)
-        status, _, err = run([fxreplay, "sample", "-o", folder, "--seconds", str(seconds), "--size", "160x90",
+        status, _, err = run([fxreplay, "sample", "-o", folder, "--seconds", str(seconds), "--size", size,
                               "--seed", str(seed), "--overwrite"])
         if status != 0:
             raise RuntimeError(f"fxreplay sample: {err.strip()}")
@@ -90,8 +92,8 @@ def main():
     with open(os.path.join(work, "manifest.csv"), "w") as file:
         file.write("\n".join(rows) + "\n")
     with open(os.path.join(work, "job.yaml"), "w") as file:
-        file.write("poses-from-sei: true\npreset: ultrafast\n")
-    shard_of = {name: fnv1a64(f"recordings/{name}/call.mp4") % TASKS for name, _, _ in RECORDINGS}
+        file.write("poses-from-sei: true\npreset: veryslow\n")
+    shard_of = {name: fnv1a64(f"recordings/{name}/call.mp4") % TASKS for name, *_ in RECORDINGS}
     victim = shard_of["call4"]
     print(f"shards (FNV-1a 64 of the manifest cell modulo {TASKS}): {shard_of}; cancelling task {victim}", flush=True)
 
@@ -124,7 +126,7 @@ def main():
     leftovers = [name for name in os.listdir(out) if name.startswith(".call4.mp4.fxreplay") and name.endswith(".part")]
     result("slurm: the cancelled render left no output under its name", not os.path.exists(victim_output),
            f"call4.mp4 {'present' if os.path.exists(victim_output) else 'absent'}, temporary files left: {leftovers}")
-    outputs = {name: os.stat(os.path.join(out, f"{name}.mp4")) for name, _, _ in RECORDINGS
+    outputs = {name: os.stat(os.path.join(out, f"{name}.mp4")) for name, *_ in RECORDINGS
                if os.path.exists(os.path.join(out, f"{name}.mp4"))}
     result("slurm: the other recordings rendered once each", sorted(outputs) == ["call1", "call2", "call3"],
            f"outputs {sorted(outputs)}")
@@ -144,7 +146,7 @@ def main():
                     == (stat.st_ino, stat.st_mtime_ns) for name, stat in outputs.items())
     result("slurm: finished outputs untouched by the second run", untouched)
     frames_ok = []
-    for name, _, _ in RECORDINGS:
+    for name, *_ in RECORDINGS:
         source = ffprobe_frame_times(os.path.join(work, "recordings", name, "call.mp4"))
         rendered = ffprobe_frame_times(os.path.join(out, f"{name}.mp4")) if os.path.exists(os.path.join(out, f"{name}.mp4")) else []
         frames_ok.append(len(source) == len(rendered) and max((abs(a - b) for a, b in zip(source, rendered)), default=0) < 1e-6)
