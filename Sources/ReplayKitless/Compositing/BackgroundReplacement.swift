@@ -276,7 +276,14 @@ final class VideoLayer: BackgroundLayer {
     private var passStart = 0.0
     /// Times the video started again from its beginning.
     private(set) var loops = 0
-    private var copies: [(buffer: PlanarBuffer, number: Int)?] = [nil]
+    /// Per slot, its copy of the picture and which one it is: boxes made in `reserve`, so the
+    /// in-order step fills one slot's box while lanes read other slots' (never the array itself).
+    private var copies = LaneStates { SlotCopy() }
+
+    private final class SlotCopy {
+        var buffer: PlanarBuffer?
+        var number = 0
+    }
 
     init(frames: TimedFrames, fitter: PictureFitter) {
         self.frames = frames
@@ -284,7 +291,7 @@ final class VideoLayer: BackgroundLayer {
     }
 
     func reserve(slots: Int, lanes: Int, bands: Int) throws(ReplayError) {
-        if copies.count < slots { copies += Array(repeating: nil, count: slots - copies.count) }
+        try copies.reserve(slots)
     }
 
     func sequence(slot: Int, at time: FrameTime) throws(ReplayError) {
@@ -304,15 +311,17 @@ final class VideoLayer: BackgroundLayer {
             fittedNumber += 1
         }
         // One slot: the fitted picture itself stays valid until this slot's next frame.
-        guard copies.count > 1, let fitted, copies[slot]?.number != fittedNumber else { return }
-        let buffer = copies[slot]?.buffer ?? PlanarBuffer(width: fitted.width, height: fitted.height, subsampling: fitted.subsampling,
-                                                           colorSpace: fitted.colorSpace)
+        guard copies.states.count > 1, let fitted, copies[slot].number != fittedNumber else { return }
+        let copy = copies[slot]
+        let buffer = copy.buffer ?? PlanarBuffer(width: fitted.width, height: fitted.height, subsampling: fitted.subsampling,
+                                                 colorSpace: fitted.colorSpace)
         buffer.image.copy(from: fitted)
-        copies[slot] = (buffer, fittedNumber)
+        copy.buffer = buffer
+        copy.number = fittedNumber
     }
 
     func picture(behind frame: YUVImage, mask: Plane, slot: Int, lane: Int) throws(ReplayError) -> YUVImage {
-        if copies.count > 1, let copy = copies[slot] { return copy.buffer.image }
+        if copies.states.count > 1, let buffer = copies[slot].buffer { return buffer.image }
         guard let fitted else { throw .processing("\(frames.url): no background picture read (internal error)") }
         return fitted
     }
