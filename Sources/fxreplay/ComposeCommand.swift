@@ -78,7 +78,6 @@ struct Compose: ParsableCommand {
     }
 
     func run() throws {
-        InterruptCleanup.shared.install()
         FFmpegLogging.configure(verbose: progress.verbose)
         let opened = try OpenedCall.open(call)
         let call = opened.call

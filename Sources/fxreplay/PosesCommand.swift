@@ -177,7 +177,6 @@ struct PosesEmbed: ParsableCommand {
     }
 
     func run() throws {
-        InterruptCleanup.shared.install()
         FFmpegLogging.configure(verbose: progress.verbose)
         let settings = try poseOptions.settings()
         if copy {

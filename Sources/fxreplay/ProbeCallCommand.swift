@@ -4,7 +4,6 @@ import ReplayKitless
 extension Probe {
     /// `probe CALL`: the participants, each file on the call's clock, and the timeline at a glance.
     func probeCall() throws {
-        InterruptCleanup.shared.install()
         let opened = try OpenedCall.open(input)
         let result = try CallProbeResult(call: opened.call)
         if json {

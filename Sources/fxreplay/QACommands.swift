@@ -379,7 +379,6 @@ struct QAOverlay: ParsableCommand {
     }
 
     func run() throws {
-        InterruptCleanup.shared.install()
         FFmpegLogging.configure(verbose: progress.verbose)
         let tracks = try track.map { path throws(ReplayError) in try PlacementTrack.load(path: path) }
         var options = RenderOptions(input: input, output: output)

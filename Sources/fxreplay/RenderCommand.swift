@@ -122,7 +122,6 @@ struct Render: ParsableCommand {
 
     func run() throws {
         try checkCombinations()
-        InterruptCleanup.shared.install()
         FFmpegLogging.configure(verbose: progress.verbose)
         // A call's stream is rendered from its file; the opened call owns a ZIP's extracted files until the end.
         let call = try CallStreamChoice(input: input, stream: stream, poseTime: poseOptions.poseTime)

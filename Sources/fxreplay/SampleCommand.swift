@@ -38,7 +38,6 @@ struct Sample: ParsableCommand {
     }
 
     func run() throws {
-        InterruptCleanup.shared.install()
         FFmpegLogging.configure(verbose: false)
         let summary = try SampleGenerator.generate(SampleSettings(size: size, seconds: seconds, seed: seed),
                                                    into: output, overwrite: overwrite)

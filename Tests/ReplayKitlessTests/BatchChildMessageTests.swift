@@ -21,3 +21,20 @@ import Testing
         #expect(error(of: []) == nil)
     }
 }
+
+/// The batch table stays one line per recording whatever its name and message hold.
+@Suite struct BatchReportTableTests {
+    @Test func controlCharactersInNamesAndErrorsAreShownEscaped() {
+        var entry = BatchReport.Entry(name: "call\n1\u{1B}[2J", input: "in.mp4", output: "out.mp4", status: .failed)
+        entry.error = "in.mp4: frame 3:\tcannot decode\r\nnext"
+        let report = BatchReport(version: "1", shard: nil, jobs: 1, wallSeconds: 2, interruptedBy: nil, recordings: [entry])
+        let lines = report.table.split(separator: "\n", omittingEmptySubsequences: false)
+        // Header, the one recording, the count: no line break or escape character got through.
+        #expect(lines.count == 3)
+        #expect(!report.table.unicodeScalars.contains { $0.value == 0x1B || $0 == "\r" || $0 == "\t" })
+        #expect(lines[1].hasPrefix(#"call\n1\u{1B}[2J  failed"#))
+        #expect(lines[1].hasSuffix(#"in.mp4: frame 3:\tcannot decode\r\nnext"#))
+        // Plain text is left as it is.
+        #expect(BatchReport.printable("Zoë – call 2") == "Zoë – call 2")
+    }
+}
