@@ -9,7 +9,7 @@ import CKernels
 /// covers: `Cout = (Σ a·C + Cbg·Σ b·(1 − a)) / Σ αout`, so a chroma sample whose luma samples are
 /// half covered blends half way.
 enum LayerCompositor {
-    static func composite(_ layer: RenderLayer, opacity: Float, into image: YUVImage, occlusion: Plane?) {
+    static func composite(_ layer: some CompositeSource, opacity: Float, into image: YUVImage, occlusion: Plane?) {
         let rect = layer.touched
         guard !rect.isEmpty, opacity > 0 else { return }
         let shiftX = image.subsampling.shiftX, shiftY = image.subsampling.shiftY
@@ -45,7 +45,7 @@ enum LayerCompositor {
     }
 
     /// Blends the luma samples under one chroma sample, and the chroma sample, in any case.
-    @inline(__always) private static func blendSample(_ layer: RenderLayer, opacity: Float, into image: YUVImage, occlusion: Plane?,
+    @inline(__always) private static func blendSample(_ layer: some CompositeSource, opacity: Float, into image: YUVImage, occlusion: Plane?,
                                                       chromaX: Int, chromaY: Int, lumaRows: Range<Int>, lumaColumns: Range<Int>) {
         var covered = false
         var sumCb: Float = 0, sumCr: Float = 0, backgroundWeight: Float = 0, outAlpha: Float = 0
@@ -80,7 +80,7 @@ enum LayerCompositor {
     /// `blendSample` for whole 2×2 blocks `first...last` of chroma row `chromaY` on a 4:2:0
     /// opaque frame with nothing in front: the same arithmetic in the same order, several blocks
     /// at once in C (`ck_blend_blocks_420`, CKernels/composite.c).
-    private static func blendBlocks(_ layer: RenderLayer, opacity: Float, into image: YUVImage, chromaY: Int, from first: Int,
+    private static func blendBlocks(_ layer: some CompositeSource, opacity: Float, into image: YUVImage, chromaY: Int, from first: Int,
                                     through last: Int) {
         let y = chromaY << 1, x = first << 1
         let lumaTop = image.luma.base + y * image.luma.stride + x
@@ -97,3 +97,18 @@ enum LayerCompositor {
         UInt8(max(0, min(255, value + 0.5)))
     }
 }
+
+/// What ``LayerCompositor`` blends: texels addressed by frame pixel, and the runs of them drawn. A
+/// ``RenderLayer``, or a kept label placed in the frame (``PlacedLabel``), composited without a copy.
+protocol CompositeSource {
+    /// The frame pixels it holds texels for; texels outside the touched runs are uncovered (zero).
+    var bounds: PixelBounds { get }
+    /// The rectangle around every touched pixel.
+    var touched: PixelBounds { get }
+    /// Row `y` of the frame: element `x` is the texel of frame pixel (`x`, `y`), inside `bounds`.
+    func row(_ y: Int) -> UnsafeMutablePointer<SIMD4<Float>>
+    /// The touched columns of row `y` (empty outside `touched`).
+    func touchedColumns(row y: Int) -> Range<Int>
+}
+
+extension RenderLayer: CompositeSource {}
