@@ -129,6 +129,27 @@ static inline void blend4_avx2(const __m256 top[4], const __m256 bottom[4], uint
     memcpy(cr, &crBytes, 4);
 }
 
+/// The first `count` (1…7) bytes at `p` as the low bytes of an integer: loads of fixed sizes (a
+/// memcpy of a variable size would be a call into libc, for a few bytes on almost every row).
+static inline uint64_t load_few(const uint8_t *p, int32_t count) {
+    uint64_t value = 0;
+    uint32_t four = 0;
+    uint16_t two = 0;
+    int32_t at = 0;
+    if (count & 4) { memcpy(&four, p, 4); value = four; at = 4; }
+    if (count & 2) { memcpy(&two, p + at, 2); value |= (uint64_t)two << (8 * at); at += 2; }
+    if (count & 1) value |= (uint64_t)p[at] << (8 * at);
+    return value;
+}
+
+/// Stores the low `count` (1…7) bytes of `value` at `p`.
+static inline void store_few(uint8_t *p, uint64_t value, int32_t count) {
+    int32_t at = 0;
+    if (count & 4) { const uint32_t four = (uint32_t)value; memcpy(p, &four, 4); at = 4; }
+    if (count & 2) { const uint16_t two = (uint16_t)(value >> (8 * at)); memcpy(p + at, &two, 2); at += 2; }
+    if (count & 1) p[at] = (uint8_t)(value >> (8 * at));
+}
+
 /// Four blocks per step; the last one to three through buffers padded with uncovered texels.
 __attribute__((target("avx2")))
 static void blend_blocks_avx2(const float *top, const float *bottom, uint8_t *luma_top, uint8_t *luma_bottom, uint8_t *cb,
@@ -149,16 +170,13 @@ static void blend_blocks_avx2(const float *top, const float *bottom, uint8_t *lu
         upper[k] = k < left ? _mm256_loadu_ps(top + 8 * (i + k)) : _mm256_setzero_ps();
         lower[k] = k < left ? _mm256_loadu_ps(bottom + 8 * (i + k)) : _mm256_setzero_ps();
     }
-    uint8_t lumaTop[8] = {0}, lumaBottom[8] = {0}, cbs[4] = {0}, crs[4] = {0};
-    memcpy(lumaTop, luma_top + 2 * i, (size_t)(2 * left));
-    memcpy(lumaBottom, luma_bottom + 2 * i, (size_t)(2 * left));
-    memcpy(cbs, cb + i, (size_t)left);
-    memcpy(crs, cr + i, (size_t)left);
-    blend4_avx2(upper, lower, lumaTop, lumaBottom, cbs, crs, scale);
-    memcpy(luma_top + 2 * i, lumaTop, (size_t)(2 * left));
-    memcpy(luma_bottom + 2 * i, lumaBottom, (size_t)(2 * left));
-    memcpy(cb + i, cbs, (size_t)left);
-    memcpy(cr + i, crs, (size_t)left);
+    uint64_t lumaTop = load_few(luma_top + 2 * i, 2 * left), lumaBottom = load_few(luma_bottom + 2 * i, 2 * left);
+    uint32_t cbs = (uint32_t)load_few(cb + i, left), crs = (uint32_t)load_few(cr + i, left);
+    blend4_avx2(upper, lower, (uint8_t *)&lumaTop, (uint8_t *)&lumaBottom, (uint8_t *)&cbs, (uint8_t *)&crs, scale);
+    store_few(luma_top + 2 * i, lumaTop, 2 * left);
+    store_few(luma_bottom + 2 * i, lumaBottom, 2 * left);
+    store_few(cb + i, cbs, left);
+    store_few(cr + i, crs, left);
 }
 #endif
 
