@@ -129,28 +129,55 @@ static inline void blend4_avx2(const __m256 top[4], const __m256 bottom[4], uint
     memcpy(cr, &crBytes, 4);
 }
 
-/// The first `count` (1…7) bytes at `p` as the low bytes of an integer: loads of fixed sizes (a
-/// memcpy of a variable size would be a call into libc, for a few bytes on almost every row).
-static inline uint64_t load_few(const uint8_t *p, int32_t count) {
-    uint64_t value = 0;
-    uint32_t four = 0;
-    uint16_t two = 0;
-    int32_t at = 0;
-    if (count & 4) { memcpy(&four, p, 4); value = four; at = 4; }
-    if (count & 2) { memcpy(&two, p + at, 2); value |= (uint64_t)two << (8 * at); at += 2; }
-    if (count & 1) value |= (uint64_t)p[at] << (8 * at);
-    return value;
+/// `rounded` on four lanes, to 32-bit integers.
+__attribute__((target("avx2"), always_inline))
+static inline __m128i rounded4_avx2(__m128 values) {
+    const __m128 half = _mm_add_ps(values, _mm_set1_ps(0.5f));
+    return _mm_cvttps_epi32(_mm_max_ps(_mm_min_ps(half, _mm_set1_ps(255.0f)), _mm_setzero_ps()));
 }
 
-/// Stores the low `count` (1…7) bytes of `value` at `p`.
-static inline void store_few(uint8_t *p, uint64_t value, int32_t count) {
-    int32_t at = 0;
-    if (count & 4) { const uint32_t four = (uint32_t)value; memcpy(p, &four, 4); at = 4; }
-    if (count & 2) { const uint16_t two = (uint16_t)(value >> (8 * at)); memcpy(p + at, &two, 2); at += 2; }
-    if (count & 1) p[at] = (uint8_t)(value >> (8 * at));
+/// One block, its texels as they lie (two per register, a texel's a broadcast to its four
+/// components): for the one to three blocks that end most rows, cheaper than a step of four
+/// padded with uncovered texels.
+__attribute__((target("avx2"), always_inline))
+static inline void blend1_avx2(const float *top, const float *bottom, uint8_t *luma_top, uint8_t *luma_bottom, uint8_t *cb,
+                               uint8_t *cr, __m256 opacity) {
+    const __m256 upper = _mm256_loadu_ps(top), lower = _mm256_loadu_ps(bottom);
+    const __m256 upperA = _mm256_mul_ps(_mm256_permute_ps(upper, 0xFF), opacity);
+    const __m256 lowerA = _mm256_mul_ps(_mm256_permute_ps(lower, 0xFF), opacity);
+    const __m256 upperShare = _mm256_mul_ps(upper, upperA), lowerShare = _mm256_mul_ps(lower, lowerA);
+    const __m256 upperBackground = _mm256_sub_ps(_mm256_set1_ps(1.0f), upperA);
+    const __m256 lowerBackground = _mm256_sub_ps(_mm256_set1_ps(1.0f), lowerA);
+    // Luma: each sample broadcast over its texel's four lanes; lane 0 of each texel is its blend.
+    uint16_t upperBytes, lowerBytes;
+    memcpy(&upperBytes, luma_top, 2);
+    memcpy(&lowerBytes, luma_bottom, 2);
+    const __m128i bytes = _mm_cvtsi32_si128((int32_t)((uint32_t)upperBytes | ((uint32_t)lowerBytes << 16)));
+    const __m256 upperLuma = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_shuffle_epi8(bytes, _mm_setr_epi8(0, 0, 0, 0, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, -1, -1))));
+    const __m256 lowerLuma = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_shuffle_epi8(bytes, _mm_setr_epi8(2, 2, 2, 2, 3, 3, 3, 3, -1, -1, -1, -1, -1, -1, -1, -1))));
+    const __m256 blended = _mm256_shuffle_ps(_mm256_add_ps(upperShare, _mm256_mul_ps(upperBackground, upperLuma)),
+                                             _mm256_add_ps(lowerShare, _mm256_mul_ps(lowerBackground, lowerLuma)), 0x00);
+    // (top left, top left, bottom left, bottom left | top right, …) to (top left, top right, bottom left, bottom right).
+    const __m128 left = _mm256_castps256_ps128(blended), right = _mm256_extractf128_ps(blended, 1);
+    const __m128 samples = _mm_movelh_ps(_mm_unpacklo_ps(left, right), _mm_unpackhi_ps(left, right));
+    const uint32_t luma = (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi8(rounded4_avx2(samples), _mm_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)));
+    upperBytes = (uint16_t)luma;
+    lowerBytes = (uint16_t)(luma >> 16);
+    memcpy(luma_top, &upperBytes, 2);
+    memcpy(luma_bottom, &lowerBytes, 2);
+    // Chroma: per texel (·, Cb·a, Cr·a, 1 − a), summed top left, top right, bottom left, bottom right.
+    const __m256 upperSums = _mm256_blend_ps(upperShare, upperBackground, 0x88), lowerSums = _mm256_blend_ps(lowerShare, lowerBackground, 0x88);
+    __m128 sums = _mm_add_ps(_mm256_castps256_ps128(upperSums), _mm256_extractf128_ps(upperSums, 1));
+    sums = _mm_add_ps(sums, _mm256_castps256_ps128(lowerSums));
+    sums = _mm_add_ps(sums, _mm256_extractf128_ps(lowerSums, 1));
+    const __m128 background = _mm_cvtepi32_ps(_mm_cvtepu8_epi32(_mm_cvtsi32_si128((int32_t)(((uint32_t)*cb << 8) | ((uint32_t)*cr << 16)))));
+    const __m128 chroma = _mm_mul_ps(_mm_add_ps(sums, _mm_mul_ps(background, _mm_permute_ps(sums, 0xFF))), _mm_set1_ps(0.25f));
+    const uint32_t chromaBytes = (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi8(rounded4_avx2(chroma), _mm_setr_epi8(4, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)));
+    *cb = (uint8_t)chromaBytes;
+    *cr = (uint8_t)(chromaBytes >> 8);
 }
 
-/// Four blocks per step; the last one to three through buffers padded with uncovered texels.
+/// Four blocks per step, the last one to three one by one.
 __attribute__((target("avx2")))
 static void blend_blocks_avx2(const float *top, const float *bottom, uint8_t *luma_top, uint8_t *luma_bottom, uint8_t *cb,
                               uint8_t *cr, int32_t blocks, float opacity) {
@@ -163,20 +190,7 @@ static void blend_blocks_avx2(const float *top, const float *bottom, uint8_t *lu
                                  _mm256_loadu_ps(bottom + 8 * i + 16), _mm256_loadu_ps(bottom + 8 * i + 24)};
         blend4_avx2(upper, lower, luma_top + 2 * i, luma_bottom + 2 * i, cb + i, cr + i, scale);
     }
-    const int32_t left = blocks - i;
-    if (left == 0) return;
-    __m256 upper[4], lower[4];
-    for (int32_t k = 0; k < 4; k++) {
-        upper[k] = k < left ? _mm256_loadu_ps(top + 8 * (i + k)) : _mm256_setzero_ps();
-        lower[k] = k < left ? _mm256_loadu_ps(bottom + 8 * (i + k)) : _mm256_setzero_ps();
-    }
-    uint64_t lumaTop = load_few(luma_top + 2 * i, 2 * left), lumaBottom = load_few(luma_bottom + 2 * i, 2 * left);
-    uint32_t cbs = (uint32_t)load_few(cb + i, left), crs = (uint32_t)load_few(cr + i, left);
-    blend4_avx2(upper, lower, (uint8_t *)&lumaTop, (uint8_t *)&lumaBottom, (uint8_t *)&cbs, (uint8_t *)&crs, scale);
-    store_few(luma_top + 2 * i, lumaTop, 2 * left);
-    store_few(luma_bottom + 2 * i, lumaBottom, 2 * left);
-    store_few(cb + i, cbs, left);
-    store_few(cr + i, crs, left);
+    for (; i < blocks; i++) blend1_avx2(top + 8 * i, bottom + 8 * i, luma_top + 2 * i, luma_bottom + 2 * i, cb + i, cr + i, scale);
 }
 #endif
 

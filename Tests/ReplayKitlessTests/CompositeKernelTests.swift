@@ -130,11 +130,12 @@ import Testing
     }
 
     /// Rows of results all near a half, where an operation in another order or fused shows: both
-    /// paths give the same bytes.
+    /// paths give the same bytes. Short rows too: the AVX2 path blends the last one to three blocks
+    /// of a row another way than its steps of four.
     @Test(arguments: [Float(1), 0.37, 0.8])
     func avx2AndPortableAgreeOnNearHalves(opacity: Float) {
         var random = SplitMix(seed: 26)
-        for blocks in [3, 64, 1001] {
+        for blocks in (0..<60).map({ 1 + $0 % 7 }) + [64, 1001] {
             let row = Row(blocks: blocks, random: &random, nearHalves: true, opacity: opacity)
             #expect(row.blended(opacity: opacity, by: ck_blend_blocks_420) == row.blended(opacity: opacity, by: ck_blend_blocks_420_portable),
                     "\(blocks) blocks, opacity \(opacity), AVX2 \(ck_composite_uses_avx2() != 0)")
