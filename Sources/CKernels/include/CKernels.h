@@ -47,6 +47,25 @@ int ck_blur_uses_avx2(void);
 /// Forces the portable path (nonzero) or lets the CPU decide (0); for tests only.
 void ck_blur_force_portable(int portable);
 
+// MARK: composite.c — a layer's whole 2×2 blocks over a 4:2:0 opaque frame
+
+/// Blends `blocks` whole 2×2 blocks of a layer into one chroma row of an opaque 4:2:0 frame with
+/// nothing in front, as LayerCompositor documents it: per luma sample Y'bg + a·(Y' − Y'bg) as
+/// `share + (1 − a)·Y'bg`, per chroma sample `(Σ a·C + Cbg·Σ(1 − a)) / 4`, a = coverage·`opacity`,
+/// rounded halves up and clamped. `top` and `bottom` point at the layer's texels (Y', Cb, Cr,
+/// coverage: four floats each) of the blocks' first luma column in the two rows, `luma_top` and
+/// `luma_bottom` at the frame's luma samples there, `cb` and `cr` at the first block's chroma
+/// samples. The same bytes on every path.
+void ck_blend_blocks_420(const float *top, const float *bottom, uint8_t *luma_top, uint8_t *luma_bottom, uint8_t *cb,
+                         uint8_t *cr, int32_t blocks, float opacity);
+
+/// `ck_blend_blocks_420` without SIMD, whatever the CPU (for tests that compare paths).
+void ck_blend_blocks_420_portable(const float *top, const float *bottom, uint8_t *luma_top, uint8_t *luma_bottom,
+                                  uint8_t *cb, uint8_t *cr, int32_t blocks, float opacity);
+
+/// Whether `ck_blend_blocks_420` takes its AVX2 path on this CPU.
+int ck_composite_uses_avx2(void);
+
 #ifdef __cplusplus
 }
 #endif

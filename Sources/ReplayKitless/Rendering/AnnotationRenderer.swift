@@ -58,7 +58,7 @@ package final class AnnotationRenderer: @unchecked Sendable {
         var segments: Int
     }
     private var glyphs: GlyphCache?
-    /// Labels as drawn on an earlier frame, copied where they land whole.
+    /// Labels as drawn on an earlier frame, composited from there where they land whole.
     private let labelPictures = LabelPictures()
     /// Annotation indices far to near, rebuilt each frame in place.
     private var order: [(depth: Double, index: Int)] = []
@@ -159,16 +159,23 @@ package final class AnnotationRenderer: @unchecked Sendable {
             // Clear of the shape: most of its projected radius, plus a little air.
             let radius = camera.focal.fy * placed.annotation.size / 2 / anchor.depth
             let layer = labelLayer(for: image)
-            spent += Double(labelPictures.draw(label, size: placed.annotation.labelSize, anchorX: anchor.x, anchorY: anchor.y,
-                                               clearance: 0.7 * radius + 3,
-                                               with: LabelRenderer(glyphs: try glyphCache(), colorSpace: image.colorSpace),
-                                               colorSpace: image.colorSpace, into: layer))
+            let (drawn, kept) = labelPictures.draw(label, size: placed.annotation.labelSize, anchorX: anchor.x, anchorY: anchor.y,
+                                                   clearance: 0.7 * radius + 3,
+                                                   with: LabelRenderer(glyphs: try glyphCache(), colorSpace: image.colorSpace),
+                                                   colorSpace: image.colorSpace, into: layer)
+            spent += Double(drawn)
             guard spent <= budget else {
                 layer.clear()
                 throw overBudget(placed.annotation.id)
             }
-            LayerCompositor.composite(layer, opacity: Float(placed.annotation.color.alpha) / 255, into: image, occlusion: occlusion)
-            layer.clear()
+            let opacity = Float(placed.annotation.color.alpha) / 255
+            // A label drawn before comes straight from its kept picture; one drawn now is in the layer.
+            if let kept {
+                LayerCompositor.composite(kept, opacity: opacity, into: image, occlusion: occlusion)
+            } else {
+                LayerCompositor.composite(layer, opacity: opacity, into: image, occlusion: occlusion)
+                layer.clear()
+            }
         }
     }
 

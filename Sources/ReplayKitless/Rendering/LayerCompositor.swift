@@ -1,3 +1,5 @@
+import CKernels
+
 /// Blends a ``RenderLayer`` over a frame ("over" with straight alpha), touching only the samples
 /// it covers.
 ///
@@ -7,7 +9,7 @@
 /// covers: `Cout = (Σ a·C + Cbg·Σ b·(1 − a)) / Σ αout`, so a chroma sample whose luma samples are
 /// half covered blends half way.
 enum LayerCompositor {
-    static func composite(_ layer: RenderLayer, opacity: Float, into image: YUVImage, occlusion: Plane?) {
+    static func composite(_ layer: some CompositeSource, opacity: Float, into image: YUVImage, occlusion: Plane?) {
         let rect = layer.touched
         guard !rect.isEmpty, opacity > 0 else { return }
         let shiftX = image.subsampling.shiftX, shiftY = image.subsampling.shiftY
@@ -43,7 +45,7 @@ enum LayerCompositor {
     }
 
     /// Blends the luma samples under one chroma sample, and the chroma sample, in any case.
-    @inline(__always) private static func blendSample(_ layer: RenderLayer, opacity: Float, into image: YUVImage, occlusion: Plane?,
+    @inline(__always) private static func blendSample(_ layer: some CompositeSource, opacity: Float, into image: YUVImage, occlusion: Plane?,
                                                       chromaX: Int, chromaY: Int, lumaRows: Range<Int>, lumaColumns: Range<Int>) {
         var covered = false
         var sumCb: Float = 0, sumCr: Float = 0, backgroundWeight: Float = 0, outAlpha: Float = 0
@@ -76,51 +78,18 @@ enum LayerCompositor {
     }
 
     /// `blendSample` for whole 2×2 blocks `first...last` of chroma row `chromaY` on a 4:2:0
-    /// opaque frame with nothing in front: the same arithmetic in the same order, a texel's
-    /// (Y', Cb, Cr) scaled by its `a` in one vector product, and the block's four luma samples
-    /// rounded together. Uncovered samples (a = 0) work out to the values they had, so need no test.
-    private static func blendBlocks(_ layer: RenderLayer, opacity: Float, into image: YUVImage, chromaY: Int, from first: Int,
+    /// opaque frame with nothing in front: the same arithmetic in the same order, several blocks
+    /// at once in C (`ck_blend_blocks_420`, CKernels/composite.c).
+    private static func blendBlocks(_ layer: some CompositeSource, opacity: Float, into image: YUVImage, chromaY: Int, from first: Int,
                                     through last: Int) {
-        let y = chromaY << 1
-        let top = layer.row(y), bottom = layer.row(y + 1)
-        let lumaTop = image.luma.base + y * image.luma.stride, lumaBottom = lumaTop + image.luma.stride
-        let cbRow = image.cb.base + chromaY * image.cb.stride, crRow = image.cr.base + chromaY * image.cr.stride
-        for chromaX in first...last {
-            let x = chromaX << 1
-            var sums = SIMD4<Float>.zero, backgroundWeight: Float = 0
-            /// Sample `texel` over background `luma`: its blended luma; adds its share to the sums.
-            @inline(__always) func blend(_ texel: SIMD4<Float>, over luma: UInt8) -> Float {
-                let a = texel.w * opacity
-                let share = texel * a
-                sums += share
-                backgroundWeight += 1 - a
-                return share.x + (1 - a) * Float(luma)
-            }
-            let blended = SIMD4(blend(top[x], over: lumaTop[x]), blend(top[x + 1], over: lumaTop[x + 1]),
-                                blend(bottom[x], over: lumaBottom[x]), blend(bottom[x + 1], over: lumaBottom[x + 1]))
-            let luma = rounded(blended)
-            lumaTop[x] = luma[0]; lumaTop[x + 1] = luma[1]; lumaBottom[x] = luma[2]; lumaBottom[x + 1] = luma[3]
-            let background = SIMD4<Float>(0, Float(cbRow[chromaX]), Float(crRow[chromaX]), 0)
-            let chroma = rounded((sums + background * backgroundWeight) / 4)
-            cbRow[chromaX] = chroma[1]
-            crRow[chromaX] = chroma[2]
+        let y = chromaY << 1, x = first << 1
+        let lumaTop = image.luma.base + y * image.luma.stride + x
+        func floats(_ texels: UnsafeMutablePointer<SIMD4<Float>>) -> UnsafePointer<Float> {
+            UnsafeRawPointer(texels).assumingMemoryBound(to: Float.self)
         }
-    }
-
-    /// Lane by lane what `rounded` gives for one value, in vector registers without a branch:
-    /// adding 1.5·2²³ rounds to the nearest integer, which is then stepped down where that went
-    /// up, and clamped. Exact for values within ±2²² (checked against `rounded` for every Float
-    /// from −3 to 260); a blend's values stay between 8-bit samples and converted colours.
-    @inline(__always) private static func rounded(_ values: SIMD4<Float>) -> SIMD4<UInt8> {
-        let half = values + 0.5
-        let magic = SIMD4<Float>(repeating: 12_582_912)
-        let biased = half + magic
-        let nearest = (unsafeBitCast(biased, to: SIMD4<Int32>.self) & 0x7F_FFFF) &- 0x40_0000
-        // The sign of half − nearest: −1 where rounding went up.
-        let down = nearest &+ (unsafeBitCast(half - (biased - magic), to: SIMD4<Int32>.self) &>> 31)
-        let nonNegative = down & ~(down &>> 31)
-        let over = (255 &- nonNegative) &>> 31
-        return SIMD4<UInt8>(truncatingIfNeeded: (nonNegative & ~over) | (255 & over))
+        ck_blend_blocks_420(floats(layer.row(y) + x), floats(layer.row(y + 1) + x), lumaTop, lumaTop + image.luma.stride,
+                            image.cb.base + chromaY * image.cb.stride + first, image.cr.base + chromaY * image.cr.stride + first,
+                            Int32(last - first + 1), opacity)
     }
 
     /// To the nearest 8-bit value (halves up), clamped.
@@ -128,3 +97,18 @@ enum LayerCompositor {
         UInt8(max(0, min(255, value + 0.5)))
     }
 }
+
+/// What ``LayerCompositor`` blends: texels addressed by frame pixel, and the runs of them drawn. A
+/// ``RenderLayer``, or a kept label placed in the frame (``PlacedLabel``), composited without a copy.
+protocol CompositeSource {
+    /// The frame pixels it holds texels for; texels outside the touched runs are uncovered (zero).
+    var bounds: PixelBounds { get }
+    /// The rectangle around every touched pixel.
+    var touched: PixelBounds { get }
+    /// Row `y` of the frame: element `x` is the texel of frame pixel (`x`, `y`), inside `bounds`.
+    func row(_ y: Int) -> UnsafeMutablePointer<SIMD4<Float>>
+    /// The touched columns of row `y` (empty outside `touched`).
+    func touchedColumns(row y: Int) -> Range<Int>
+}
+
+extension RenderLayer: CompositeSource {}
