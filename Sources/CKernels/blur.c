@@ -199,17 +199,9 @@ static void transpose_sse2(const uint8_t *const rows[LANES], int32_t x, uint8_t 
 static int avx2_fits(ck_box_kernel kernel) {
 #if defined(__x86_64__)
     return !forced_portable && kernel.shift == 16 && kernel.inner < 32768 && kernel.outer < 32768
-        && (2 * kernel.radius + 1) * 255 < 32768 && ck_blur_uses_avx2();
+        && (2 * kernel.radius + 1) * 255 < 32768 && ck_cpu_has_avx2();
 #else
     (void)kernel;
-    return 0;
-#endif
-}
-
-int ck_blur_uses_avx2(void) {
-#if defined(__x86_64__)
-    return __builtin_cpu_supports("avx2") ? 1 : 0;
-#else
     return 0;
 #endif
 }

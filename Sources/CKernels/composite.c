@@ -196,18 +196,10 @@ static void blend_blocks_avx2(const float *top, const float *bottom, uint8_t *lu
 
 // MARK: Entry points
 
-int ck_composite_uses_avx2(void) {
-#if defined(__x86_64__)
-    return __builtin_cpu_supports("avx2") ? 1 : 0;
-#else
-    return 0;
-#endif
-}
-
 void ck_blend_blocks_420(const float *top, const float *bottom, uint8_t *luma_top, uint8_t *luma_bottom, uint8_t *cb,
                          uint8_t *cr, int32_t blocks, float opacity) {
 #if defined(__x86_64__)
-    if (ck_composite_uses_avx2()) {
+    if (ck_cpu_has_avx2()) {
         blend_blocks_avx2(top, bottom, luma_top, luma_bottom, cb, cr, blocks, opacity);
         return;
     }

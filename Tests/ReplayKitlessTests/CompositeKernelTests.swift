@@ -111,7 +111,7 @@ import Testing
             let row = Row(blocks: blocks, random: &random)
             let dispatched = row.blended(opacity: opacity, by: ck_blend_blocks_420)
             let portable = row.blended(opacity: opacity, by: ck_blend_blocks_420_portable)
-            #expect(dispatched == portable, "\(blocks) blocks, opacity \(opacity), AVX2 \(ck_composite_uses_avx2() != 0)")
+            #expect(dispatched == portable, "\(blocks) blocks, opacity \(opacity), AVX2 \(ck_cpu_has_avx2() != 0)")
             let reference = row.reference(opacity: opacity)
             for plane in 0..<4 {
                 for (index, exact) in reference[plane].enumerated() {
@@ -138,7 +138,7 @@ import Testing
         for blocks in (0..<60).map({ 1 + $0 % 7 }) + [64, 1001] {
             let row = Row(blocks: blocks, random: &random, nearHalves: true, opacity: opacity)
             #expect(row.blended(opacity: opacity, by: ck_blend_blocks_420) == row.blended(opacity: opacity, by: ck_blend_blocks_420_portable),
-                    "\(blocks) blocks, opacity \(opacity), AVX2 \(ck_composite_uses_avx2() != 0)")
+                    "\(blocks) blocks, opacity \(opacity), AVX2 \(ck_cpu_has_avx2() != 0)")
         }
     }
 

@@ -11,6 +11,12 @@
 extern "C" {
 #endif
 
+// MARK: cpu.c — what the CPU offers
+
+/// Whether this CPU has AVX2, which every kernel's SIMD path needs (also for benchmarks and tests
+/// that compare paths).
+int ck_cpu_has_avx2(void);
+
 // MARK: blur.c — cascade of extended box filters on 8-bit planes
 
 /// One direction of the Gaussian blur as `passes` extended box filters (GaussianBlur.swift): weight
@@ -41,9 +47,6 @@ void ck_box_blur_columns(const uint8_t *source, ptrdiff_t source_stride, uint8_t
                          ptrdiff_t destination_stride, int32_t width, int32_t height, ck_box_kernel kernel,
                          void *scratch);
 
-/// Whether the AVX2 path runs on this CPU (for benchmarks and tests that compare paths).
-int ck_blur_uses_avx2(void);
-
 /// Forces the portable path (nonzero) or lets the CPU decide (0); for tests only.
 void ck_blur_force_portable(int portable);
 
@@ -62,9 +65,6 @@ void ck_blend_blocks_420(const float *top, const float *bottom, uint8_t *luma_to
 /// `ck_blend_blocks_420` without SIMD, whatever the CPU (for tests that compare paths).
 void ck_blend_blocks_420_portable(const float *top, const float *bottom, uint8_t *luma_top, uint8_t *luma_bottom,
                                   uint8_t *cb, uint8_t *cr, int32_t blocks, float opacity);
-
-/// Whether `ck_blend_blocks_420` takes its AVX2 path on this CPU.
-int ck_composite_uses_avx2(void);
 
 #ifdef __cplusplus
 }
