@@ -40,7 +40,7 @@ package final class AtomicOutput: @unchecked Sendable {
         let exists = stat(written, &status) == 0
         // The same file by any spelling: a URL of libavformat's file protocol or a wrapper of it,
         // a symbolic or a hard link (see LocalFiles).
-        if let input = LocalFiles.firstSameFile(as: written, among: inputs) {
+        if let input = LocalFiles.firstSameFile(as: written, among: inputs) ?? ReadFiles.readAs(written) {
             throw .usage("\(path): refusing to write over \(input) (an input, or another output, of this run)")
         }
         let links = Self.linkChain(url)
@@ -91,6 +91,7 @@ package final class AtomicOutput: @unchecked Sendable {
     /// there meanwhile (another run's) is not replaced: the link fails instead, atomically.
     package func commit() throws(ReplayError) {
         guard !done else { return }
+        try checkUnread()
         done = true
         guard !isStream else { return }
         InterruptCleanup.shared.unregister(temporaryPath)
@@ -105,6 +106,14 @@ package final class AtomicOutput: @unchecked Sendable {
         if rename(temporaryPath, destination) != 0 {
             throw .processing("\(finalPath): cannot move the finished output into place: \(String(cString: strerror(errno)))")
         }
+    }
+
+    /// Refuses to put the output over a file the run has read since the output was reserved (a
+    /// font or a track opened late; see ``ReadFiles``); the temporary file is then removed.
+    package func checkUnread() throws(ReplayError) {
+        guard !done, !isStream, let input = ReadFiles.readAs(destination) else { return }
+        abort()
+        throw .usage("\(finalPath): refusing to write over \(input) (an input of this run); nothing written")
     }
 
     /// Removes the temporary file; the final path is left untouched.
