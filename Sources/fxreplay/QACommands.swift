@@ -132,7 +132,7 @@ struct Framehash: ParsableCommand {
             return
         }
         let text = (hasher.headerLines + lines).joined(separator: "\n") + "\n"
-        try AtomicOutput.write(Data(text.utf8), to: path, inputs: [input])
+        try AtomicOutput.write(Data(text.utf8), to: path, inputs: [input], rewritesReadFile: true)
         let was = difference.map { " (before: \($0.description.prefix { $0 != "\n" && $0 != ":" }))" } ?? ""
         print("\(input): wrote \(path) with \(lines.count) frames\(was)")
     }
