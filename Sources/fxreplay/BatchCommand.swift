@@ -96,7 +96,7 @@ struct Batch: ParsableCommand {
         let report = try BatchRunner(recordings: recordings, settings: settings).run()
         try AtomicOutput.write(try prettyJSON(report), to: settings.reportPath, inputs: [manifest, job].compactMap { $0 })
         print(report.table)
-        print("report: \(settings.reportPath)")
+        printLine("report: \(settings.reportPath)")
 
         if let signalNumber = report.interruptedBy {
             throw ReplayError(.interrupted(signal: signalNumber), "interrupted: \(recordings.count - report.done - report.failed - report.skipped) recordings not finished (run again to finish them)")
@@ -109,10 +109,10 @@ struct Batch: ParsableCommand {
     /// `--dry-run`: one line per recording (what, why), the command that would make it, and a count.
     private func printDryRun(_ entries: [BatchDryRunEntry]) {
         for entry in entries {
-            print("\(entry.action.rawValue): \(entry.recording.name): \(entry.reason)")
+            printLine("\(entry.action.rawValue): \(entry.recording.name): \(entry.reason)")
             if entry.action == .render {
                 let words = ["fxreplay", entry.recording.command] + entry.recording.arguments
-                print("  " + words.map(Self.shellQuoted).joined(separator: " "))
+                printLine("  " + words.map(Self.shellQuoted).joined(separator: " "))
             }
         }
         let counts = BatchDryRunEntry.Action.allCases.map { action in "\(entries.filter { $0.action == action }.count) \(action.rawValue)" }

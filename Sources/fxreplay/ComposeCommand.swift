@@ -103,6 +103,8 @@ struct Compose: ParsableCommand {
         let reportOutput = try report.map { path throws(ReplayError) in try outputs.reserve(path, overwrite: overwrite, inputs: inputs) }
         let result = try Composer(options: options, extraEffects: sheet.map { [$0] } ?? [])
             .run(progress: progress.progress, beforeCommit: { report throws(ReplayError) in
+                // (Before the video moves into place: it appears only with its report and sheet.)
+                try outputs.checkUnread()
                 try sheet?.write()
                 guard let reportOutput else { return }
                 let json: Data

@@ -14,7 +14,6 @@ struct Fxreplay: ParsableCommand {
     )
 
     static func main() {
-        let status: Int32
         StderrLog.install()
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments == ["--version"] { printVersion() }
@@ -22,27 +21,30 @@ struct Fxreplay: ParsableCommand {
             printError("fxreplay: error: \(hint)")
             Foundation.exit(2)
         }
-        do {
-            var command = try parseAsRoot(RenderJob.expand(arguments))
-            MessageStyle.json = (command as? ReportsProgress)?.progress.progress == .json
-            // Every command that may write a file removes it on a signal; batch forwards its signals instead.
-            if command is Batch { InterruptCleanup.ignoreFileSizeSignal() } else { InterruptCleanup.shared.install() }
-            if let reader = command as? ReadsInputs { InputPolicy.current = reader.inputAccess.policy }
-            try command.run()
-            status = 0
-        } catch let error as ReplayError {
-            printError("fxreplay: error: \(error.message)")
-            status = error.exitCode
-        } catch {
-            let code = exitCode(for: error)
-            let message = fullMessage(for: error)
-            if code == .success {
-                print(message)
-                status = 0
-            } else {
-                if !message.isEmpty { printError(CommandLineHints.styled(message)) }
-                // Argument errors are bad usage (formats.md §8), whatever ArgumentParser's own code.
-                status = error is ExitCode ? code.rawValue : 2
+        // Everything the command reads, from its --job file on, is kept from its outputs (ReadFiles).
+        let status = ReadFiles.scope { () -> Int32 in
+            do {
+                var command = try parseAsRoot(RenderJob.expand(arguments))
+                MessageStyle.json = (command as? ReportsProgress)?.progress.progress == .json
+                // Every command that may write a file removes it on a signal; batch forwards its signals instead.
+                if command is Batch { InterruptCleanup.ignoreFileSizeSignal() } else { InterruptCleanup.shared.install() }
+                if let reader = command as? ReadsInputs { InputPolicy.current = reader.inputAccess.policy }
+                try command.run()
+                return 0
+            } catch let error as ReplayError {
+                printError("fxreplay: error: \(error.message)")
+                return error.exitCode
+            } catch {
+                let code = exitCode(for: error)
+                let message = fullMessage(for: error)
+                if code == .success {
+                    print(message)
+                    return 0
+                } else {
+                    if !message.isEmpty { printErrorLines(CommandLineHints.styled(message)) }
+                    // Argument errors are bad usage (formats.md §8), whatever ArgumentParser's own code.
+                    return error is ExitCode ? code.rawValue : 2
+                }
             }
         }
         Foundation.exit(status)

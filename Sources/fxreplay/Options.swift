@@ -162,26 +162,23 @@ func requirePNGName(_ preview: String?) throws {
     }
 }
 
-/// Writes `text` to stderr, its control characters escaped (a JSON event with `--progress json`, see `MessageStyle`).
+/// Writes `text` to stderr as one line, its control characters escaped (a JSON event with
+/// `--progress json`, see `MessageStyle`). Text of several lines (ArgumentParser's usage) goes
+/// through ``printErrorLines(_:)``.
 func printError(_ text: String) {
-    let line = MessageStyle.json ? MessageStyle.event(text) : escapingControls(text)
+    let line = MessageStyle.json ? MessageStyle.event(text) : TerminalText.escaped(text)
     FileHandle.standardError.write(Data((line + "\n").utf8))
 }
 
-/// `text` with its control characters (ESC, CSI, CR, BEL, backspace, …) written out as `\x1b` or
-/// `\u{9b}`: a file name someone else chose cannot move the cursor, recolour or retitle the
-/// terminal, or hide the message. Line feeds and tabs, which lay messages out, stay.
-func escapingControls(_ text: String) -> String {
-    var escaped = ""
-    for scalar in text.unicodeScalars {
-        switch scalar.value {
-        case 0x0A, 0x09: escaped.unicodeScalars.append(scalar)
-        case 0..<0x20, 0x7F: escaped += String(format: "\\x%02x", scalar.value)
-        case 0x80..<0xA0: escaped += "\\u{" + String(scalar.value, radix: 16) + "}"
-        default: escaped.unicodeScalars.append(scalar)
-        }
-    }
-    return escaped
+/// Writes each line of `text` (split at its line feeds) with ``printError(_:)``.
+func printErrorLines(_ text: String) {
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) { printError(String(line)) }
+}
+
+/// Prints `text` on stdout as one line, its control characters escaped (``TerminalText``): names
+/// from manifests and files reach the terminal as text only.
+func printLine(_ text: String) {
+    print(TerminalText.escaped(text))
 }
 
 /// Prints each warning on stderr as a `fxreplay: warning:` line.

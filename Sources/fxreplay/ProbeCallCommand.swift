@@ -17,20 +17,20 @@ extension Probe {
                                                    formatOptions: [.withInternetDateTime, .withFractionalSeconds])
             header += ", epoch \(epoch) (\(date))"
         }
-        print(header)
-        print("  manifest: \(result.manifest)")
+        printLine(header)
+        printLine("  manifest: \(result.manifest)")
         for stream in result.streams {
             let type = stream.videoType.map { " (\($0))" } ?? ""
-            print("  \(stream.id) \"\(stream.name)\"\(type): " + String(format: "%.3f–%.3f s", stream.start, stream.stop))
+            printLine("  \(stream.id) \"\(stream.name)\"\(type): " + String(format: "%.3f–%.3f s", stream.start, stream.stop))
             for track in stream.tracks {
-                print("    \(track.file): " + String(format: "start %.3f s, stop %.3f s, duration %.3f s; media %.6f–%.6f s",
+                printLine("    \(track.file): " + String(format: "start %.3f s, stop %.3f s, duration %.3f s; media %.6f–%.6f s",
                                                     track.start, track.stop, track.duration, track.mediaStart, track.mediaEnd))
-                print("      " + Self.describe(track.media))
+                printLine("      " + Self.describe(track.media))
             }
         }
-        print(String(format: "timeline (0–%.1f s):", result.duration))
-        for line in CallTimelineChart.lines(result) { print("  " + line) }
-        print("  (\(CallTimelineChart.video) picture, \(CallTimelineChart.audio) sound only)")
+        printLine(String(format: "timeline (0–%.1f s):", result.duration))
+        for line in CallTimelineChart.lines(result) { printLine("  " + line) }
+        printLine("  (\(CallTimelineChart.video) picture, \(CallTimelineChart.audio) sound only)")
     }
 
     /// One file's codecs, picture sizes and sample rates in a line.

@@ -26,18 +26,18 @@ struct Probe: ParsableCommand {
             FileHandle.standardOutput.write(try prettyJSON(result))
             return
         }
-        print("\(result.path): \(result.container)", terminator: "")
-        if let duration = result.durationSeconds { print(String(format: ", %.3f s", duration), terminator: "") }
-        if let start = result.startSeconds { print(String(format: ", starts at %.3f s", start), terminator: "") }
-        print()
+        var header = "\(result.path): \(result.container)"
+        if let duration = result.durationSeconds { header += String(format: ", %.3f s", duration) }
+        if let start = result.startSeconds { header += String(format: ", starts at %.3f s", start) }
+        printLine(header)
         for stream in result.streams {
             var line = "  #\(stream.index) \(stream.kind.rawValue) \(stream.codec), \(stream.packets) packets, time base \(stream.timeBase)"
             if let w = stream.width, let h = stream.height { line += ", \(w)x\(h)" }
             if let rate = stream.sampleRate, let channels = stream.channels { line += ", \(rate) Hz, \(channels) ch" }
             if let start = stream.startSeconds { line += String(format: ", start %.6f s", start) }
-            print(line)
+            printLine(line)
             let coding = stream.codingSummary
-            if !coding.isEmpty { print("     " + coding) }
+            if !coding.isEmpty { printLine("     " + coding) }
         }
         guard result.videoStream != nil else {
             print("  no video")

@@ -132,7 +132,7 @@ struct Framehash: ParsableCommand {
             return
         }
         let text = (hasher.headerLines + lines).joined(separator: "\n") + "\n"
-        try AtomicOutput.write(Data(text.utf8), to: path, inputs: [input])
+        try AtomicOutput.write(Data(text.utf8), to: path, inputs: [input], rewritesReadFile: true)
         let was = difference.map { " (before: \($0.description.prefix { $0 != "\n" && $0 != ":" }))" } ?? ""
         print("\(input): wrote \(path) with \(lines.count) frames\(was)")
     }
@@ -413,5 +413,6 @@ func requireTimeUnits(_ list: String, option: String) throws {
 func printReport(_ text: String) {
     var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
     if let last = lines.lastIndex(where: { !$0.isEmpty }), lines[last].hasPrefix("FAIL: ") { lines[last] = "FAIL (the reason is on stderr)" }
-    print(lines.joined(separator: "\n"), terminator: "")
+    if lines.last?.isEmpty == true { lines.removeLast() }
+    for line in lines { printLine(String(line)) }
 }

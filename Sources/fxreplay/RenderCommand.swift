@@ -138,6 +138,8 @@ struct Render: ParsableCommand {
         call?.printChoice()
         let renderer = Renderer(options: options, extraEffects: sheet.map { [$0] } ?? [])
         let result = try renderer.run(progress: progress.progress, beforeCommit: { report throws(ReplayError) in
+            // (Before the video moves into place: it appears only with its report and sheet.)
+            try outputs.checkUnread()
             try sheet?.write()
             guard let reportOutput else { return }
             var report = report

@@ -35,6 +35,6 @@ import Testing
         #expect(lines[1].hasPrefix(#"call\n1\u{1B}[2J  failed"#))
         #expect(lines[1].hasSuffix(#"in.mp4: frame 3:\tcannot decode\r\nnext"#))
         // Plain text is left as it is.
-        #expect(BatchReport.printable("Zoë – call 2") == "Zoë – call 2")
+        #expect(TerminalText.escaped("Zoë – call 2") == "Zoë – call 2")
     }
 }

@@ -200,6 +200,6 @@ import Testing
         let run = try runFxreplay(["render", name, "-o", dir.appendingPathComponent("out.mp4").path])
         #expect(run.status == 3)
         #expect(!run.stderr.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || (0x7F..<0xA0).contains($0.value) }, "\(run.stderr.debugDescription)")
-        #expect(run.stderr.contains("call\\x1b[2J\\x1b[31m\\x0d\\u{9b}1m.mp4"), "\(run.stderr)")
+        #expect(run.stderr.contains("call\\u{1B}[2J\\u{1B}[31m\\r\\u{009B}1m.mp4"), "\(run.stderr)")
     }
 }

@@ -69,11 +69,11 @@ package struct BatchReport: Codable, Sendable, Equatable {
     package var table: String {
         let header = ["NAME", "STATUS", "SECONDS", "FPS", "SIZE", "ERROR"]
         let rows = recordings.map { entry in
-            [Self.printable(entry.name), entry.status.rawValue,
+            [TerminalText.escaped(entry.name), entry.status.rawValue,
              entry.seconds.map { String(format: "%.1f", $0) } ?? "-",
              entry.fps.map { String(format: "%.1f", $0) } ?? "-",
              entry.bytes.map(Self.size) ?? "-",
-             Self.printable(entry.error ?? "")]
+             TerminalText.escaped(entry.error ?? "")]
         }
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
         let lines = ([header] + rows).map { row in
@@ -86,17 +86,6 @@ package struct BatchReport: Codable, Sendable, Equatable {
         if unfinished > 0 { summary += ", \(unfinished) not finished" }
         summary += String(format: " in %.1f s", wallSeconds)
         return (lines + [summary]).joined(separator: "\n")
-    }
-
-    /// `text` with control characters written as Swift escapes (`\n`, `\u{1B}`): a file name or
-    /// a render's message may hold a newline or a terminal escape sequence, which would break the
-    /// table's rows or act on the user's terminal.
-    static func printable(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            if scalar.properties.generalCategory == .control { result += scalar.escaped(asASCII: true) } else { result.unicodeScalars.append(scalar) }
-        }
-        return result
     }
 
     static func size(_ bytes: Int64) -> String {

@@ -99,7 +99,7 @@ package enum CallTimelineChart {
 
     /// The chart's lines: names padded to one width, the bar, the active span and what the stream carries.
     package static func lines(_ result: CallProbeResult, width: Int = 40) -> [String] {
-        let names = result.streams.map { $0.name == $0.id ? $0.id : "\($0.name) (\($0.id))" }
+        let names = result.streams.map { TerminalText.escaped($0.name == $0.id ? $0.id : "\($0.name) (\($0.id))") }
         let nameWidth = min(names.map(\.count).max() ?? 0, 32)
         return zip(result.streams, names).map { stream, name in
             let shown = name.count > nameWidth ? String(name.prefix(nameWidth - 1)) + "…" : name.padding(toLength: nameWidth, withPad: " ", startingAt: 0)

@@ -15,6 +15,9 @@ public final class OpenedCall: @unchecked Sendable {
     private init(call: Call, privateFolder: String?) {
         self.call = call
         self.privateFolder = privateFolder
+        // A call's every file is its input, whichever stream a command reads (`render CALL --stream A`
+        // must not write over B's recording).
+        for file in [call.source, call.manifest] + call.streams.flatMap({ $0.tracks.map(\.path) }) { ReadFiles.note(file) }
     }
 
     deinit { if let privateFolder { Self.remove(privateFolder) } }

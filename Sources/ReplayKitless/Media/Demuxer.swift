@@ -116,6 +116,7 @@ final class Demuxer: @unchecked Sendable {
         if format != "image2" { av_dict_set(&options, "pattern_type", "none", 0) }
         var context = avformat_alloc_context()
         context?.pointee.pb = input
+        ReadFiles.note(url)
         let status = avformat_open_input(&context, opened, demuxer, &options)
         guard status >= 0, let context else {
             avio_closep(&input)

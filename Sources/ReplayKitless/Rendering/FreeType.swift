@@ -59,6 +59,7 @@ final class GlyphCache {
     init(path: String) throws(ReplayError) {
         library = try FreeTypeLibrary()
         var opened: FT_Face?
+        ReadFiles.note(path)
         guard FT_New_Face(library.handle, path, 0, &opened) == 0, let opened else {
             throw ReplayError.badInput(file: path, "cannot open the font (install fonts-dejavu-core or pass another font file)")
         }

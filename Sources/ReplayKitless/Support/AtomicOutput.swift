@@ -21,13 +21,17 @@ package final class AtomicOutput: @unchecked Sendable {
     /// `destination` with every symbolic link on the way resolved: one file, one spelling.
     var resolvedDestination: String { URL(fileURLWithPath: destination).resolvingSymlinksInPath().path }
     private let overwrite: Bool
+    /// The output deliberately rewrites a file the run read (`framehash --check G --update`).
+    private let rewritesReadFile: Bool
     private var done = false
 
     /// Checks the destination and reserves a temporary path next to it.
     /// - Parameters:
     ///   - overwrite: replace an existing file instead of refusing.
     ///   - inputs: files that must never be written over.
-    package init(path: String, overwrite: Bool, inputs: [String] = []) throws(ReplayError) {
+    ///   - rewritesReadFile: the output is meant to replace a file the run has read (a golden file
+    ///     being updated), so ``ReadFiles`` does not refuse it; `inputs` still do.
+    package init(path: String, overwrite: Bool, inputs: [String] = [], rewritesReadFile: Bool = false) throws(ReplayError) {
         let written = path == "-" ? "/dev/stdout" : path
         let url = URL(fileURLWithPath: written)
         let directory = url.deletingLastPathComponent().path
@@ -40,7 +44,7 @@ package final class AtomicOutput: @unchecked Sendable {
         let exists = stat(written, &status) == 0
         // The same file by any spelling: a URL of libavformat's file protocol or a wrapper of it,
         // a symbolic or a hard link (see LocalFiles).
-        if let input = LocalFiles.firstSameFile(as: written, among: inputs) {
+        if let input = LocalFiles.firstSameFile(as: written, among: inputs) ?? (rewritesReadFile ? nil : ReadFiles.readAs(written)) {
             throw .usage("\(path): refusing to write over \(input) (an input, or another output, of this run)")
         }
         let links = Self.linkChain(url)
@@ -52,6 +56,7 @@ package final class AtomicOutput: @unchecked Sendable {
             temporaryPath = written
             destination = written
             self.overwrite = true
+            self.rewritesReadFile = rewritesReadFile
             isStream = true
             return
         }
@@ -67,6 +72,7 @@ package final class AtomicOutput: @unchecked Sendable {
         finalPath = path
         destination = target.path
         self.overwrite = overwrite
+        self.rewritesReadFile = rewritesReadFile
         // What a killed run (SIGKILL, a crash, a power cut) left of this same output goes first.
         removeStaleTemporaryFiles(for: target.path)
         temporaryPath = target.deletingLastPathComponent().appendingPathComponent(TemporaryName.make(for: target.lastPathComponent)).path
@@ -91,6 +97,7 @@ package final class AtomicOutput: @unchecked Sendable {
     /// there meanwhile (another run's) is not replaced: the link fails instead, atomically.
     package func commit() throws(ReplayError) {
         guard !done else { return }
+        try checkUnread()
         done = true
         guard !isStream else { return }
         InterruptCleanup.shared.unregister(temporaryPath)
@@ -107,6 +114,14 @@ package final class AtomicOutput: @unchecked Sendable {
         }
     }
 
+    /// Refuses to put the output over a file the run has read since the output was reserved (a
+    /// font or a track opened late; see ``ReadFiles``); the temporary file is then removed.
+    package func checkUnread() throws(ReplayError) {
+        guard !done, !isStream, !rewritesReadFile, let input = ReadFiles.readAs(destination) else { return }
+        abort()
+        throw .usage("\(finalPath): refusing to write over \(input) (an input of this run); nothing written")
+    }
+
     /// Removes the temporary file; the final path is left untouched.
     package func abort() {
         done = true
@@ -116,8 +131,9 @@ package final class AtomicOutput: @unchecked Sendable {
     }
 
     /// Writes `data` atomically to `path` (reports, tracks, CSV files).
-    package static func write(_ data: Data, to path: String, overwrite: Bool = true, inputs: [String] = []) throws(ReplayError) {
-        let output = try AtomicOutput(path: path, overwrite: overwrite, inputs: inputs)
+    package static func write(_ data: Data, to path: String, overwrite: Bool = true, inputs: [String] = [],
+                              rewritesReadFile: Bool = false) throws(ReplayError) {
+        let output = try AtomicOutput(path: path, overwrite: overwrite, inputs: inputs, rewritesReadFile: rewritesReadFile)
         try output.write(data)
         try output.commit()
     }

@@ -34,7 +34,8 @@ package enum CancellableJob {
         let result: Result<T, ReplayError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 Thread {
-                    continuation.resume(returning: Result { () throws(ReplayError) -> T in try work { flag.isSet } })
+                    // One job: what it reads is guarded against its outputs (ReadFiles).
+                    continuation.resume(returning: Result { () throws(ReplayError) -> T in try ReadFiles.scope { () throws(ReplayError) in try work { flag.isSet } } })
                 }.start()
             }
         } onCancel: {

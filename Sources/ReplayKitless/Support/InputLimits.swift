@@ -92,6 +92,7 @@ func readInputFile(_ path: String, limit: Int, kind: String, isText: Bool = fals
     guard let handle = FileHandle(forReadingAtPath: path) else {
         throw .badInput(file: path, "cannot read the \(kind) (\(FileManager.default.fileExists(atPath: path) ? "not readable" : "no such file"))")
     }
+    ReadFiles.note(path)
     defer { try? handle.close() }
     let data: Data?
     do {

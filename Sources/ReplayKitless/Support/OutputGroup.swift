@@ -30,8 +30,16 @@ package final class OutputGroup {
         try reserve(path, overwrite: overwrite, inputs: inputs).write(data)
     }
 
+    /// Refuses, before any output moves, when one would land on a file the run has read since it was
+    /// reserved (``AtomicOutput/checkUnread()``). A command whose video the library commits calls it
+    /// before that commit, so the video does not appear without its report.
+    package func checkUnread() throws(ReplayError) {
+        for output in outputs { try output.checkUnread() }
+    }
+
     /// Moves every output into place, in the order they were reserved.
     package func commit() throws(ReplayError) {
+        try checkUnread()
         for output in outputs { try output.commit() }
         outputs.removeAll()
     }
