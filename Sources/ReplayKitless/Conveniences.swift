@@ -74,6 +74,8 @@ public struct RecordingTrack: Sendable {
     public var poseMatching: PoseMatchReport
     /// Why the poses may be the wrong ones (most samples missed their frames: the wrong pose time?), if so.
     public var poseWarning: String?
+    /// The first frame's presentation time in seconds (rows' `t` count from it).
+    public var firstFrameTime: Double
 }
 
 extension PlacementTrack {
@@ -87,8 +89,8 @@ extension PlacementTrack {
         let frames = zip(scan.frames, timeline.poses).map { timing, pose in
             TrackFrame(time: timing.time, width: scan.width, height: scan.height, pose: pose)
         }
-        let rows = try rows(frames: frames, scene: annotations, sceneFile: sceneFile, sceneTimeOrigin: poses.sceneTimeOrigin(for: scan))
+        let rows = try rows(frames: frames, scene: annotations, sceneFile: sceneFile, sceneTimeOrigin: poses.sceneTimeOrigin(for: scan, scene: annotations, file: sceneFile))
         return RecordingTrack(rows: rows, frameCount: frames.count, scene: annotations,
-                              poseMatching: timeline.report, poseWarning: timeline.warning)
+                              poseMatching: timeline.report, poseWarning: timeline.warning, firstFrameTime: scan.firstFrameTime)
     }
 }

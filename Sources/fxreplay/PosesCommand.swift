@@ -63,8 +63,10 @@ struct PoseOptions: ParsableArguments {
 
     /// The library form of these options. `clockOffset` places `--pose-time call|epoch` on the
     /// stream's own clock (``PoseSettings/clockOffset``); those choices are bad usage without one.
-    func settings(clockOffset: Double? = nil) throws -> PoseSettings {
+    /// `placement` is where a call's stream sits on the call's clock, for scenes in call or Unix time.
+    func settings(clockOffset: Double? = nil, placement: StreamPlacement? = nil) throws -> PoseSettings {
         var settings = PoseSettings(source: poses.map { .sidecar(path: $0) } ?? .sei)
+        settings.streamPlacement = placement
         settings.seiUUID = seiUUID
         settings.absoluteTime = poseTime != .relative
         if poseTime == .call || poseTime == .epoch {

@@ -272,8 +272,10 @@ struct QALatency: ParsableCommand {
             more likely 200 ms than 200 seconds); a comma list prints one row per delay and tap.
             """)
 
-    @Argument(help: "The recording.", completion: .file(extensions: ["mp4", "mov", "mkv", "webm", "m4v", "avi", "h264", "hevc"]))
+    @Argument(help: "The recording, or a call with --stream.", completion: .file(extensions: ["mp4", "mov", "mkv", "webm", "m4v", "avi", "h264", "hevc", "zip", "json"]))
     var input: String
+
+    @OptionGroup var callStream: CallStreamOption
 
     @OptionGroup var poseOptions: PoseOptions
 
@@ -329,7 +331,9 @@ struct QALatency: ParsableCommand {
         let plotOutput = try plot.map { path throws(ReplayError) in try outputs.reserve(path, inputs: inputs) }
         let reportOutput = try report.map { path throws(ReplayError) in try outputs.reserve(path, inputs: inputs) }
         let scene = try AnnotationScene.load(path: annotations)
-        let qa = try LatencyQA(input: input, poses: try poseOptions.settings())
+        let call = try callStream.choice(input: input, poseTime: poseOptions.poseTime)
+        let qa = try LatencyQA(input: call?.track.path ?? input, poses: try poseOptions.settings(clockOffset: call?.poseClockOffset, placement: call?.placement),
+                               scene: scene, sceneFile: annotations)
         let taps = LatencyTap.taps(in: scene, width: qa.width, height: qa.height)
         guard !taps.isEmpty else { throw ReplayError.badInput(file: annotations, "no tap annotations to check for latency") }
         let result = qa.report(taps: taps, delays: delays, tolerance: tolerance)
@@ -342,6 +346,7 @@ struct QALatency: ParsableCommand {
         } else {
             printReport(result.text)
         }
+        withExtendedLifetime(call) {}
         if let failure = result.failure { throw failure }
     }
 }
@@ -356,8 +361,10 @@ struct QAOverlay: ParsableCommand {
             track's colour: 1st red, 2nd cyan, 3rd yellow, 4th green, 5th purple. Every frame keeps its own time.
             """)
 
-    @Argument(help: "The recording the tracks belong to.", completion: .file(extensions: ["mp4", "mov", "mkv", "webm", "m4v", "avi", "h264", "hevc"]))
+    @Argument(help: "The recording the tracks belong to, or a call with --stream.", completion: .file(extensions: ["mp4", "mov", "mkv", "webm", "m4v", "avi", "h264", "hevc", "zip", "json"]))
     var input: String
+
+    @OptionGroup var callStream: CallStreamOption
 
     @Option(help: "A placement track (CSV, or JSON Lines in a .jsonl file); repeat for several, each in its own colour.", completion: .file(extensions: ["csv", "jsonl"]))
     var track: [String]
@@ -381,7 +388,8 @@ struct QAOverlay: ParsableCommand {
     func run() throws {
         FFmpegLogging.configure(verbose: progress.verbose)
         let tracks = try track.map { path throws(ReplayError) in try PlacementTrack.load(path: path) }
-        var options = RenderOptions(input: input, output: output)
+        let call = try callStream.choice(input: input)
+        var options = RenderOptions(input: call?.track.path ?? input, output: output)
         options.encoder = encoder.settings
         options.overwrite = overwrite
         options.otherInputs = track
@@ -394,6 +402,7 @@ struct QAOverlay: ParsableCommand {
             return count > 0 ? "\(path): \(count) rows name frames past the video's \(result.framesEncoded) (not drawn): is it this recording's track?" : nil
         }
         printWarnings(result.warnings + beyond)
+        withExtendedLifetime(call) {}
     }
 }
 

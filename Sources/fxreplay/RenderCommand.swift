@@ -93,8 +93,9 @@ struct Render: ParsableCommand {
     }
 
     /// The options as the library takes them (also a compose job's per-stream options): `input` is
-    /// the file rendered, `clockOffset` where `--pose-time call|epoch` puts pose times on its clock.
-    func renderOptions(input: String, clockOffset: Double?) throws -> RenderOptions {
+    /// the file rendered, `clockOffset` where `--pose-time call|epoch` puts pose times on its clock,
+    /// `placement` where a call's stream sits on the call's clock.
+    func renderOptions(input: String, clockOffset: Double?, placement: StreamPlacement? = nil) throws -> RenderOptions {
         var options = RenderOptions(input: input, output: output)
         options.encoder = encoder.settings
         options.audio = sound.settings
@@ -106,7 +107,7 @@ struct Render: ParsableCommand {
         options.mirror = mirror
         options.overwrite = overwrite
         options.maxDecodeErrors = strict ? 0 : maxDecodeErrors
-        options.poses = poseOptions.isGiven ? try poseOptions.settings(clockOffset: clockOffset) : nil
+        options.poses = poseOptions.isGiven ? try poseOptions.settings(clockOffset: clockOffset, placement: placement) : nil
         options.embedPoses = embedPoses
         if let annotations {
             var settings = AnnotationSettings(scene: annotations)
@@ -125,7 +126,7 @@ struct Render: ParsableCommand {
         FFmpegLogging.configure(verbose: progress.verbose)
         // A call's stream is rendered from its file; the opened call owns a ZIP's extracted files until the end.
         let call = try CallStreamChoice(input: input, stream: stream, poseTime: poseOptions.poseTime)
-        let options = try renderOptions(input: call?.track.path ?? input, clockOffset: call?.poseClockOffset)
+        let options = try renderOptions(input: call?.track.path ?? input, clockOffset: call?.poseClockOffset, placement: call?.placement)
         // Every output is checked before the render: none may be an input or another output, or exist unasked.
         // The preview and the report are written before the video is moved into place, and moved
         // after it: a full disk leaves none of them.

@@ -139,6 +139,25 @@ import Testing
         #expect(failure?.message.contains(expectation) == true, "\(failure?.message ?? "")")
     }
 
+    /// `time` names the clock of the scene's times (formats.md §6): `poses` when absent; a value not
+    /// among the four is an error naming the key; Unix times pass every range check, 1e10 is the bound.
+    @Test func sceneTimeNamesItsClockAndAdmitsUnixTimes() throws {
+        let tap = #"{"id": "t", "anchor": {"tap": {"t": 1767225601.008, "x": 1, "y": 2, "depth": 2}}, "from": 1767225600, "until": 1767225700}"#
+        #expect(try parse(#"{"version": 1, "annotations": []}"#).clock == .poses)
+        for clock in SceneClock.allCases {
+            let scene = try parse(#"{"version": 1, "time": "\#(clock.rawValue)", "annotations": [\#(tap)]}"#)
+            #expect(scene.clock == clock)
+            guard case .tap(let anchor) = scene.annotations[0].anchor else { Issue.record("not a tap"); continue }
+            #expect(anchor.t == 1767225601.008 && scene.annotations[0].from == 1767225600)
+        }
+        for bad in [#""time": "unix""#, #""time": 0"#] {
+            #expect(throws: ReplayError.self) { try parse(#"{"version": 1, \#(bad), "annotations": []}"#) }
+            do { _ = try parse(#"{"version": 1, \#(bad), "annotations": []}"#) } catch let error as ReplayError { #expect(error.message.contains(#"key "time""#), "\(error)") }
+        }
+        let tooLate = #"{"version": 1, "annotations": [{"id": "t", "anchor": {"world": [0, 0, 0]}, "until": 2e10}]}"#
+        do { _ = try parse(tooLate); Issue.record("2e10 s accepted") } catch let error as ReplayError { #expect(error.message.contains("until") && error.message.contains("1e10"), "\(error)") }
+    }
+
     @Test func aDirectoryIsNoScene() {
         do {
             _ = try AnnotationScene.load(path: "/tmp")

@@ -116,6 +116,7 @@ private final class ComposeSession: @unchecked Sendable {
                 var own = effects[stream.id]?.options
                 own?.input = track.path
                 if let clock = effects[stream.id]?.poseClock { own?.poses?.clockOffset = try call.poseClockOffset(clock, track: track) }
+                own?.poses?.streamPlacement = call.placement(of: track)
                 list.append(try TrackFrames(stream: stream, track: track, effects: own, threads: decoderThreads, from: options.from))
             }
             tracks.append(list)

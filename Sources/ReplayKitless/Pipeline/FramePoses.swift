@@ -7,15 +7,15 @@ package final class FramePoses: Sendable {
     /// The packet scan: frame times, display size, SEI poses.
     package let scan: VideoPacketScan
     package let timeline: PoseTimeline
-    /// Scene times are measured from this stream time (0 unless times are absolute).
-    package let sceneTimeOrigin: Double
+    /// How the poses were read and matched (and where the stream sits on a call's clock).
+    package let settings: PoseSettings
     /// The scan's frames by timestamp.
     package let numbers: InputFrameNumbers
 
     package init(settings: PoseSettings, input: String) throws(ReplayError) {
         scan = try settings.scan(input)
         timeline = try settings.timeline(for: scan, input: input)
-        sceneTimeOrigin = settings.sceneTimeOrigin(for: scan)
+        self.settings = settings
         numbers = InputFrameNumbers(scan: scan)
     }
 

@@ -94,8 +94,13 @@ public struct Annotation: Sendable, Equatable {
 public struct AnnotationScene: Sendable, Equatable {
     /// The annotations, in the file's order (later ones are drawn over earlier ones at equal depth).
     public var annotations: [Annotation]
-    /// A scene of `annotations`; read one from a file with ``load(path:)``.
-    public init(annotations: [Annotation]) { self.annotations = annotations }
+    /// The clock the scene's times are read on (formats.md §6, `time`).
+    public var clock: SceneClock
+    /// A scene of `annotations` whose times are on `clock`; read one from a file with ``load(path:)``.
+    public init(annotations: [Annotation], clock: SceneClock = .poses) {
+        self.annotations = annotations
+        self.clock = clock
+    }
 
     /// The OBJ files the scene's meshes come from: inputs, never to be written over.
     public var meshFiles: [String] {

@@ -3,7 +3,8 @@ import Foundation
 extension AnnotationScene {
     /// Reads and checks an `annotations.json` scene file (formats.md §6).
     ///
-    /// Top level: `version` (must be 1) and `annotations` (an array). Each annotation:
+    /// Top level: `version` (must be 1), `annotations` (an array) and `time`, the clock of every time
+    /// in the scene (``SceneClock``: `poses` by default, `stream`, `call`, `epoch`). Each annotation:
     /// - `id` (required, unique string without control characters);
     /// - `anchor` (required): `{"world": [x, y, z]}` in metres, or
     ///   `{"tap": {"t", "x", "y", "depth", "mode"?}}` with `depth` > 0 and `mode` `"camera-depth"` (default)
@@ -12,8 +13,8 @@ extension AnnotationScene {
     /// - `mesh`: a Wavefront OBJ path, required exactly when `shape` is `mesh`, relative to the scene file's folder;
     /// - `size`: metres, > 0 (default 0.05); `color`: `#RRGGBB` or `#RRGGBBAA` (default `#FF3B30`);
     /// - `label`: text (default none); `labelSize`: pixels, > 0 (default 18);
-    /// - `from`, `until`: seconds, same time base as the pose sidecar (default: from the start, or from
-    ///   the tap time for tap anchors, until the end); `from` ≤ `until`;
+    /// - `from`, `until`: seconds on the scene's clock (default: from the start, or from the tap time
+    ///   for tap anchors, until the end); `from` ≤ `until`;
     /// - `orientation`: `[pitch, yaw, roll]` radians (default `[0, 0, 0]`); `billboard`: bool (default false);
     /// - `spin`: turns per second about the vertical axis (default 0); `stem`: bool (default false).
     ///
@@ -33,7 +34,7 @@ extension AnnotationScene {
             throw ReplayError.badInput(file: file, line: error.line, "not valid JSON: \(error.message)")
         }
         let reader = SceneReader(file: file, baseDirectory: baseDirectory)
-        self.init(annotations: try reader.scene(root))
+        self.init(annotations: try reader.scene(root), clock: try reader.clock(root))
     }
 }
 
@@ -44,6 +45,8 @@ private struct SceneReader {
 
     /// The largest distance or size in metres (``InputLimits/worldExtent``).
     static let farthest = InputLimits.worldExtent
+    /// The largest time in seconds (``InputLimits/timeSeconds``): Unix times fit.
+    static let latest = InputLimits.timeSeconds
     /// The largest angle in radians and spin in turns per second: beyond, turning loses all precision.
     static let largestTurn = 1e6
 
@@ -71,7 +74,7 @@ private struct SceneReader {
         guard root.members != nil else {
             throw ReplayError.badInput(file: file, line: root.line, "the scene must be a JSON object")
         }
-        try checkKeys(root, allowed: ["version", "annotations"], context: nil)
+        try checkKeys(root, allowed: ["version", "annotations", "time"], context: nil)
         guard let version = root["version"] else { throw fail(root, nil, "version", "missing (must be 1)") }
         guard version.number == 1 else { throw fail(version, nil, "version", "must be 1") }
         guard let list = root["annotations"] else { throw fail(root, nil, "annotations", "missing") }
@@ -177,8 +180,8 @@ private struct SceneReader {
                                       expected: "a text height in pixels greater than 0, at most \(Int(InputLimits.labelSize))") {
             annotation.labelSize = labelSize
         }
-        annotation.from = try number("from", { abs($0) <= Self.farthest }, expected: "a time in seconds within ±1e9")
-        annotation.until = try number("until", { abs($0) <= Self.farthest }, expected: "a time in seconds within ±1e9")
+        annotation.from = try number("from", { abs($0) <= Self.latest }, expected: "a time in seconds within ±1e10")
+        annotation.until = try number("until", { abs($0) <= Self.latest }, expected: "a time in seconds within ±1e10")
         if let from = annotation.from, let until = annotation.until, until < from {
             throw fail(value("until") ?? node, context, "until", "must not be before \"from\" (\(from))")
         }
@@ -192,6 +195,15 @@ private struct SceneReader {
         if let spin = try number("spin", { abs($0) <= Self.largestTurn }, expected: "turns per second within ±1e6") { annotation.spin = spin }
         if let stem = try bool("stem") { annotation.stem = stem }
         return annotation
+    }
+
+    /// The scene's `time`: the clock of its times (`poses` when absent).
+    func clock(_ root: JSONNode) throws(ReplayError) -> SceneClock {
+        guard let node = root["time"] else { return .poses }
+        guard let name = node.string, let clock = SceneClock(rawValue: name) else {
+            throw fail(node, nil, "time", "expected one of " + SceneClock.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))
+        }
+        return clock
     }
 
     private func anchor(_ node: JSONNode, context: String) throws(ReplayError) -> AnnotationAnchor {
@@ -212,7 +224,7 @@ private struct SceneReader {
             return n
         }
         let within = { (n: Double) in abs(n) <= Self.farthest }
-        let t = try number("t", expected: "the tap time in seconds within ±1e9", within)
+        let t = try number("t", expected: "the tap time in seconds within ±1e10") { abs($0) <= Self.latest }
         let x = try number("x", expected: "a pixel x coordinate within ±1e9", within)
         let y = try number("y", expected: "a pixel y coordinate within ±1e9", within)
         let depth = try number("depth", expected: "a depth in metres greater than 0, at most 1e9") { $0 > 0 && $0 <= Self.farthest }

@@ -26,6 +26,9 @@ public struct PoseSettings: Sendable, Equatable, Codable {
     /// stream time `t + clockOffset` — a call's clock or Unix time, for one stream of a call
     /// (formats.md §9: `mediaStart − start`, less the call's epoch for Unix times). 0: stream times.
     public var clockOffset = 0.0
+    /// Where the stream sits on its call's clock, for a scene whose times are call or Unix times
+    /// (``SceneClock``); `nil` for a recording that is not a call's.
+    public var streamPlacement: StreamPlacement?
     /// What a frame without a matching sample gets (`--missing-pose`); interpolation by default.
     public var missingPose = MissingPosePolicy.interpolate
     /// The largest share (0…1) of sidecar samples that may match no frame (``PoseMatchOptions/maxMissedFraction``);
@@ -76,9 +79,9 @@ public struct PoseSettings: Sendable, Equatable, Codable {
         return try PoseTimeline(samples: samples, frames: scan.frames, options: options, source: origin)
     }
 
-    /// Scene times follow the sidecar convention: with absolute times, frame times shift by the first
-    /// frame's, on the sidecar's clock (less ``clockOffset``).
-    package func sceneTimeOrigin(for scan: VideoPacketScan) -> Double {
+    /// Scene times on the poses' clock follow the sidecar convention: with absolute times, frame times
+    /// shift by the first frame's, on the sidecar's clock (less ``clockOffset``).
+    func sceneTimeOrigin(for scan: VideoPacketScan) -> Double {
         absoluteTime ? scan.firstFrameTime - clockOffset : 0
     }
 

@@ -96,10 +96,12 @@ public struct LatencyQA: Sendable {
 
     /// Frame times, display size and poses of the recording `input` from a packet scan (nothing is
     /// decoded), matched to the frames exactly as `fxreplay track` and the renderer match them.
-    public init(input: String, poses settings: PoseSettings) throws(ReplayError) {
+    /// - Parameter scene: the scene whose tap times are checked; its clock decides how they meet the frames.
+    public init(input: String, poses settings: PoseSettings, scene: AnnotationScene = AnnotationScene(annotations: []),
+                sceneFile: String = "the scene") throws(ReplayError) {
         let scan = try settings.scan(input)
         let timeline = try settings.timeline(for: scan, input: input)
-        let origin = settings.sceneTimeOrigin(for: scan)
+        let origin = try settings.sceneTimeOrigin(for: scan, scene: scene, file: sceneFile)
         try self.init(times: scan.frames.map { $0.time + origin }, poses: timeline.poses, width: scan.width, height: scan.height)
     }
 

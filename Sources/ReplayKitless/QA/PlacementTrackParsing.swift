@@ -106,9 +106,11 @@ extension PlacementTrack {
             guard let value = Double(decimalText: fields[index]), value.isFinite else {
                 throw .badInput(file: file, line: line, field: header[index], "expected a number, found \"\(fields[index])\"")
             }
-            // Differences of two tracks' values must stay finite: 1e308 − (−1e308) is infinite.
-            guard abs(value) <= InputLimits.worldExtent else {
-                throw .badInput(file: file, line: line, field: header[index], "\(fields[index]) is out of range (at most ±1e9)")
+            // Differences of two tracks' values must stay finite: 1e308 − (−1e308) is infinite. Times
+            // (call or Unix times) go further than positions.
+            let limit = header[index] == "t" ? InputLimits.timeSeconds : InputLimits.worldExtent
+            guard abs(value) <= limit else {
+                throw .badInput(file: file, line: line, field: header[index], "\(fields[index]) is out of range (at most ±\(limit == InputLimits.timeSeconds ? "1e10" : "1e9"))")
             }
             return value
         }

@@ -33,6 +33,8 @@ final class AnnotationEffect: SplitFrameEffect {
     let name = "annotations"
     private let poses: FramePoses
     private let placed: [PlacedAnnotation]
+    /// Added to a frame's time since the first frame: its time on the scene's clock.
+    private let sceneTimeOrigin: Double
     private let displaySize: PictureSize
     /// The scene file, named in errors.
     private let scene: String
@@ -73,7 +75,8 @@ final class AnnotationEffect: SplitFrameEffect {
         var options = AnnotationRenderer.Options()
         if let font = settings.font { options.fontPath = font }
         let scene = try AnnotationScene.load(path: settings.scene)
-        let placed = try scene.placed(frames: frames, sceneTimeOrigin: poses.sceneTimeOrigin, file: settings.scene)
+        sceneTimeOrigin = try poses.settings.sceneTimeOrigin(for: scan, scene: scene, file: settings.scene)
+        let placed = try scene.placed(frames: frames, sceneTimeOrigin: sceneTimeOrigin, file: settings.scene)
         self.placed = placed
         lanes = try LaneStates(throwing: { () throws(ReplayError) -> Lane in
             let renderer = AnnotationRenderer(options: options)
@@ -98,7 +101,7 @@ final class AnnotationEffect: SplitFrameEffect {
             lane.framesWithoutPose += 1
             return
         }
-        let sceneTime = poses.scan.frames[poseIndex].time + poses.sceneTimeOrigin
+        let sceneTime = poses.scan.frames[poseIndex].time + sceneTimeOrigin
         lane.active.removeAll(keepingCapacity: true)
         for annotation in placed where annotation.isActive(at: sceneTime) { lane.active.append(annotation) }
         guard !lane.active.isEmpty else { return }

@@ -17,6 +17,8 @@ import ZIPFoundation
 /// - `call-archive.poses.jsonl`: the publisher's poses stamped with Unix times, as the app's clock
 ///   logged them: `createdAt / 1000 + ` each frame's call time (`render CALL --stream "Car owner"
 ///   --pose-time epoch`);
+/// - `call-archive.annotations.json`: the sample's scene with its times in Unix time (`"time":
+///   "epoch"`), the tap at the Unix time its frame was logged at, for those poses;
 /// - `call-archive.job.yaml`: a compose job with the publisher's annotations as a per-stream effect.
 ///
 /// Stop offsets are where each file's media ends on the call's clock, as read back by libavformat,
@@ -25,7 +27,8 @@ struct SampleCall {
     static let archiveName = "call-archive.zip"
     static let poseLogName = "call-archive.poses.jsonl"
     static let jobName = "call-archive.job.yaml"
-    static let fileNames = [archiveName, poseLogName, jobName]
+    static let sceneName = "call-archive.annotations.json"
+    static let fileNames = [archiveName, poseLogName, sceneName, jobName]
     /// Unix time of call time 0, milliseconds (2026-01-01T00:00:00Z): the manifest's `createdAt`.
     static let createdAt: Int64 = 1_767_225_600_000
 
@@ -120,6 +123,9 @@ struct SampleCall {
         try writeZip(at: zip.temporaryPath, finalPath: zip.finalPath, members: contents)
         try outputs.write(poseLog(publisherStartMicroseconds: publisherStartMicroseconds),
                           to: SampleGenerator.path(Self.poseLogName, in: directory))
+        let epochOfTap = unixMicroseconds(of: scene.tap.frame, publisherStartMicroseconds: publisherStartMicroseconds)
+        try outputs.write(Data(SampleFiles.annotations(scene, epochOfTap: Double(epochOfTap) / 1e6).utf8),
+                          to: SampleGenerator.path(Self.sceneName, in: directory))
         try outputs.write(Data(job(directory: directory).utf8), to: SampleGenerator.path(Self.jobName, in: directory))
     }
 
@@ -236,10 +242,14 @@ struct SampleCall {
     /// `start + (p − p0)`, `p0` the file's earliest presentation time.
     private func poseLog(publisherStartMicroseconds p0: Int64) throws(ReplayError) -> Data {
         let samples = scene.frames.map { frame in
-            let microseconds = (Self.createdAt + publisher.startMilliseconds + frame.milliseconds) * 1000 - p0
-            return PoseSample(key: .time(Double(microseconds) / 1e6), pose32: frame.pose32)
+            PoseSample(key: .time(Double(unixMicroseconds(of: frame, publisherStartMicroseconds: p0)) / 1e6), pose32: frame.pose32)
         }
         return Data(try PoseSidecar.encode(samples, format: .jsonl))
+    }
+
+    /// The Unix time at which the publisher's `frame` plays, microseconds.
+    private func unixMicroseconds(of frame: SampleScene.FrameInfo, publisherStartMicroseconds p0: Int64) -> Int64 {
+        (Self.createdAt + publisher.startMilliseconds + frame.milliseconds) * 1000 - p0
     }
 
     /// `call-archive.job.yaml`: compose's options, with the publisher's annotations placed from
@@ -255,7 +265,7 @@ struct SampleCall {
               \(TextNumber.jsonString(publisher.name)):
                 poses: \(path(Self.poseLogName))
                 pose-time: epoch
-                annotations: \(path("annotations.json"))
+                annotations: \(path(Self.sceneName))
 
             """
     }

@@ -6,7 +6,11 @@ enum SampleFiles {
     /// red box, a star spinning once every 3 s with a stem on the orange one, a labelled pin whose
     /// tip is the green box's corner) and a tap on the blue box's front face at the pixel where its
     /// centre was seen, at that point's view depth.
-    static func annotations(_ scene: SampleScene) -> String {
+    ///
+    /// With `epochOfTap` the scene's times are Unix times (`"time": "epoch"`, formats.md §6) and the
+    /// tap happens then: the same scene for a stream of the sample's call, whose poses are logged
+    /// in Unix time.
+    static func annotations(_ scene: SampleScene, epochOfTap: Double? = nil) -> String {
         let boxes = SampleScene.boxes
         let tap = scene.tap
         func point(_ p: SIMD3<Double>) -> String { "[\(number(p.x)), \(number(p.y)), \(number(p.z))]" }
@@ -17,11 +21,12 @@ enum SampleFiles {
                 + ##""color": "#FF2D55", "spin": 0.3333333333333333, "stem": true}"##,
             ##"{"id": "green-corner", "anchor": {"world": \##(point(boxes[2].topCorners[0]))}, "shape": "pin", "size": 0.2, "##
                 + ##""color": "#BF5AF2", "label": "Check here"}"##,
-            ##"{"id": "tap-blue", "anchor": {"tap": {"t": \##(number(scene.seconds(of: tap.frame))), "x": \##(number(tap.x)), "##
+            ##"{"id": "tap-blue", "anchor": {"tap": {"t": \##(number(epochOfTap ?? scene.seconds(of: tap.frame))), "x": \##(number(tap.x)), "##
                 + ##""y": \##(number(tap.y)), "depth": \##(number(tap.depth))}}, "shape": "sphere", "size": 0.08, "##
                 + ##""color": "#34C759", "label": "Tapped"}"##,
         ]
-        return "{\n  \"version\": 1,\n  \"annotations\": [\n    " + items.joined(separator: ",\n    ") + "\n  ]\n}\n"
+        let clock = epochOfTap == nil ? "" : "\n  \"time\": \"epoch\","
+        return "{\n  \"version\": 1,\(clock)\n  \"annotations\": [\n    " + items.joined(separator: ",\n    ") + "\n  ]\n}\n"
     }
 
     /// `job.yaml`: render's long options for the demo render. Its paths are the sample's file names:

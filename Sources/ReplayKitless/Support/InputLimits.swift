@@ -37,6 +37,10 @@ enum InputLimits {
     /// The largest distance from the world origin in metres (a million kilometres), for pose
     /// positions, scene anchors and sizes: beyond it projections lose all precision or overflow to infinity.
     static let worldExtent = 1e9
+    /// The largest time in seconds, either way, in a scene (`from`, `until`, a tap's `t`) or a
+    /// placement track: it admits Unix times (about 1.8e9 today, formats.md §6 `"time": "epoch"`)
+    /// until the year 2286, and stays exact to a microsecond in a Double.
+    static let timeSeconds = 1e10
     /// Focal lengths and principal points in pixels (`intrinsics`), and the field of view in degrees
     /// (`fovY`): a lens outside these projects to infinity or to nothing.
     static let focalLengths = 1e-3...1e9
