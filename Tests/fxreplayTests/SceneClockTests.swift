@@ -142,6 +142,38 @@ import Testing
         }
     }
 
+    /// `qa latency CALL --stream` judges the stream's tap exactly as `qa latency FILE` judges the file's
+    /// (the same frames compared, the same errors at 0 and 200 ms), its times on the scene's Unix
+    /// clock; `qa overlay CALL --stream` draws a track of the stream on the stream's own frames.
+    @Test func latencyAndOverlayReadACallsStream() throws {
+        let sample = try GeneratedSample.get()
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func latency(_ arguments: [String]) throws -> [[String: Any]] {
+            let run = try Self.run(["qa", "latency"] + arguments + ["--delay-list", "0ms,200ms", "--json"])
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+            return try #require(object["results"] as? [[String: Any]])
+        }
+        let file = try latency([sample.path("call.mp4"), "--poses", sample.path("call.poses.jsonl"), "--annotations", sample.path("annotations.json")])
+        let stream = try latency([sample.path("call-archive.zip"), "--stream", "Car owner", "--poses", sample.path("call-archive.poses.jsonl"),
+                                  "--pose-time", "epoch", "--annotations", sample.path("call-archive.annotations.json")])
+        try #require(file.count == 2 && stream.count == 2)
+        for (a, b) in zip(file, stream) {
+            #expect(a["compared"] as? Int == b["compared"] as? Int && (a["compared"] as? Int ?? 0) > 0)
+            let (ea, eb) = (a["error"] as? [String: Any], b["error"] as? [String: Any])
+            for key in ["mean", "max", "p95"] { #expect(abs((ea?[key] as? Double ?? .nan) - (eb?[key] as? Double ?? -1)) < 1e-6, "\(key)") }
+            #expect((a["tapFrame"] as? [String: Any])?["frame"] as? Int == (b["tapFrame"] as? [String: Any])?["frame"] as? Int)
+            #expect(((b["tapFrame"] as? [String: Any])?["t"] as? Double ?? 0) > 1.7e9, "the stream's tap time is on the scene's Unix clock")
+        }
+        let track = dir.appendingPathComponent("owner.csv").path, review = dir.appendingPathComponent("review.mkv").path
+        _ = try Self.run(["track", sample.path("call-archive.zip"), "--stream", "Car owner", "--poses", sample.path("call-archive.poses.jsonl"),
+                          "--pose-time", "epoch", "--annotations", sample.path("call-archive.annotations.json"), "-o", track])
+        let overlay = try Self.run(["qa", "overlay", sample.path("call-archive.zip"), "--stream", "Car owner", "--track", track, "-o", review,
+                                    "--progress", "none"])
+        #expect(overlay.stderr.contains("\(try sample.truth().frames) frames"), "\(overlay.stderr)")
+        #expect(!overlay.stderr.contains("past the video"), "\(overlay.stderr)")
+    }
+
     /// The same scene given in call time places every annotation as the Unix-time one does; a scene
     /// in call time on a plain recording is refused (exit 2) naming the scene; a stream-relative scene
     /// read on Unix poses warns that its times miss the recording and that they fit stream time.
