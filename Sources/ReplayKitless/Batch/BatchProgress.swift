@@ -60,9 +60,10 @@ final class BatchProgress: @unchecked Sendable {
                 object["fps"] = entry.fps.map { ($0 * 10).rounded() / 10 }
                 writeJSON(object)
             case .plain, .auto:
-                var text = "batch: \(entry.status.rawValue) \(entry.name)"
+                // The recording's name and error come from files: escaped, so they cannot forge a line.
+                var text = "batch: \(entry.status.rawValue) \(TerminalText.escaped(entry.name))"
                 if let seconds = entry.seconds { text += String(format: " (%.1f s", seconds) + (entry.fps.map { String(format: ", %.1f fps)", $0) } ?? ")") }
-                if let error = entry.error { text += ": " + error }
+                if let error = entry.error { text += ": " + TerminalText.escaped(error) }
                 write(style == .auto ? "\r\u{1B}[K" + text + "\n" : text + "\n")
                 if style == .auto { lastPrint = .distantPast }  // redraw the bar under the line
             }
