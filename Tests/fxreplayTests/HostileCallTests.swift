@@ -16,9 +16,8 @@ import Testing
         let script = #"mount -t tmpfs -o size="$1"m tmpfs "$2" || exit 99; shift 2; TMPDIR="$0" "$@"; s=$?; echo; echo "left: $(ls -A "$0" | tr '\n' ' ')"; exit $s"#
         let tmpfs = try runProcess("/usr/bin/unshare", ["--user", "--map-root-user", "--mount", "/bin/sh", "-c", script, tmp, "\(megabytes)", tmp,
                                                         fxreplayExecutable.path] + arguments)
-        if tmpfs.status != 99 {
-            let marker = "\nleft: "
-            let range = try #require(tmpfs.stdout.range(of: marker, options: .backwards), "\(tmpfs.stdout)")
+        // No marker: unshare or mount is not allowed here (no user namespaces), fxreplay never ran.
+        if let range = tmpfs.stdout.range(of: "\nleft: ", options: .backwards) {
             let left = tmpfs.stdout[range.upperBound...].split(whereSeparator: \.isWhitespace).map(String.init)
             return (RunResult(status: tmpfs.status, stdout: String(tmpfs.stdout[..<range.lowerBound]), stderr: tmpfs.stderr), nil, left)
         }
@@ -155,5 +154,45 @@ import Testing
         let run = try CallCommandFixtures.run(["probe", zip], tmp: tmp)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(CallCommandFixtures.contents(tmp) == [elsewhere, live].sorted())
+    }
+
+    /// The same with a run really killed: a render of a ZIP's stream gets SIGKILL while it
+    /// renders (its private folder holds the extracted member); the next probe of a ZIP removes it.
+    @Test func aFolderLeftBySIGKILLIsRemoved() throws {
+        let (dir, tmp) = try CallCommandFixtures.scratch()
+        let small = dir + "/call.zip"
+        try CallCommandFixtures.makeZip(small, members: [("manifest.json", dir + "/call/manifest.json"), ("av.webm", dir + "/call/av.webm"),
+                                                         ("v.mkv", dir + "/call/v.mkv"), ("a.webm", dir + "/call/a.webm")])
+        try Data(#"{"createdAt": 1700000000000, "files": [{"streamId": "long", "filename": "long.mkv", "startTimeOffset": 0}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: dir + "/long.json"))
+        try runFFmpegCLI(["-f", "lavfi", "-i", "testsrc=size=640x360:rate=30:duration=10", "-c:v", "ffv1", "-level", "1", dir + "/long.mkv"])
+        let long = dir + "/long.zip"
+        try CallCommandFixtures.makeZip(long, members: [("manifest.json", dir + "/long.json"), ("long.mkv", dir + "/long.mkv")])
+        let process = Process()
+        process.executableURL = fxreplayExecutable
+        process.arguments = ["render", long, "--stream", "long", "-o", dir + "/long.mp4", "--preset", "veryslow", "--progress", "none"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": tmp]) { $1 }
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Killed once its output's temporary file appears: the member is extracted by then.
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, !CallCommandFixtures.contents(dir).contains(where: { $0.hasSuffix(".part") }) { usleep(20_000) }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let left = CallCommandFixtures.contents(tmp)
+        try #require(left.count == 1 && left[0].hasPrefix("fxreplay-call-\(process.processIdentifier)@"), "\(left)")
+        let run = try CallCommandFixtures.run(["probe", small], tmp: tmp)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(CallCommandFixtures.contents(tmp).isEmpty, "\(CallCommandFixtures.contents(tmp))")
+    }
+
+    /// Every participant leaves where it joined: nothing to show or hear (was exit 2, "nothing to compose").
+    @Test func aCallWithoutMediaTimeIsBadInput() throws {
+        let (dir, tmp) = try CallCommandFixtures.scratch(manifest: """
+            {"version": 1, "participants": [{"id": "a", "tracks": [{"file": "av.webm", "start": 1, "end": 1}]}]}
+            """)
+        let run = try CallCommandFixtures.run(["compose", dir + "/call", "-o", dir + "/a.mkv", "--progress", "none"], tmp: tmp)
+        #expect(run.status == 3, "\(run.stderr)")
+        #expect(run.stderr.contains("\(dir)/call/manifest.json: the call has no media: every stream stops where it starts"), "\(run.stderr)")
     }
 }
