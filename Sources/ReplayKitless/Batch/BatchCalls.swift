@@ -2,11 +2,35 @@ import Foundation
 
 extension BatchRecording {
     /// Whether a batch input is a whole call (formats.md §9), composed rather than rendered: an
-    /// individual-stream archive's `.zip`, or a manifest `.json` (an archive's or a call manifest).
-    /// A glob of `*.zip` or a manifest row naming one gets `fxreplay compose`.
+    /// individual-stream archive's `.zip`, a manifest `.json` (an archive's or a call manifest),
+    /// or a folder (an unpacked archive). A glob of `*.zip` or a manifest row naming one gets
+    /// `fxreplay compose`.
     package static func isCall(_ input: String) -> Bool {
         guard !BatchPaths.isURL(input) else { return false }
-        return ["zip", "json"].contains(URL(fileURLWithPath: input).pathExtension.lowercased())
+        if ["zip", "json"].contains(URL(fileURLWithPath: input).pathExtension.lowercased()) { return true }
+        return CallPaths.nonRegularKind(input) == "a folder"
+    }
+
+    /// The files a call input makes compose read besides itself, so that a changed one makes the
+    /// output stale: for a manifest `.json` or a folder, the manifest and every media file it
+    /// names. A ZIP holds its own; a manifest that cannot be read names none (compose says why).
+    package static func callFiles(_ input: String) -> [String] {
+        let manifest: String
+        switch CallPaths.nonRegularKind(input) {
+        case "a folder"?:
+            guard let found = try? OpenedCall.manifest(inFolder: input) else { return [] }
+            manifest = found
+        case nil where URL(fileURLWithPath: input).pathExtension.lowercased() == "json":
+            manifest = input
+        default:
+            return []
+        }
+        guard let bytes = try? readInputFile(manifest, limit: InputLimits.callManifestBytes, kind: "call manifest", isText: true),
+              let streams = try? CallManifest(json: bytes, file: manifest).streams else { return [manifest] }
+        let folder = BatchPaths.directory(of: manifest)
+        return [manifest] + streams.flatMap(\.tracks).compactMap { track in
+            (try? CallPaths.components(of: track.file, track: track, manifest: manifest)).map { ([folder] + $0).joined(separator: "/") }
+        }
     }
 }
 

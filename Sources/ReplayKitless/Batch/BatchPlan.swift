@@ -145,7 +145,9 @@ package struct BatchPlanner: Sendable {
         var seen: Set<String> = []
         let values = (jobOptions + rowOptions).flatMap { option in option.values.map { (option.key, $0) } }
             + found.map { ($0.option, $0.path) }
-        for path in [input] + values.flatMap({ option, value in self.files(option: option, value: value, cache: &readFiles) })
+        // A call's manifest and media files count as its input does.
+        for path in [input] + (isCall ? BatchRecording.callFiles(input) : [])
+            + values.flatMap({ option, value in self.files(option: option, value: value, cache: &readFiles) })
         where seen.insert(path).inserted && BatchPaths.isRegularFile(path) {
             files.append(path)
         }

@@ -148,7 +148,7 @@ private func changedRecently(_ path: String) -> Bool {
 }
 
 /// Whether process `pid` exists and has not ended (a zombie, ended but not yet waited for, has).
-private func isRunning(_ pid: Int32) -> Bool {
+func isRunning(_ pid: Int32) -> Bool {
     guard pid > 0, kill(pid, 0) == 0 || errno == EPERM else { return false }
     // /proc/PID/stat: "PID (command) STATE …"
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return true }

@@ -67,17 +67,21 @@ public struct CallManifest: Sendable, Equatable {
             throw .badInput(file: file, line: root.line, "has both \"files\" and \"participants\": an archive manifest or a call manifest, not both")
         case (.some(let files), nil):
             kind = .archive
-            epoch = try fields.optionalNumber(root, "createdAt", in: nil).map { $0 / 1000 }
+            epoch = try fields.epoch(root, "createdAt", unit: "ms")
             streams = try fields.archiveStreams(files)
         case (nil, .some(let participants)):
             kind = .call
             if let version = root["version"], version.number != 1 {
                 throw fields.fail(version, nil, "version", "must be 1 (the only call manifest version)")
             }
-            epoch = try fields.optionalNumber(root, "epoch", in: nil)
+            epoch = try fields.epoch(root, "epoch", unit: "s")
             streams = try fields.participants(participants)
         case (nil, nil):
             throw .badInput(file: file, line: root.line, "not a call manifest: no \"files\" (an archive manifest's) or \"participants\" (a call manifest's)")
+        }
+        guard !streams.isEmpty else {
+            let key = kind == .archive ? "files" : "participants"
+            throw .badInput(file: file, line: root[key]?.line, field: key, "the call has no \(kind == .archive ? "streams" : "participants"): nothing to show or hear")
         }
         var seen: [String: String] = [:]
         for (index, stream) in streams.enumerated() {
@@ -91,11 +95,16 @@ public struct CallManifest: Sendable, Equatable {
         }
     }
 
-    /// Whether `bytes` hold a JSON object with `files` or `participants`: a manifest, to tell it
-    /// from other JSON files in a call's folder (an annotation scene, a job).
+    /// Whether `bytes` hold a JSON object with `files` or `participants` whose entries are a
+    /// manifest's (each file with a `filename`, each participant with `tracks`): a manifest, to
+    /// tell it from other JSON files in a call's folder (an annotation scene, a job, compose's
+    /// report, whose `participants` have none).
     static func looksLikeManifest(_ bytes: [UInt8]) -> Bool {
         guard let root = try? JSONReader.parse(bytes) else { return false }
-        return root["files"] != nil || root["participants"] != nil
+        for (key, member) in [("files", "filename"), ("participants", "tracks")] {
+            if let items = root[key]?.array, items.allSatisfy({ $0[member] != nil }) { return true }
+        }
+        return false
     }
 
     /// A stream's name from an archive's `connectionData` (formats.md §9): the `name`, `userName` or
@@ -176,12 +185,37 @@ private struct ManifestFields {
         return node
     }
 
-    /// A time in seconds: finite, not negative, below a year (a hostile value cannot overflow later sums).
+    /// A time in seconds: finite, not negative, below ``InputLimits/callTime`` (a year), so a
+    /// hostile value cannot overflow later sums or conversions.
     func time(_ value: Double, _ node: JSONNode, _ entry: String, _ key: String, unit: String) throws(ReplayError) -> Double {
-        guard value >= 0, value < 366 * 86_400 * (unit == "ms" ? 1000 : 1) else {
-            throw fail(node[key] ?? node, entry, key, "\(TextNumber.exact(value)) is out of range (0 up to a year, in \(unit == "ms" ? "milliseconds" : "seconds"))")
+        let seconds = unit == "ms" ? value / 1000 : value
+        guard seconds >= 0, seconds < InputLimits.callTime else {
+            throw fail(node[key] ?? node, entry, key, "\(TextNumber.exact(value)) is out of range (0 up to a year, in \(unit == "ms" ? "milliseconds" : "seconds"); README, Limits)")
         }
-        return unit == "ms" ? value / 1000 : value
+        return seconds
+    }
+
+    /// Call time 0 as Unix seconds from `key` in `unit` (`ms`: an archive's `createdAt`), within
+    /// ``InputLimits/callEpoch`` (1970 to 2096); `nil` when absent.
+    func epoch(_ root: JSONNode, _ key: String, unit: String) throws(ReplayError) -> Double? {
+        guard let value = try optionalNumber(root, key, in: nil) else { return nil }
+        let seconds = unit == "ms" ? value / 1000 : value
+        guard InputLimits.callEpoch.contains(seconds) else {
+            let scale = unit == "ms" ? 1000.0 : 1
+            let range = "\(Int64(InputLimits.callEpoch.lowerBound * scale)) to \(Int64(InputLimits.callEpoch.upperBound * scale))"
+            throw fail(root[key]!, nil, key, "\(TextNumber.exact(value)) is out of range (Unix time in \(unit == "ms" ? "milliseconds" : "seconds") from \(range): 1970 to 2096; README, Limits)")
+        }
+        return seconds
+    }
+
+    /// The entries of array `key` of `node`, refusing more than `limit` (``InputLimits``), named
+    /// by the first entry past it: `what` says what they are.
+    func capped(_ node: JSONNode, _ key: String, in entry: String?, limit: Int, what: String) throws(ReplayError) -> [JSONNode] {
+        let items = try array(node, key, in: entry)
+        guard items.count <= limit else {
+            throw fail(items[limit], (entry.map { "\($0), " } ?? "") + "\(key)[\(limit)]", key, "more than \(limit) \(what), the most fxreplay reads (README, Limits)")
+        }
+        return items
     }
 
     /// A media file's entry: its name, start and optional stop under `keys`, times in `unit` (`ms` or `s`).
@@ -198,7 +232,7 @@ private struct ManifestFields {
 
     func archiveStreams(_ files: JSONNode) throws(ReplayError) -> [CallManifest.Stream] {
         var streams: [CallManifest.Stream] = []
-        for (index, item) in try array(files, "files", in: nil).enumerated() {
+        for (index, item) in try capped(files, "files", in: nil, limit: InputLimits.callStreams, what: "streams in a call").enumerated() {
             var entry = "files[\(index)]"
             let node = try object(item, entry)
             let id = try string(node, "streamId", in: entry)
@@ -214,18 +248,23 @@ private struct ManifestFields {
 
     func participants(_ participants: JSONNode) throws(ReplayError) -> [CallManifest.Stream] {
         var streams: [CallManifest.Stream] = []
-        for (index, item) in try array(participants, "participants", in: nil).enumerated() {
+        var trackCount = 0
+        for (index, item) in try capped(participants, "participants", in: nil, limit: InputLimits.callStreams, what: "participants in a call").enumerated() {
             var entry = "participants[\(index)]"
             let node = try object(item, entry)
             let id = try string(node, "id", in: entry)
             entry += " \"\(id)\""
             let name = try optionalString(node, "name", in: entry).flatMap { $0.isEmpty ? nil : $0 } ?? id
             guard let tracksNode = node["tracks"] else { throw fail(node, entry, "tracks", "missing (an array of tracks is required)") }
-            let items = try array(tracksNode, "tracks", in: entry)
+            let items = try capped(tracksNode, "tracks", in: entry, limit: InputLimits.callTracksPerStream, what: "tracks for one participant")
             guard !items.isEmpty else { throw fail(tracksNode, entry, "tracks", "is empty: a participant needs at least one track") }
             var tracks: [CallManifest.Track] = []
             for (trackIndex, trackItem) in items.enumerated() {
                 let trackEntry = "\(entry), tracks[\(trackIndex)]"
+                trackCount += 1
+                guard trackCount <= InputLimits.callTracks else {
+                    throw fail(trackItem, trackEntry, "tracks", "more than \(InputLimits.callTracks) tracks in the call, the most fxreplay reads (README, Limits)")
+                }
                 tracks.append(try track(try object(trackItem, trackEntry), trackEntry, keys: ("file", "start", "end"), unit: "s"))
             }
             streams.append(.init(id: id, name: name, videoType: nil, tracks: tracks))

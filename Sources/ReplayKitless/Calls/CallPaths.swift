@@ -24,12 +24,15 @@ enum CallPaths {
                         confined: Bool) throws(ReplayError) -> String {
         let parts = try components(of: name, track: track, manifest: manifest)
         let path = ([folder] + parts).joined(separator: "/")
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        switch nonRegularKind(path) {
+        case nil: break
+        case "missing"?:
             throw .badInput(file: manifest, line: track.line, field: "\(track.entry), \(track.fileKey)", "\"\(name)\" is missing (looked for \(path))")
-        }
-        guard !isDirectory.boolValue else {
+        case "a folder"?:
             throw .badInput(file: manifest, line: track.line, field: "\(track.entry), \(track.fileKey)", "\"\(name)\" is a folder, not a media file")
+        case let kind?:
+            // Opening a FIFO waits for a writer, a device reads forever: a call's files are regular ones.
+            throw .badInput(file: manifest, line: track.line, field: "\(track.entry), \(track.fileKey)", "\"\(name)\" is not a regular file (\(kind))")
         }
         if confined {
             let root = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
@@ -40,5 +43,20 @@ enum CallPaths {
             }
         }
         return path
+    }
+
+    /// What `path` is when it is not a regular file (a symbolic link is followed): `missing`,
+    /// `a folder`, `a FIFO`, `a socket`, `a device`; `nil` for a regular file. Found without
+    /// opening it, which for a FIFO would wait for a writer.
+    static func nonRegularKind(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return "missing" }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return "a folder"
+        case S_IFIFO: return "a FIFO"
+        case S_IFSOCK: return "a socket"
+        default: return "a device"
+        }
     }
 }

@@ -7,7 +7,10 @@ import ZIPFoundation
 /// Only the manifest and the members it names are extracted, each under a name fxreplay makes
 /// (never the member's own path), so no member name can place a file outside the folder. Sizes
 /// are checked before anything is written and bytes are counted while extracting, so a member
-/// that expands far beyond its stored size (a ZIP bomb) stops the run before the disk fills.
+/// that expands far beyond its stored size (a ZIP bomb) stops the run before the disk fills. A
+/// member named by several tracks is extracted once, all members together expand to at most
+/// ``expansionLimit(stored:)`` of the whole archive's size, and extracting leaves
+/// ``freeSpaceMargin`` free on the private folder's file system.
 enum CallZip {
     /// A member may expand to at most this many times its stored size (media barely compresses;
     /// deflate's own limit is about 1032×, which only runs of identical bytes reach) …
@@ -18,6 +21,11 @@ enum CallZip {
     static let totalBytes: UInt64 = 64 << 30
     /// The most members an archive may list.
     static let memberCount = 100_000
+    /// Free space extracting must leave on the private folder's file system, so the output and
+    /// everything else on the machine still have room: 1 GiB, or a ``freeSpaceFraction``th of a
+    /// smaller file system.
+    static let freeSpaceMargin: UInt64 = 1 << 30
+    static let freeSpaceFraction: UInt64 = 20
 
     /// Bytes of a manifest read from the ZIP (read into memory to find which JSON member is the manifest).
     static let manifestBytes = InputLimits.callManifestBytes
@@ -53,11 +61,15 @@ enum CallZip {
         let manifest = try CallManifest(json: manifestBytes, file: manifestName)
         let manifestFolder = manifestMember.split(separator: "/").dropLast().map(String.init)
 
-        // Every member is found and checked before the first byte is written.
-        var planned: [[(entry: Entry, track: CallManifest.Track)]] = []
+        // Every member is found and checked before the first byte is written. Tracks that name one
+        // member share it: it is extracted once (`unique[i]` for the tracks planned as `i`).
+        var planned: [[Int]] = []
+        var unique: [(entry: Entry, track: CallManifest.Track)] = []
+        var uniqueIndex: [String: Int] = [:]
         var declaredTotal: UInt64 = 0
+        let bound = expansionLimit(stored: archiveSize)
         for stream in manifest.streams {
-            var tracks: [(entry: Entry, track: CallManifest.Track)] = []
+            var tracks: [Int] = []
             for track in stream.tracks {
                 let parts = try CallPaths.components(of: track.file, track: track, manifest: manifestName)
                 let memberPath = (manifestFolder + parts).joined(separator: "/")
@@ -67,29 +79,32 @@ enum CallZip {
                 guard let entry = members[memberPath] else { throw refuse("is missing: the archive has no member \(memberPath)") }
                 guard entry.type == .file else { throw refuse("is a \(entry.type == .symlink ? "symbolic link" : "folder") in the archive, not a media file") }
                 try checkSize(of: entry, archiveSize: archiveSize, refuse: refuse)
-                declaredTotal += entry.uncompressedSize
-                guard declaredTotal <= totalBytes else {
-                    throw .badInput("\(zip): its members would expand to more than \(totalBytes >> 30) GiB, the most fxreplay extracts from one archive")
+                if let shared = uniqueIndex[memberPath] {
+                    tracks.append(shared)
+                    continue
                 }
-                tracks.append((entry, track))
+                // Each member is at most `totalBytes` (checkSize) and the sum is checked at each step: no overflow.
+                declaredTotal += entry.uncompressedSize
+                guard declaredTotal <= bound else {
+                    throw .badInput("\(zip): member \(memberPath) would bring the extracted files to \(declaredTotal) bytes, more than the \(bound) bytes fxreplay extracts from it (\(expansionRatio) times the archive's \(archiveSize) bytes, at least \(expansionFloor >> 20) MiB, at most \(totalBytes >> 30) GiB; README, Limits)")
+                }
+                uniqueIndex[memberPath] = unique.count
+                tracks.append(unique.count)
+                unique.append((entry, track))
             }
             planned.append(tracks)
         }
-        try checkFreeSpace(in: folder, for: declaredTotal)
+        try checkFreeSpace(in: folder, for: declaredTotal, what: "the call's files")
 
-        var paths: [[String]] = []
-        var written = 0
-        for tracks in planned {
-            var streamPaths: [String] = []
-            for (entry, track) in tracks {
-                written += 1
-                let path = folder + "/" + privateName(for: entry.path, number: written)
-                try extract(entry, from: archive, to: path, zip: zip, manifest: manifestName, track: track)
-                streamPaths.append(path)
-            }
-            paths.append(streamPaths)
+        var extracted: [String] = []
+        for (index, (entry, track)) in unique.enumerated() {
+            // Again before each member: the file system is shared, and may have filled meanwhile.
+            try checkFreeSpace(in: folder, for: entry.uncompressedSize, what: "\(entry.path) from \(zip)")
+            let path = folder + "/" + privateName(for: entry.path, number: index + 1)
+            try extract(entry, from: archive, to: path, zip: zip, manifest: manifestName, track: track)
+            extracted.append(path)
         }
-        return Extracted(manifest: manifest, manifestName: manifestName, paths: paths)
+        return Extracted(manifest: manifest, manifestName: manifestName, paths: planned.map { $0.map { extracted[$0] } })
     }
 
     /// The manifest: the one JSON member nearest the archive's top that is a manifest (`files`
@@ -150,13 +165,15 @@ enum CallZip {
         return min(max(overflow ? .max : scaled, expansionFloor), totalBytes)
     }
 
-    /// Exit 4 before extracting when the temporary folder's file system has no room for the members.
-    private static func checkFreeSpace(in folder: String, for bytes: UInt64) throws(ReplayError) {
+    /// Exit 4 before extracting `what` (`bytes` bytes) when the temporary folder's file system
+    /// has no room for it and ``freeSpaceMargin`` more.
+    private static func checkFreeSpace(in folder: String, for bytes: UInt64, what: String) throws(ReplayError) {
         var info = statvfs()
         guard statvfs(folder, &info) == 0 else { return }
         let available = UInt64(info.f_bavail) * UInt64(info.f_frsize)
-        guard bytes <= available else {
-            throw .processing("\(folder): the call's files need \(bytes) bytes, but its file system has \(available) free (set TMPDIR to a larger one)")
+        let margin = min(freeSpaceMargin, UInt64(info.f_blocks) * UInt64(info.f_frsize) / freeSpaceFraction)
+        guard bytes <= available, available - bytes >= margin else {
+            throw .processing("\(folder): extracting \(what) takes \(bytes) bytes, but its file system has \(available) free and fxreplay leaves \(margin) free (README, Limits; set TMPDIR to a larger one)")
         }
     }
 

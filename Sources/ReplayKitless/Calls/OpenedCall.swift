@@ -34,7 +34,7 @@ public final class OpenedCall: @unchecked Sendable {
         }
         let suffix = URL(fileURLWithPath: path).pathExtension.lowercased()
         if suffix == "zip" || suffix == "json" { return true }
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        guard CallPaths.nonRegularKind(path) == nil, let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
         return (try? handle.read(upToCount: 4)) == Data([0x50, 0x4B, 0x03, 0x04])
     }
@@ -74,10 +74,16 @@ public final class OpenedCall: @unchecked Sendable {
         return OpenedCall(call: call, privateFolder: nil)
     }
 
-    /// The manifest of an unpacked archive: the one JSON file directly in `folder` that is a manifest.
-    private static func manifest(inFolder folder: String) throws(ReplayError) -> String {
+    /// The manifest of an unpacked archive: the one JSON file directly in `folder` that is a
+    /// manifest by its content (another JSON file, such as compose's report, is passed over).
+    /// Only regular files are opened: a FIFO named `*.json` is passed over with a warning.
+    static func manifest(inFolder folder: String) throws(ReplayError) -> String {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
-        let jsonFiles = names.filter { $0.lowercased().hasSuffix(".json") && !$0.hasPrefix(".") }.map { folder + "/" + $0 }
+        let jsonFiles = names.filter { $0.lowercased().hasSuffix(".json") && !$0.hasPrefix(".") }.map { folder + "/" + $0 }.filter { file in
+            guard let kind = CallPaths.nonRegularKind(file) else { return true }
+            ReplayLog.warning("\(file): not a regular file (\(kind)); passed over")
+            return false
+        }
         let manifests = jsonFiles.filter { file in
             (try? readInputFile(file, limit: InputLimits.callManifestBytes, kind: "call manifest", isText: true))
                 .map(CallManifest.looksLikeManifest) ?? false
@@ -111,6 +117,9 @@ public final class OpenedCall: @unchecked Sendable {
             try checkOverlaps(tracks, of: stream, manifest: name)
             streams.append(CallStream(id: stream.id, name: stream.name, videoType: stream.videoType, order: streamIndex, tracks: tracks))
         }
+        guard streams.contains(where: { $0.stop > $0.start }) else {
+            throw .badInput(file: name, "the call has no media: every stream stops where it starts")
+        }
         return Call(source: source, manifest: name, epoch: manifest.epoch, streams: streams)
     }
 
@@ -126,16 +135,41 @@ public final class OpenedCall: @unchecked Sendable {
         }
     }
 
-    /// A new folder only this process uses, under `TMPDIR`, removed on an interrupting signal.
+    /// What every private folder's name starts with; then `PID@HOST-XXXXXX` (see ``TemporaryName``).
+    static let privateFolderPrefix = "fxreplay-call-"
+
+    /// A new folder only this process uses, under `TMPDIR`, removed on an interrupting signal. Its
+    /// name carries this process's id and host, so that a later run can remove it if this one is
+    /// killed; such folders that killed runs left go first.
     private static func makePrivateFolder() throws(ReplayError) -> String {
         let base = NSTemporaryDirectory()
-        var template = Array(((base.hasSuffix("/") ? base : base + "/") + "fxreplay-call-XXXXXX").utf8CString)
+        removeStalePrivateFolders(in: base)
+        let name = privateFolderPrefix + "\(getpid())@\(TemporaryName.host)-XXXXXX"
+        var template = Array(((base.hasSuffix("/") ? base : base + "/") + name).utf8CString)
         guard let made = mkdtemp(&template) else {
             throw .processing("\(base): cannot make a temporary folder for the call's files (\(String(cString: strerror(errno))))")
         }
         let folder = String(cString: made)
         InterruptCleanup.shared.registerDirectory(folder)
         return folder
+    }
+
+    /// Removes the private folders in `base` that killed runs left (SIGKILL, a crash: nothing ran
+    /// their clean-up), as ``removeStaleTemporaryFiles(for:)`` does for outputs: only a folder this
+    /// user owns, made on this host by a process that is gone. One of a live process, of another
+    /// host (a shared TMPDIR: its process cannot be looked at from here) or of an earlier version
+    /// (`fxreplay-call-XXXXXX`, no process in its name) is kept.
+    static func removeStalePrivateFolders(in base: String) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: base) else { return }
+        for name in names where name.hasPrefix(privateFolderPrefix) {
+            let owner = name.dropFirst(privateFolderPrefix.count).prefix { $0 != "-" }
+            guard let at = owner.firstIndex(of: "@"), let pid = Int32(owner[..<at]),
+                  owner[owner.index(after: at)...] == TemporaryName.host, !isRunning(pid) else { continue }
+            let path = (base.hasSuffix("/") ? base : base + "/") + name
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid() else { continue }
+            try? FileManager.default.removeItem(atPath: path)
+        }
     }
 
     private static func remove(_ folder: String) {

@@ -27,6 +27,20 @@ enum InputLimits {
     static let manifestBytes = 64 << 20
     /// Bytes of a call's manifest (an archive's or a call manifest, formats.md §9).
     static let callManifestBytes = 16 << 20
+    /// Streams of an archive, or participants of a call manifest (formats.md §9): a real call has
+    /// tens; each stream costs a decoder and its pictures while it is shown.
+    static let callStreams = 256
+    /// Tracks (media files) of one participant of a call manifest: a reconnect or a recording cut
+    /// into pieces adds one; 1 000 one-minute pieces are 16 hours.
+    static let callTracksPerStream = 1_000
+    /// Tracks of a whole call, every participant's counted: each is opened and read when the call is.
+    static let callTracks = 2_000
+    /// A call time in a manifest (`startTimeOffset`, `stopTimeOffset`, `start`, `end`), seconds:
+    /// from 0 up to a year, so no sum or conversion of one can overflow.
+    static let callTime = 366.0 * 86_400
+    /// A call's epoch (an archive's `createdAt / 1000`, a call manifest's `epoch`), Unix seconds:
+    /// from 1970 to 2096 (about 1.7e9 today).
+    static let callEpoch = 0.0...4e9
     /// Bytes of a Wavefront OBJ mesh.
     static let meshBytes = 64 << 20
     /// Triangles of an OBJ mesh after its polygons are split into triangles.
