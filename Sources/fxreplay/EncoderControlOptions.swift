@@ -22,7 +22,7 @@ struct EncoderControlOptions: ParsableArguments {
     var pixelFormat: String?
 
     @Option(name: .customLong("encoder-opt"), parsing: .unconditionalSingleValue, help: ArgumentHelp(
-        "An encoder option passed through (ffmpeg's -KEY VALUE), e.g. x264-params=bframes=0 or aq-mode=2; repeatable. An option the encoder does not have is refused.",
+        "An encoder tuning option passed through (ffmpeg's -KEY VALUE), e.g. x264-params=bframes=0 or aq-mode=2; repeatable. Only allow-listed keys pass: one naming a file, a second pass or a log level, or one the encoder does not have, is refused. Command line only (not in a job or manifest).",
         valueName: "KEY=VALUE"))
     var encoderOpt: [String] = []
 

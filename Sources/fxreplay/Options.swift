@@ -58,7 +58,7 @@ struct EncoderOptions: ParsableArguments {
         return settings
     }
 
-    static let maximumThreads = 1024
+    static let maximumThreads = EncoderOptionPolicy.maximumThreads
     /// 2 Gbit/s: above any codec's real use (4K ProRes 4444 XQ is about 1.7 Gbit/s).
     static let maximumBitrate = 2_000_000_000.0
 

@@ -47,7 +47,8 @@ public struct FuzzTarget: Sendable {
     /// Every target, by name.
     public static let all: [String: FuzzTarget] = Dictionary(
         uniqueKeysWithValues: [poseJSONL, poseCSV, pose32, poseSEI, annotationScene, annotationCost, objMesh, placementTrack, jobSpecYAML,
-                                 jobSpecJSON, manifest, frameHashGolden, batchPlan].map { ($0.name, $0) })
+                                 jobSpecJSON, manifest, frameHashGolden, batchPlan,
+                                 encoderOptions].map { ($0.name, $0) })
 
     /// JSON Lines pose sidecars, then writing them back and matching them to frames.
     public static let poseJSONL = FuzzTarget("FuzzPoseJSONL") { try PoseFuzzing.sidecar($0, format: .jsonl) }
@@ -102,6 +103,8 @@ public struct FuzzTarget: Sendable {
             ? try Manifest.parseJSONLines(text, file: "fuzz.jsonl") : try Manifest.parseCSV(text, file: "fuzz.csv")
         for row in rows { _ = row.options.flatMap(\.arguments) }
     }
+    /// `--encoder-opt KEY=VALUE` lines checked against the allow-list; see ``EncoderOptionFuzzing``.
+    public static let encoderOptions = FuzzTarget("FuzzEncoderOptions") { try EncoderOptionFuzzing.check($0) }
     /// Golden framemd5 files (`framehash --check`): a golden file compared with its own lines matches.
     public static let frameHashGolden = FuzzTarget("FuzzFrameHashGolden") { input in
         guard let text = String(validating: input, as: UTF8.self) else { return }  // as load(path:): not UTF-8 is refused
@@ -261,5 +264,46 @@ enum PoseFuzzing {
         } catch let error as ReplayError {
             throw FuzzFinding("an access unit with an inserted pose SEI does not read: \(error)")
         }
+    }
+}
+
+/// `--encoder-opt` parsing (issue #33). Input: byte 0 picks the codec (modulo their number), the rest
+/// is lines of `KEY=VALUE`, split at the first `=` as the command line splits them. Besides "no
+/// crash": an accepted key-value list written back escaped reads as the same entries; a user's
+/// accepted `x265-params` merged with fxreplay's keeps fxreplay's log level last and no other; an
+/// accepted `flags` value never names a pass.
+enum EncoderOptionFuzzing {
+    static func check(_ input: [UInt8]) throws {
+        guard let first = input.first else { return }
+        let codec = VideoCodec.allCases[Int(first) % VideoCodec.allCases.count]
+        for line in String(decoding: input.dropFirst(), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
+            guard let equals = line.firstIndex(of: "="), equals != line.startIndex else { continue }
+            let key = String(line[..<equals]), value = String(line[line.index(after: equals)...])
+            let entries = EncoderOptionPolicy.dictionaryEntries(value)
+            if let entries {
+                let back = EncoderOptionPolicy.dictionaryEntries(EncoderOptionPolicy.dictionaryText(entries))
+                guard let back, back.map(\.key) == entries.map(\.key), back.map(\.value) == entries.map(\.value) else {
+                    throw FuzzFinding("\(value): written back escaped, the list reads differently")
+                }
+            }
+            do { try EncoderOptionPolicy.check(key: key, value: value, codec: codec) } catch { continue }
+            if key == "x265-params" {
+                let merged = EncoderOptionPolicy.mergedX265Params(user: value, own: "log-level=error")
+                let read = EncoderOptionPolicy.dictionaryEntries(merged) ?? []
+                guard read.filter({ x265Name($0.key) == "log-level" }).count == 1, read.last?.key == "log-level", read.last?.value == "error" else {
+                    throw FuzzFinding("x265-params \(value) accepted, merged as \(merged): the log level is not fxreplay's")
+                }
+            }
+            if key.hasPrefix("flags"), value.contains("pass") { throw FuzzFinding("flags \(value) accepted") }
+        }
+    }
+
+    /// The name x265_param_parse looks a parameter up by (`_` as `-`, a `no`/`no-` prefix dropped),
+    /// written here apart from the policy's own.
+    private static func x265Name(_ key: String) -> String {
+        var name = Substring(key.map { $0 == "_" ? "-" : $0 })
+        if name.hasPrefix("no") { name = name.dropFirst(2) }
+        if name.hasPrefix("-") && key.hasPrefix("no") { name = name.dropFirst() }
+        return String(name)
     }
 }

@@ -102,6 +102,15 @@ package struct JobSpec: Sendable {
     static let forbiddenKeys = [
         "output": "the output is given on the command line (render -o) or decided by batch (--out DIR)",
         "job": "job specs cannot include other job specs",
+        // What reaches the encoder is the operator's to decide, as what inputs may reach is (allow-protocols).
+        "encoder-opt": "encoder options are taken from the command line only",
+    ]
+
+    /// Render options a `streams:` entry cannot take: the output, its files and its encoder are the
+    /// composition's, so for one stream they would do nothing.
+    static let compositionKeys: Set<String> = [
+        "report", "preview", "overwrite", "progress", "encoder-opt", "codec", "crf", "preset", "bitrate", "threads", "deterministic",
+        "keyint", "tune", "profile", "level", "pix-fmt", "no-faststart", "audio", "audio-codec", "audio-bitrate",
     ]
 
     /// Reads a job spec; `.json` files are parsed as JSON, everything else as YAML. Relative paths
@@ -171,6 +180,11 @@ package struct JobSpec: Sendable {
             case .null: break
             case .map(let items):
                 for item in items {
+                    if compositionKeys.contains(item.key) {
+                        throw .badInput(file: file, line: item.line, field: "\(field).\(item.key)",
+                                        "does nothing for one stream: give \(item.key) to compose itself "
+                                            + "(the output and its encoder are the composition's)")
+                    }
                     guard let option = try JobOption(key: item.key, raw: item.value, file: file, line: item.line, nullAllowed: false) else { continue }
                     options.append(option)
                 }

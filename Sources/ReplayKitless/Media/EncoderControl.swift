@@ -38,6 +38,13 @@ extension EncoderSettings {
         return given
     }
 
+    /// A user's `x265-params` merged with the project's (its log level, the `--level`): x265 prints
+    /// to stderr itself and must stay as quiet as fxreplay sets it.
+    private static func x265Params(_ user: String, keeping defaults: OpaquePointer?) -> String {
+        let own = av_dict_get(defaults, "x265-params", nil, 0).map { String(cString: $0.pointee.value) } ?? ""
+        return EncoderOptionPolicy.mergedX265Params(user: user, own: own)
+    }
+
     /// Planar YUV with 8 bits a sample (the pipeline's pictures are 8-bit YUV).
     private static func isEightBit(_ format: AVPixelFormat) -> Bool {
         guard let descriptor = av_pix_fmt_desc_get(format)?.pointee else { return false }
@@ -56,6 +63,8 @@ extension EncoderSettings {
     func applyUserControls(to context: UnsafeMutablePointer<AVCodecContext>, codec: VideoCodec,
                            defaults: inout OpaquePointer?) throws(ReplayError) {
         let name = codec.encoderName
+        // Before any option is set: a refused one must never reach the encoder (issue #33).
+        try EncoderOptionPolicy.check(encoderOptions, codec: codec)
         if let keyint {
             guard keyint >= 1 else { throw .usage("--keyint \(keyint): give 1 or more frames") }
             context.pointee.gop_size = Int32(clamping: keyint)
@@ -65,21 +74,25 @@ extension EncoderSettings {
         if let profile { controls.append(("--profile", "profile", profile)) }
         if let level {
             if codec == .hevc {
-                // libx265 takes its level among its own parameters only.
-                let current = av_dict_get(defaults, "x265-params", nil, 0).map { String(cString: $0.pointee.value) }
-                av_dict_set(&defaults, "x265-params", (current.map { $0 + ":" } ?? "") + "level-idc=\(level)", 0)
+                guard level.wholeMatch(of: /[0-9]+(\.[0-9]+)?/) != nil else { throw .usage("--level \(level): give a level such as 4 or 5.1") }
+                // libx265 takes its level among its own parameters only; escaped, so `4:csv=FILE` stays one value.
+                let current = av_dict_get(defaults, "x265-params", nil, 0).map { String(cString: $0.pointee.value) } ?? ""
+                let entries = (EncoderOptionPolicy.dictionaryEntries(current) ?? []) + [("level-idc", level)]
+                av_dict_set(&defaults, "x265-params", EncoderOptionPolicy.dictionaryText(entries), 0)
             } else {
                 controls.append(("--level", "level", level))
             }
         }
-        for (key, value) in encoderOptions.sorted(by: { $0.key < $1.key }) { controls.append(("--encoder-opt", key, value)) }
+        for (key, value) in encoderOptions.sorted(by: { $0.key < $1.key }) {
+            controls.append(("--encoder-opt", key, key == "x265-params" ? Self.x265Params(value, keeping: defaults) : value))
+        }
         for control in controls {
             let described = control.option == "--encoder-opt" ? "--encoder-opt \(control.key)=\(control.value)" : "\(control.option) \(control.value)"
             guard av_opt_find(UnsafeMutableRawPointer(context), control.key, nil, 0, AV_OPT_SEARCH_CHILDREN) != nil else {
                 throw .usage(control.option == "--encoder-opt" ? "--encoder-opt: \(name) has no option '\(control.key)'"
                                                                : "\(control.option): \(name) has no \(control.key) setting")
             }
-            // The user's value wins over the project's default for the same key.
+            // The user's value wins over the project's default for the same key (x265-params: merged above).
             av_dict_set(&defaults, control.key, nil, 0)
             let status = av_opt_set(UnsafeMutableRawPointer(context), control.key, control.value, AV_OPT_SEARCH_CHILDREN)
             guard status >= 0 else { throw .usage("\(described): \(name) refuses the value (\(ffmpegErrorText(status)))") }
