@@ -7,6 +7,7 @@ import PackageDescription
 let fuzzTargets = [
     "FuzzPoseJSONL", "FuzzPoseCSV", "FuzzPose32", "FuzzPoseSEI", "FuzzAnnotationScene", "FuzzAnnotationCost", "FuzzOBJ", "FuzzPlacementTrack",
     "FuzzJobSpecYAML", "FuzzJobSpecJSON", "FuzzManifest", "FuzzFrameHashGolden", "FuzzBatchPlan",
+    "FuzzLayout",
 ]
 
 let package = Package(

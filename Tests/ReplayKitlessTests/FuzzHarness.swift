@@ -47,7 +47,7 @@ public struct FuzzTarget: Sendable {
     /// Every target, by name.
     public static let all: [String: FuzzTarget] = Dictionary(
         uniqueKeysWithValues: [poseJSONL, poseCSV, pose32, poseSEI, annotationScene, annotationCost, objMesh, placementTrack, jobSpecYAML,
-                                 jobSpecJSON, manifest, frameHashGolden, batchPlan].map { ($0.name, $0) })
+                                 jobSpecJSON, manifest, frameHashGolden, batchPlan, layout].map { ($0.name, $0) })
 
     /// JSON Lines pose sidecars, then writing them back and matching them to frames.
     public static let poseJSONL = FuzzTarget("FuzzPoseJSONL") { try PoseFuzzing.sidecar($0, format: .jsonl) }
