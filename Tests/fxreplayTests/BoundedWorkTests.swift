@@ -93,7 +93,7 @@ import Testing
     }
 
     /// `render` keeps each picture's time: the gap costs no frames (2 written) and no time; as a
-    /// call's stream it is longer than 12 hours, refused without `--allow-long-call`.
+    /// call's stream it is longer than 12 hours, refused without `--allow-long-call` and rendered with it.
     @Test func aGapBetweenTwoPicturesIsBounded() throws {
         let dir = try makeScratchDirectory().path
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -106,6 +106,10 @@ import Testing
             .write(toFile: dir + "/call.json", atomically: true, encoding: .utf8)
         let stream = try runFxreplay(["render", dir + "/call.json", "--stream", "g", "-o", dir + "/stream.mkv", "--progress", "none"])
         #expect(stream.status == 3 && stream.stderr.contains("300001.000 s") && stream.stderr.contains("--allow-long-call"), "\(stream.stderr)")
+        let allowed = try runFxreplay(["render", dir + "/call.json", "--stream", "g", "-o", dir + "/stream.mkv", "--allow-long-call",
+                                       "--codec", "ffv1", "--progress", "none"])
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        #expect(try GrayVideo.read(dir + "/stream.mkv").count == 2)
         let composed = try runFxreplay(["compose", dir + "/call.json", "-o", dir + "/call.mkv", "--progress", "none"])
         #expect(composed.status == 3 && composed.stderr.contains("300001.000 s"), "\(composed.stderr)")
         #expect(Date().timeIntervalSince(started) < 60)
