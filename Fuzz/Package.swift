@@ -8,6 +8,7 @@ let fuzzTargets = [
     "FuzzPoseJSONL", "FuzzPoseCSV", "FuzzPose32", "FuzzPoseSEI", "FuzzAnnotationScene", "FuzzAnnotationCost", "FuzzOBJ", "FuzzPlacementTrack",
     "FuzzJobSpecYAML", "FuzzJobSpecJSON", "FuzzManifest", "FuzzFrameHashGolden", "FuzzBatchPlan",
     "FuzzEncoderOptions",
+    "FuzzLayout",
 ]
 
 let package = Package(

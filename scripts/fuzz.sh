@@ -47,6 +47,7 @@ dictionary() {
     FuzzJobSpecYAML) echo Fuzz/dict/yaml.dict ;;
     FuzzOBJ) echo Fuzz/dict/obj.dict ;;
     FuzzBatchPlan) echo Fuzz/dict/batch.dict ;;
+    FuzzLayout) echo Fuzz/dict/json.dict ;;
   esac
 }
 

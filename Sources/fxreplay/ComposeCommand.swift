@@ -32,6 +32,10 @@ struct Compose: ParsableCommand {
     @Option(parsing: .unconditional, help: "Call time in seconds the output ends at (default: the latest stop).")
     var to: Double?
 
+    @Flag(help: ArgumentHelp("Compose more than 12 hours of call time (refused otherwise: a manifest may claim any length).",
+                             visibility: .default))
+    var allowLongCall = false
+
     @Option(help: "How pictures fill their tiles: contain (whole picture, background around it) or cover (filled, centre-cropped).")
     var tileFit: BackgroundFit = .contain
 
@@ -68,8 +72,11 @@ struct Compose: ParsableCommand {
         guard (1...240).contains(fps) else { throw ValidationError("--fps must be 1 to 240") }
         guard size.width >= 2, size.height >= 2 else { throw ValidationError("--size must be at least 2x2") }
         try requirePNGName(preview)
-        guard from.isFinite, from >= 0 else { throw ValidationError("--from must be 0 or more seconds") }
-        if let to { guard to.isFinite, to > from else { throw ValidationError("--to must be later than --from") } }
+        try checkTimeOption("--from", from)
+        if let to {
+            try checkTimeOption("--to", to)
+            guard to > from else { throw ValidationError("--to must be later than --from") }
+        }
         guard backgroundColor.hasPrefix("#"), backgroundColor.count == 7, RGBAColor(hex: backgroundColor) != nil else {
             throw ValidationError("--background-color: '\(backgroundColor)' is not a colour like #RRGGBB")
         }
@@ -92,6 +99,7 @@ struct Compose: ParsableCommand {
         options.font = font
         options.encoder = encoder.settings
         options.overwrite = overwrite
+        options.allowLongCall = allowLongCall
         options.layout = try chosenLayout(for: call)
         if let job { options.streamEffects = try streamEffects(job: job, call: call) }
 

@@ -34,6 +34,9 @@ struct Render: ParsableCommand {
     @Flag(help: "Flip the picture horizontally (front cameras record mirrored).")
     var mirror = false
 
+    @Flag(help: "With --stream: render more than 12 hours of a call's file (refused otherwise: a stray timestamp may claim any length).")
+    var allowLongCall = false
+
     @Flag(help: "Replace OUTPUT if it exists.")
     var overwrite = false
 
@@ -126,6 +129,9 @@ struct Render: ParsableCommand {
         FFmpegLogging.configure(verbose: progress.verbose)
         // A call's stream is rendered from its file; the opened call owns a ZIP's extracted files until the end.
         let call = try CallStreamChoice(input: input, stream: stream, poseTime: poseOptions.poseTime)
+        if let call {
+            try call.opened.call.checkRenderedLength(of: call.track, from: trimming.from, to: trimming.to, allowLongCall: allowLongCall)
+        }
         let options = try renderOptions(input: call?.track.path ?? input, clockOffset: call?.poseClockOffset, placement: call?.placement)
         // Every output is checked before the render: none may be an input or another output, or exist unasked.
         // The preview and the report are written before the video is moved into place, and moved

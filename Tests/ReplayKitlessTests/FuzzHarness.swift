@@ -48,7 +48,7 @@ public struct FuzzTarget: Sendable {
     public static let all: [String: FuzzTarget] = Dictionary(
         uniqueKeysWithValues: [poseJSONL, poseCSV, pose32, poseSEI, annotationScene, annotationCost, objMesh, placementTrack, jobSpecYAML,
                                  jobSpecJSON, manifest, frameHashGolden, batchPlan,
-                                 encoderOptions].map { ($0.name, $0) })
+                                 encoderOptions, layout].map { ($0.name, $0) })
 
     /// JSON Lines pose sidecars, then writing them back and matching them to frames.
     public static let poseJSONL = FuzzTarget("FuzzPoseJSONL") { try PoseFuzzing.sidecar($0, format: .jsonl) }

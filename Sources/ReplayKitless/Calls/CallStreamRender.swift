@@ -26,6 +26,20 @@ extension Call {
         return (stream, track)
     }
 
+    /// Refuses `render CALL --stream` of `track` when the part rendered (its media, from `from` to
+    /// `to`, seconds after its first frame as render's trim counts them) lasts more than
+    /// ``InputLimits/callSeconds`` and `allowLongCall` is not given: bad input naming the call, the
+    /// file and the length.
+    package func checkRenderedLength(of track: CallTrack, from: Double?, to: Double?, allowLongCall: Bool) throws(ReplayError) {
+        let media = track.mediaEnd - track.mediaStart
+        let length = min(media, to ?? media) - (from ?? 0)
+        guard length <= InputLimits.callSeconds || allowLongCall else {
+            throw .badInput(file: source, "\(track.name) lasts \(ComposeOptions.seconds(media)); rendering \(ComposeOptions.seconds(length)) of it "
+                            + "is more than the \(ComposeOptions.seconds(InputLimits.callSeconds)) fxreplay renders of a call without "
+                            + "--allow-long-call (see README, Limits); give --from/--to, or --allow-long-call")
+        }
+    }
+
     /// What to add to a pose or scene time on `clock` to get `track`'s own presentation time:
     /// `p = mediaStart + (t − start)` with `t` the call time, and `t = unix − epoch` (formats.md §9).
     /// - Throws: `ReplayError.usage` for `epoch` when the call has no epoch.

@@ -28,6 +28,9 @@ public struct ComposeOptions: Sendable {
     public var overwrite = false
     /// Per-stream effects (a job's `streams:`): a stream's id or name → its effects.
     public var streamEffects: [String: StreamEffects] = [:]
+    /// Compose more than ``InputLimits/callSeconds`` of call time (`--allow-long-call`); otherwise
+    /// such a composition is refused before any work, as a manifest may claim any length.
+    public var allowLongCall = false
 
     /// One stream's own effects: render options whose effect settings (poses, annotations,
     /// background, mirror, size) apply to its pictures, with the clock its pose times are on.
@@ -52,19 +55,46 @@ public struct ComposeOptions: Sendable {
         self.output = output
     }
 
-    /// The end of the composition in call seconds.
-    public var end: Double { to ?? call.duration }
+    /// The end of the composition in call seconds: `to`, clamped to the call's end (nothing is
+    /// shown after the latest stop), or the latest stop.
+    public var end: Double { min(to ?? call.duration, call.duration) }
 
     /// Output frames: those `k` whose time `from + k / fps` is before the end.
-    public var frameCount: Int { max(0, Int(((end - from) * Double(fps) - 1e-9).rounded(.up))) }
+    public var frameCount: Int { Int(clamping: (end - from) * Double(fps) - 1e-9, rounding: .up, to: 0...Int.max) }
+
+    /// Refuses times that cannot be composed, before anything is converted to a frame or sample
+    /// count: `from` and `to` must be finite, from 0 to ``InputLimits/optionSeconds``, `from`
+    /// before the call's end and `to` after `from` (usage, naming the option, the value and the
+    /// call's length); and the span more than ``InputLimits/callSeconds`` without ``allowLongCall``
+    /// (bad input naming the call and its length).
+    package func checkTimes() throws(ReplayError) {
+        try checkTimeOption("--from", from)
+        if let to { try checkTimeOption("--to", to) }
+        let length = call.duration
+        guard length > 0 else { throw .badInput(file: call.source, "the call is empty: none of its streams has any media") }
+        guard from < length else {
+            throw .usage("\(call.source): --from \(from) s is at or past the end of the call, which lasts \(Self.seconds(length))")
+        }
+        if let to, to <= from { throw .usage("--to \(to): must be later than --from \(from)") }
+        guard end - from <= InputLimits.callSeconds || allowLongCall else {
+            throw .badInput(file: call.source, "composing \(Self.seconds(end - from)) of call time (the call lasts \(Self.seconds(length))) "
+                            + "is more than the \(Self.seconds(InputLimits.callSeconds)) fxreplay composes without --allow-long-call "
+                            + "(see README, Limits); give --from/--to, or --allow-long-call")
+        }
+    }
+
+    /// `seconds` as "12.500 s", with hours when there are many ("43200.000 s (12.0 h)").
+    static func seconds(_ seconds: Double) -> String {
+        String(format: "%.3f s", seconds) + (seconds >= 3600 ? String(format: " (%.1f h)", seconds / 3600) : "")
+    }
 
     /// Call time shown by output frame `k`.
     public func callTime(ofFrame k: Int) -> Double { from + Double(k) / Double(fps) }
 
     /// Every file the composition reads: none may be written over.
     public var inputFiles: [String] {
-        call.streams.flatMap { $0.tracks.map(\.path) } + streamEffects.values.flatMap(\.options.inputFiles)
-            + (layoutFile.map { [$0] } ?? [])
+        [call.source, call.manifest] + call.streams.flatMap { $0.tracks.map(\.path) } + streamEffects.values.flatMap(\.options.inputFiles)
+            + (layoutFile.map { [$0] } ?? []) + (font.map { [$0] } ?? [])
     }
 
     private var layoutFile: String? { if case .custom(let layout) = layout { layout.file } else { nil } }

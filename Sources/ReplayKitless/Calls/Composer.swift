@@ -7,7 +7,7 @@ import Synchronization
 /// with its latest picture due by then, in the tiles of the layout, which is recomputed whenever
 /// someone with video joins or leaves.
 ///
-/// Each video track is decoded on its own thread a few pictures ahead; this
+/// Each video track is opened as the call reaches it and decoded on its own thread a few pictures ahead; this
 /// thread lays out and paints each output frame and hands it to an encoding
 /// thread over a bounded queue, so decoding, composing and encoding overlap and memory stays
 /// bounded however long or large the call.
@@ -95,9 +95,7 @@ private final class ComposeSession: @unchecked Sendable {
         self.extraEffects = extraEffects
         let call = options.call
         guard options.fps > 0, options.fps <= 240 else { throw .usage("--fps \(options.fps): must be 1 to 240") }
-        guard options.end > options.from else {
-            throw .usage("\(call.source): nothing to compose from \(options.from) s to \(options.end) s (the call lasts \(call.duration) s)")
-        }
+        try options.checkTimes()
         // 4:2:0 needs even dimensions.
         width = max(2, options.size.width & ~1)
         height = max(2, options.size.height & ~1)
@@ -117,7 +115,7 @@ private final class ComposeSession: @unchecked Sendable {
                 own?.input = track.path
                 if let clock = effects[stream.id]?.poseClock { own?.poses?.clockOffset = try call.poseClockOffset(clock, track: track) }
                 own?.poses?.streamPlacement = call.placement(of: track)
-                list.append(try TrackFrames(stream: stream, track: track, effects: own, threads: decoderThreads, from: options.from))
+                list.append(TrackFrames(stream: stream, track: track, effects: own, threads: decoderThreads, from: options.from))
             }
             tracks.append(list)
         }
@@ -232,8 +230,17 @@ private final class ComposeSession: @unchecked Sendable {
         for k in 0..<options.frameCount {
             guard !failed else { return }
             let t = options.callTime(ofFrame: k)
-            // Tracks that have left are stopped, which frees their pictures.
-            for list in tracks { for track in list where track.track.stop <= t && stopped.insert(ObjectIdentifier(track)).inserted { track.stop() } }
+            // Tracks that have left are stopped, which frees their pictures and closes their files;
+            // those about to join are opened, so no more decoders are open than tracks play at once.
+            for list in tracks {
+                for track in list {
+                    if track.track.stop <= t {
+                        if stopped.insert(ObjectIdentifier(track)).inserted { track.stop() }
+                    } else if track.track.start - TrackFrames.openAhead <= t {
+                        track.start()
+                    }
+                }
+            }
             let now = participants.indices.filter { participants[$0].isShown(at: t) }
             if now != shown {
                 if shown != nil { report.layoutChanges += 1 }

@@ -22,10 +22,16 @@ public struct CustomLayout: Sendable, Equatable {
     /// The tiles in the file's order, which is the drawing order (later over earlier).
     public var tiles: [Tile]
 
-    /// Reads and checks a layout file whose tiles must lie inside a `width × height` picture.
+    /// Reads and checks a layout file whose tiles must lie inside a `width × height` picture: at most
+    /// ``InputLimits/layoutTiles`` tiles, covering it at most ``InputLimits/layoutCoverage`` times over.
     /// - Throws: `ReplayError.badInput` naming the file, line and field.
     public static func load(path: String, width: Int, height: Int) throws(ReplayError) -> CustomLayout {
-        let bytes = try readInputFile(path, limit: InputLimits.sceneBytes, kind: "layout file", isText: true)
+        try parse(readInputFile(path, limit: InputLimits.sceneBytes, kind: "layout file", isText: true), file: path, width: width, height: height)
+    }
+
+    /// Reads a layout file's `bytes` (without a byte order mark), as ``load(path:width:height:)`` does;
+    /// `file` names it in messages.
+    public static func parse(_ bytes: [UInt8], file path: String, width: Int, height: Int) throws(ReplayError) -> CustomLayout {
         let root: JSONNode
         do { root = try JSONReader.parse(bytes) } catch {
             throw .badInput(file: path, line: error.line, "not valid JSON: \(error.message)")
@@ -49,6 +55,12 @@ public struct CustomLayout: Sendable, Equatable {
         }
         guard let list = root["tiles"] else { throw fail(root, "tiles", "missing") }
         guard let items = list.array else { throw fail(list, "tiles", "expected an array of tiles") }
+        // Every tile is painted on every frame: their number and the area they cover are capped.
+        guard items.count <= InputLimits.layoutTiles else {
+            throw fail(items[InputLimits.layoutTiles], "tiles[\(InputLimits.layoutTiles)]",
+                       "\(items.count) tiles; a layout has at most \(InputLimits.layoutTiles) (see README, Limits)")
+        }
+        var covered = 0
         var tiles: [Tile] = []
         for (index, item) in items.enumerated() {
             let context = "tiles[\(index)]."
@@ -64,6 +76,11 @@ public struct CustomLayout: Sendable, Equatable {
             guard rect.width >= 2, rect.height >= 2, rect.x >= 0, rect.y >= 0,
                   rect.x + rect.width <= width, rect.y + rect.height <= height else {
                 throw fail(rectNode, context + "rect", "\(values) must have a size of 2 or more and lie inside the \(width)x\(height) picture")
+            }
+            covered += rect.width * rect.height  // (each inside the picture: no overflow)
+            guard covered <= InputLimits.layoutCoverage * width * height else {
+                throw fail(rectNode, context + "rect", "the tiles up to this one cover the \(width)x\(height) picture more than "
+                           + "\(InputLimits.layoutCoverage) times over, the most a layout may paint a frame (see README, Limits)")
             }
             var fit: BackgroundFit?
             if let fitNode = item["fit"] {

@@ -27,15 +27,16 @@ final class TilePainter {
     /// the picture used (stored pixels) and its rectangle on the canvas, on even pixels for 4:2:0.
     static func placement(width: Int, height: Int, sar: AVRational, tile: PixelRect, fit: BackgroundFit) -> BackgroundPlacement {
         let square = sar.num <= 0 || sar.den <= 0 || sar.num == sar.den
-        let displayWidth = square ? width : max(1, Int((Double(width) * Double(sar.num) / Double(sar.den)).rounded()))
+        let displayWidth = square ? width : max(1, Int(clamping: Double(width) * Double(sar.num) / Double(sar.den), rounding: .toNearestOrAwayFromZero))
         var placement = BackgroundPlacement(fit: fit, pictureWidth: displayWidth, pictureHeight: height,
                                             frameWidth: tile.width, frameHeight: tile.height)
         if !square {
-            // Back from display columns to stored ones.
+            // Back from display columns to stored ones. (A stream's aspect ratio is any pair of
+            // Int32s: the products are clamped, never trapped on.)
             let scale = Double(width) / Double(displayWidth)
-            let x = Int((Double(placement.source.x) * scale).rounded())
+            let x = Int(clamping: Double(placement.source.x) * scale, rounding: .toNearestOrAwayFromZero)
             placement.source.x = min(x, width - 1)
-            placement.source.width = max(1, min(width - placement.source.x, Int((Double(placement.source.width) * scale).rounded())))
+            placement.source.width = max(1, min(width - placement.source.x, Int(clamping: Double(placement.source.width) * scale, rounding: .toNearestOrAwayFromZero)))
         }
         // Inward to even edges, so the chroma planes line up.
         let destination = placement.destination

@@ -13,6 +13,10 @@ struct CallFrame: @unchecked Sendable {
 /// streams is never held in memory whole: the thread runs at most `capacity` pictures ahead of
 /// the composition, which takes them as their call times come (``advance(to:)``).
 ///
+/// The file is opened only when decoding starts (``start()``, as the call reaches the track) and
+/// closed when its pictures run out or the track stops: a call of thousands of back-to-back
+/// tracks holds open only the decoders of the tracks playing at once.
+///
 /// Damaged pictures are concealed by the decoder and counted, and unreadable packets skipped,
 /// as `render` does, with the first such problem named in a warning; pictures whose timestamps
 /// do not increase are dropped. Per-stream effects (a job's `streams:`) run here, on this
@@ -20,13 +24,13 @@ struct CallFrame: @unchecked Sendable {
 final class TrackFrames: @unchecked Sendable {
     let stream: CallStream
     let track: CallTrack
-    /// Reopened (only before decoding starts) when a seek for `--from` lands past its target.
-    private var demuxer: Demuxer
-    private let decoder: Decoder
-    private let videoIndex: Int
-    private let timeBase: Rational
-    private let frameTicks: Int64
-    private let effects: TrackEffects?
+    /// How long before its start a track is opened and starts decoding, call seconds: its first
+    /// pictures are ready when the call reaches it.
+    static let openAhead = 0.5
+    private let effectOptions: RenderOptions?
+    private let threads: Int
+    /// The track's effects, made on the decoding thread once the file is open; read after ``stop()``.
+    private var effects: TrackEffects?
     private let queue: BoundedQueue<CallFrame>
     private let shells = FramePool(keepsBuffers: false)
     private let done = DispatchGroup()
@@ -54,32 +58,27 @@ final class TrackFrames: @unchecked Sendable {
     /// decoding starts at the keyframe before it instead of the file's start (`compose --from`).
     private let seekTarget: Double?
 
-    /// Opens the track's file and its decoder (`threads` decoder threads: 0 lets FFmpeg choose).
+    /// A track to decode with `threads` decoder threads (0 lets FFmpeg choose); nothing is opened
+    /// until ``start()``.
     /// - Parameter from: the call time of the first picture wanted: decoding starts at the
     ///   keyframe at or before it. Not with effects, whose frame numbers count from the file's start.
-    init(stream: CallStream, track: CallTrack, effects: RenderOptions?, threads: Int, from: Double = 0, capacity: Int = 3) throws(ReplayError) {
+    init(stream: CallStream, track: CallTrack, effects: RenderOptions?, threads: Int, from: Double = 0, capacity: Int = 3) {
         self.stream = stream
         self.track = track
         let target = track.mediaTime(ofCallTime: from)
         seekTarget = effects == nil && target > track.mediaStart ? target : nil
-        demuxer = try Demuxer(url: track.path)
-        guard let video = demuxer.bestVideoStream else { throw .badInput("\(track.name) (stream \(stream.id)): no video stream") }
-        videoIndex = video.index
-        timeBase = video.timeBase
-        demuxer.keepOnly(streams: [video.index])
-        decoder = try Decoder(demuxer: demuxer, stream: video.index, threads: threads)
-        frameTicks = demuxer.nominalFrameTicks(ofStream: video.index)
+        effectOptions = effects
+        self.threads = threads
         queue = BoundedQueue(capacity: capacity)
-        let opened = demuxer
-        self.effects = try effects.map { (options) throws(ReplayError) in try TrackEffects(options: options, demuxer: opened, video: video) }
     }
 
     /// The counters of the track's own effects, per effect (read once decoding has stopped).
     var effectLines: [String: [String: Int]] { effects?.reportLines() ?? [:] }
 
-    /// Starts the decoding thread.
+    /// Opens the file and starts decoding on a thread of its own (a failure to open is thrown from
+    /// ``advance(to:)``); nothing once stopped.
     func start() {
-        guard !started else { return }
+        guard !started, !exhausted else { return }
         started = true
         done.enter()
         let thread = Thread { [self] in
@@ -128,6 +127,15 @@ final class TrackFrames: @unchecked Sendable {
     // MARK: The decoding thread
 
     private func decodeAll() throws(ReplayError) {
+        // Opened here, on the thread, and closed when it returns.
+        var demuxer = try Demuxer(url: track.path)
+        guard let video = demuxer.bestVideoStream else { throw .badInput("\(track.name) (stream \(stream.id)): no video stream") }
+        let videoIndex = video.index, timeBase = video.timeBase
+        demuxer.keepOnly(streams: [videoIndex])
+        let decoder = try Decoder(demuxer: demuxer, stream: videoIndex, threads: threads)
+        let frameTicks = demuxer.nominalFrameTicks(ofStream: videoIndex)
+        let opened = demuxer
+        effects = try effectOptions.map { (options) throws(ReplayError) in try TrackEffects(options: options, demuxer: opened, video: video) }
         let packet = Packet()
         var previousPTS: Int64?
         var previousDuration: Int64 = 0

@@ -3,10 +3,13 @@
 package struct InputFrameNumbers: Sendable {
     /// The first frame's timestamp, in the video stream's time base.
     package let firstPTS: Int64
+    /// The last frame's timestamp: with the first, how long the video lasts (what `--from` may reach).
+    package let lastPTS: Int64
     private let indexByTimestamp: [Int64: Int]
 
     package init(scan: VideoPacketScan) {
         firstPTS = scan.presentationTimestamps.first ?? 0
+        lastPTS = scan.presentationTimestamps.max() ?? firstPTS
         var index: [Int64: Int] = [:]
         for (frame, pts) in scan.presentationTimestamps.enumerated() { index[pts] = frame }
         indexByTimestamp = index

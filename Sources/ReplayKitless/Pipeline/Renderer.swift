@@ -206,9 +206,12 @@ private final class RenderSession: @unchecked Sendable {
         // Trim times are seconds after the first frame (poses' t); the stream's clock may start elsewhere.
         let tick = video.timeBase.seconds(1)
         let videoStart = stream.pointee.start_time == noPTS ? 0 : video.timeBase.seconds(stream.pointee.start_time)
+        if let from = options.from { try checkTimeOption("--from", from) }
+        if let to = options.to { try checkTimeOption("--to", to) }
         let trimSeconds = (start: options.from.map { videoStart + $0 }, end: options.to.map { videoStart + $0 })
-        trim = options.from == nil && options.to == nil ? nil
-            : (Int64(((trimSeconds.start ?? videoStart) / tick).rounded()), trimSeconds.end.map { Int64(($0 / tick).rounded()) })
+        /// (A stream whose clock starts near Int64's end cannot overflow.)
+        func ticks(_ seconds: Double) -> Int64 { Int64(Int(clamping: seconds / tick, rounding: .toNearestOrAwayFromZero)) }
+        trim = options.from == nil && options.to == nil ? nil : (ticks(trimSeconds.start ?? videoStart), trimSeconds.end.map(ticks))
         var sound: RenderSound?
         let encodedAudio = try Self.audioToEncode(options: options, demuxer: demuxer, muxer: muxer, trimmed: trim != nil)
         for info in demuxer.streams where info.index != video.index {
@@ -242,6 +245,13 @@ private final class RenderSession: @unchecked Sendable {
             inputFrames = framePoses.numbers
         } else {
             inputFrames = InputFrameNumbers(scan: try VideoPacketScan(path: options.input))
+        }
+        if let from = options.from, let inputFrames {
+            // A start after the last frame would decode nothing: the user is told how long the video is.
+            let length = timeBase.seconds(inputFrames.lastPTS &- inputFrames.firstPTS &+ max(frameTicks, 1))
+            guard from < length else {
+                throw .usage("--from \(from): at or past the end of \(options.input), whose video lasts " + String(format: "%.3f s", length))
+            }
         }
         colorSpace = ColorSpace(codecParameters: stream.pointee.codecpar.pointee, height: outputSize.height)
         encoderColorSpace = codec.storesFullRange ? colorSpace : ColorSpace(matrix: colorSpace.matrix, fullRange: false)

@@ -78,6 +78,17 @@ enum InputLimits {
     /// pictures of 268 million pixels, whose float planes would take gigabytes; 8K video is 33 million.
     static let pictureSide = 16_384
     static let picturePixels = 1 << 26
+    /// The largest time a time option (`--from`, `--to`) may give, seconds (about 31 years): every time
+    /// is checked against it before it becomes a frame or sample count, so no count can overflow.
+    static let optionSeconds = 1e9
+    /// Call seconds one composition (or `render CALL --stream`) may span without `--allow-long-call`:
+    /// a manifest or a stray timestamp can claim a year, which would compose for days.
+    static let callSeconds = 12.0 * 3600
+    /// Tiles in a layout file (`compose --layout FILE.json`).
+    static let layoutTiles = 256
+    /// How many times over a layout file's tiles may cover the picture (their areas summed): painting
+    /// costs time in proportion, on every frame.
+    static let layoutCoverage = 16
 }
 
 /// Refuses a picture larger than ``InputLimits/pictureSide`` or ``InputLimits/picturePixels``,

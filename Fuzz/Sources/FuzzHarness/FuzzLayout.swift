@@ -1,0 +1,1 @@
+../../../Tests/ReplayKitlessTests/FuzzLayout.swift
