@@ -73,9 +73,10 @@ extension CommandLineHints {
 }
 
 extension Fxreplay {
-    /// `fxreplay --version`: fxreplay's version, then the libraries whose versions decide the output's bytes.
+    /// `fxreplay --version`: fxreplay's version (and the tarball's folder when it is that bundled build), then the
+    /// libraries whose versions decide the output's bytes.
     static func printVersion() -> Never {
-        print("fxreplay \(configuration.version)")
+        print("fxreplay \(configuration.version)" + (BundledBuild.root.map { " (bundled build, \($0))" } ?? ""))
         for line in LibraryVersions.lines { print(line) }
         Foundation.exit(0)
     }

@@ -50,14 +50,29 @@ import Yams
         #expect(text.contains("batch --manifest"))
     }
 
-    @Test func dockerfileBuildsOnSwiftBookwormAndRunsOnDebian12() throws {
+    /// The image is Debian 12 with the .deb that scripts/package.sh builds, run as a user; scripts/package-check.sh
+    /// installs that .deb the same way in a fresh Debian 12 root and renders there.
+    @Test func dockerfileInstallsTheDebOnDebian12AsAUser() throws {
         let text = try String(contentsOf: root.appendingPathComponent("Dockerfile"), encoding: .utf8)
-        let stages = text.split(separator: "\n").filter { $0.hasPrefix("FROM ") }
-        #expect(stages.count == 2)
-        #expect(stages.first?.contains("swift:${SWIFT_VERSION}-bookworm AS build") == true)
-        #expect(stages.last == "FROM debian:12-slim")
-        for library in ["libavformat59", "libavcodec59", "libavutil57", "libswscale6", "libfreetype6"] {
-            #expect(text.contains(library), "\(library) missing from the runtime stage")
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.filter { $0.hasPrefix("FROM ") } == ["FROM debian:12-slim"])
+        #expect(lines.contains("COPY dist/fxreplay_*_amd64.deb /tmp/"))
+        #expect(text.contains("apt-get install -y --no-install-recommends /tmp/fxreplay_*_amd64.deb"))
+        let user = try #require(lines.last { $0.hasPrefix("USER ") })
+        #expect(user != "USER root" && user != "USER 0")
+        let ignored = try String(contentsOf: root.appendingPathComponent(".dockerignore"), encoding: .utf8)
+        #expect(ignored.contains("!dist/fxreplay_*_amd64.deb"))
+    }
+
+    /// The README, the Dockerfile and the cluster examples name the image `docker build` makes, no placeholder registry.
+    @Test func deployFilesNameTheBuiltImage() throws {
+        for file in ["README.md", "Dockerfile", "deploy/kubernetes/indexed-job.yaml", "deploy/slurm/array.sh"] {
+            let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+            #expect(!text.contains("registry.example"), "\(file) names a placeholder registry")
         }
+        let job = try String(contentsOf: root.appendingPathComponent("deploy/kubernetes/indexed-job.yaml"), encoding: .utf8)
+        #expect(job.contains("image: fxreplay:0.1.0"))
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains("scripts/package.sh deb && docker build -t fxreplay:0.1.0 -t fxreplay ."))
     }
 }

@@ -28,8 +28,11 @@ jobs=$(( cpus >= 4 ? cpus / 2 : (cpus >= 2 ? 2 : 1) ))
 args=(batch --manifest "$MANIFEST" --out "$OUT" -j "$jobs" --progress plain)
 if [ -n "${JOB:-}" ]; then args+=(--job "$JOB"); fi
 
-# To run the container image instead of an installed binary:
-#   FXREPLAY="apptainer exec --bind /shared docker://registry.example.com/fxreplay:0.1.0 fxreplay"
+# fxreplay from the .deb or the self-contained tarball unpacked on the shared file system
+# (FXREPLAY=/shared/fxreplay/bin/fxreplay), or the container image the Dockerfile builds
+# (scripts/package.sh deb && docker build -t fxreplay:0.1.0 .), made an Apptainer image once:
+#   apptainer build /shared/fxreplay.sif docker-daemon://fxreplay:0.1.0
+#   FXREPLAY="apptainer exec --bind /shared /shared/fxreplay.sif fxreplay"
 # (word splitting of $FXREPLAY is intended).
 # shellcheck disable=SC2086
 exec $FXREPLAY "${args[@]}"

@@ -84,7 +84,7 @@ def check_pods(fxreplay, work, documents):
     user, group = pod["securityContext"]["runAsUser"], pod["securityContext"]["fsGroup"]
     final_codes = set(job["spec"]["podFailurePolicy"]["rules"][0]["onExitCodes"]["values"])
 
-    # The image: fxreplay on PATH (Dockerfile: /usr/local/bin/fxreplay); the volume: recordings, manifest.
+    # The image: fxreplay on PATH (the Dockerfile installs the .deb: /usr/bin/fxreplay); the volume: recordings, manifest.
     # In a folder of its own under /tmp: the pod's user must reach it, and `work` may be inside a
     # private (0700) temporary folder.
     bin_dir = tempfile.mkdtemp(prefix="fxreplay-image-bin.")

@@ -79,8 +79,14 @@ final class ChildProcess: @unchecked Sendable {
         return signalNumber == 0 ? .exited((status >> 8) & 0xff) : .signaled(signalNumber)
     }
 
-    /// The path of the running executable (`/proc/self/exe`), falling back to `argv[0]`.
+    /// The program that runs this fxreplay again for a batch's children: the tarball's launcher in a bundled build
+    /// (the running executable is then its dynamic loader), else the running executable.
     static var currentExecutable: String {
+        BundledBuild.root.map { $0 + "/bin/fxreplay" } ?? runningExecutable
+    }
+
+    /// The path of the running executable (`/proc/self/exe`), falling back to `argv[0]`.
+    static var runningExecutable: String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard count > 0 else { return CommandLine.arguments[0] }

@@ -27,8 +27,9 @@
 package final class AnnotationRenderer: @unchecked Sendable {
     /// Settings that hold for the whole render.
     package struct Options: Sendable, Equatable {
-        /// DejaVu Sans as installed by Debian's fonts-dejavu-core.
-        package static let defaultFontPath = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+        /// DejaVu Sans as installed by Debian's fonts-dejavu-core, or the copy the self-contained tarball carries.
+        package static let defaultFontPath = BundledBuild.root.map { $0 + "/share/fonts/DejaVuSans.ttf" }
+            ?? "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
         /// The TrueType/OpenType font labels are set in.
         package var fontPath: String
         /// Light everywhere, 0…1; the rest comes from the camera-fixed light. 1 draws flat colours.
