@@ -109,6 +109,16 @@ import Testing
         let track = try Self.runProcess("/usr/bin/env", ["TMPDIR=" + tmp, "/usr/bin/timeout", "30", fxreplayExecutable.path, "probe", dir + "/call"])
         #expect(track.status == 3, "\(track.stderr)")
         #expect(track.stderr.contains(#"manifest.json:6 (files[2] "s-a", filename): "a.webm" is not a regular file (a FIFO)"#), "\(track.stderr)")
+
+        // A FIFO named as the call itself is not opened either.
+        for name in ["call.json", "call.zip"] {
+            try #require(mkfifo(dir + "/" + name, 0o600) == 0)
+            for command in [["probe", dir + "/" + name], ["compose", dir + "/" + name, "-o", dir + "/x.mkv"]] {
+                let run = try Self.runProcess("/usr/bin/env", ["TMPDIR=" + tmp, "/usr/bin/timeout", "30", fxreplayExecutable.path] + command)
+                #expect(run.status == 3, "\(command): \(run.stderr)")
+                #expect(run.stderr.contains("\(name): is a FIFO"), "\(command): \(run.stderr)")
+            }
+        }
     }
 
     /// compose's `--report` written into the call's folder is not taken for a second manifest.

@@ -93,8 +93,9 @@ public struct ComposeOptions: Sendable {
 
     /// Every file the composition reads: none may be written over.
     public var inputFiles: [String] {
-        [call.source, call.manifest] + call.streams.flatMap { $0.tracks.map(\.path) } + streamEffects.values.flatMap(\.options.inputFiles)
-            + (layoutFile.map { [$0] } ?? []) + (font.map { [$0] } ?? [])
+        var files = [call.source, call.manifest] + call.streams.flatMap { $0.tracks.map(\.path) }
+        files += streamEffects.values.flatMap(\.options.inputFiles)
+        return files + [layoutFile, font].compactMap { $0 }
     }
 
     private var layoutFile: String? { if case .custom(let layout) = layout { layout.file } else { nil } }

@@ -48,6 +48,8 @@ public final class OpenedCall: @unchecked Sendable {
         if isDirectory.boolValue {
             return try read(manifestPath: try manifest(inFolder: path), source: path)
         }
+        // Opening a FIFO would wait for a writer that may never come.
+        if let kind = CallPaths.nonRegularKind(path) { throw .badInput("\(path): is \(kind), not a call's archive or manifest file") }
         if URL(fileURLWithPath: path).pathExtension.lowercased() == "json" {
             return try read(manifestPath: path, source: path)
         }
