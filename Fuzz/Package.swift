@@ -13,11 +13,25 @@ let fuzzTargets = [
 
 let package = Package(
     name: "fxreplay-fuzz",
-    // `fxreplay` is a symlink to `..`: SwiftPM names a path dependency after its last path component,
-    // and the checkout folder's name varies (and may even be "fuzz", this package's own name).
-    dependencies: [.package(path: "fxreplay")],
+    // The library's own sources (Sources/ReplayKitless and its C targets are symlinks to the root
+    // package's), built inside this package: the harness reaches the parsers' `package` API, which
+    // another package (a path dependency on the root) could not see.
+    dependencies: [
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+    ],
     targets: [
+        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat"),
+        .systemLibrary(name: "CFreeType", pkgConfig: "freetype2"),
+        .target(name: "CKernels"),
+        .target(name: "ReplayKitless", dependencies: ["CFFmpeg", "CFreeType", "CKernels", .product(name: "Yams", package: "Yams"),
+                                                      .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                                                      .product(name: "Logging", package: "swift-log"),
+                                                      .product(name: "SystemPackage", package: "swift-system")],
+                exclude: ["ReplayKitless.docc"]),
         // FuzzHarness.swift is a symlink to Tests/ReplayKitlessTests/FuzzHarness.swift, shared with the regression tests.
-        .target(name: "FuzzHarness", dependencies: [.product(name: "ReplayKitless", package: "fxreplay")]),
+        .target(name: "FuzzHarness", dependencies: ["ReplayKitless"]),
     ] + fuzzTargets.map { .executableTarget(name: $0, dependencies: ["FuzzHarness"]) }
 )
