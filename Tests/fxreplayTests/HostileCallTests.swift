@@ -39,21 +39,6 @@ import Testing
         return (run, peak.withLock { $0 }, CallCommandFixtures.contents(tmp))
     }
 
-    static func runProcess(_ executable: String, _ arguments: [String]) throws -> RunResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return RunResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData, as: UTF8.self))
-    }
-
     /// An archive manifest of `count` streams all naming `filename`.
     static func manifest(streams count: Int, filename: (Int) -> String) -> String {
         let files = (0..<count).map { #"{"streamId": "s\#($0)", "filename": "\#(filename($0))", "startTimeOffset": 0}"# }
@@ -100,13 +85,13 @@ import Testing
     @Test func aFIFOInACallFolderIsNotOpened() throws {
         let (dir, tmp) = try CallCommandFixtures.scratch()
         try #require(mkfifo(dir + "/call/notes.json", 0o600) == 0)
-        let run = try Self.runProcess("/usr/bin/env", ["TMPDIR=" + tmp, "/usr/bin/timeout", "30", fxreplayExecutable.path, "probe", dir + "/call", "--json"])
+        let run = try runProcess("/usr/bin/env", ["TMPDIR=" + tmp, "/usr/bin/timeout", "30", fxreplayExecutable.path, "probe", dir + "/call", "--json"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("\(dir)/call/notes.json: not a regular file (a FIFO); passed over"), "\(run.stderr)")
 
         try FileManager.default.removeItem(atPath: dir + "/call/a.webm")
         try #require(mkfifo(dir + "/call/a.webm", 0o600) == 0)
-        let track = try Self.runProcess("/usr/bin/env", ["TMPDIR=" + tmp, "/usr/bin/timeout", "30", fxreplayExecutable.path, "probe", dir + "/call"])
+        let track = try runProcess("/usr/bin/env", ["TMPDIR=" + tmp, "/usr/bin/timeout", "30", fxreplayExecutable.path, "probe", dir + "/call"])
         #expect(track.status == 3, "\(track.stderr)")
         #expect(track.stderr.contains(#"manifest.json:6 (files[2] "s-a", filename): "a.webm" is not a regular file (a FIFO)"#), "\(track.stderr)")
 
@@ -114,7 +99,7 @@ import Testing
         for name in ["call.json", "call.zip"] {
             try #require(mkfifo(dir + "/" + name, 0o600) == 0)
             for command in [["probe", dir + "/" + name], ["compose", dir + "/" + name, "-o", dir + "/x.mkv"]] {
-                let run = try Self.runProcess("/usr/bin/env", ["TMPDIR=" + tmp, "/usr/bin/timeout", "30", fxreplayExecutable.path] + command)
+                let run = try runProcess("/usr/bin/env", ["TMPDIR=" + tmp, "/usr/bin/timeout", "30", fxreplayExecutable.path] + command)
                 #expect(run.status == 3, "\(command): \(run.stderr)")
                 #expect(run.stderr.contains("\(name): is a FIFO"), "\(command): \(run.stderr)")
             }

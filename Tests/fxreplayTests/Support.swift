@@ -37,6 +37,19 @@ func runFxreplay(_ arguments: [String], environment: [String: String]? = nil, fi
         process.arguments = arguments
     }
     if let environment { process.environment = environment }
+    return try collect(process)
+}
+
+/// Runs `executable` with `arguments` and collects its exit status and output.
+func runProcess(_ executable: String, _ arguments: [String]) throws -> RunResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    return try collect(process)
+}
+
+/// Starts `process` and collects its exit status, standard output and standard error.
+private func collect(_ process: Process) throws -> RunResult {
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
     process.standardError = err
