@@ -12,6 +12,15 @@ import Testing
         return (dir, input)
     }
 
+    /// Renders `input` into `dir`'s `name` with `--encoder-opt option` and `--codec codec`.
+    private func render(_ input: String, in dir: URL, codec: String = "h264", option: String,
+                        to name: String = "out.mp4") throws -> (run: RunResult, output: String) {
+        let output = dir.appendingPathComponent(name).path
+        let run = try runFxreplay(["render", input, "-o", output, "--codec", codec, "--encoder-opt", option, "--progress", "none"],
+                                  currentDirectory: dir)
+        return (run, output)
+    }
+
     /// Runs fxreplay under `timeout`, killed after `seconds`: a run that blocks (opening a FIFO) ends
     /// with 137 instead of hanging the suite.
     private func runKilled(after seconds: Int, _ arguments: [String], currentDirectory: URL) throws -> RunResult {
@@ -51,9 +60,7 @@ import Testing
             ("hevc", "x265-params=stats=\(written)", "stats"),
         ]
         for (codec, option, key) in cases {
-            let output = dir.appendingPathComponent("out.mp4").path
-            let run = try runFxreplay(["render", input, "-o", output, "--codec", codec, "--encoder-opt", option, "--progress", "none"],
-                                      currentDirectory: dir)
+            let (run, output) = try render(input, in: dir, codec: codec, option: option)
             #expect(run.status == 2, "\(option): \(run.stderr)")
             #expect(run.stderr.contains("'\(key)'"), "\(option): \(run.stderr)")
             #expect(!FileManager.default.fileExists(atPath: output), "\(option)")
@@ -73,14 +80,12 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         for (option, flag) in [("flags=+pass1", "pass1"), ("flags=pass2", "pass2"), ("flags=+loop+pass1", "pass1"), ("flags=-pass2", "pass2"),
                                ("flags=512", "512")] {
-            let output = dir.appendingPathComponent("out.mp4").path
-            let run = try runFxreplay(["render", input, "-o", output, "--encoder-opt", option, "--progress", "none"], currentDirectory: dir)
+            let (run, output) = try render(input, in: dir, option: option)
             #expect(run.status == 2, "\(option): \(run.stderr)")
             #expect(run.stderr.contains(flag) && run.stderr.contains("flags"), "\(option): \(run.stderr)")
             #expect(!FileManager.default.fileExists(atPath: output))
         }
-        let allowed = try runFxreplay(["render", input, "-o", dir.appendingPathComponent("loop.mp4").path,
-                                       "--encoder-opt", "flags=+loop", "--progress", "none"], currentDirectory: dir)
+        let allowed = try render(input, in: dir, option: "flags=+loop", to: "loop.mp4").run
         #expect(allowed.status == 0, "\(allowed.stderr)")
     }
 
@@ -90,15 +95,12 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         for (codec, option, cap) in [("h264", "threads=100000", "1024"), ("h264", "x264-params=threads=100000", "1024"),
                                      ("hevc", "x265-params=frame-threads=64", "16"), ("hevc", "threads=17", "16")] {
-            let output = dir.appendingPathComponent("out.mp4").path
-            let run = try runFxreplay(["render", input, "-o", output, "--codec", codec, "--encoder-opt", option, "--progress", "none"],
-                                      currentDirectory: dir)
+            let (run, output) = try render(input, in: dir, codec: codec, option: option)
             #expect(run.status == 2, "\(option): \(run.stderr)")
             #expect(run.stderr.contains("threads") && run.stderr.contains(cap), "\(option): \(run.stderr)")
             #expect(!FileManager.default.fileExists(atPath: output))
         }
-        let allowed = try runFxreplay(["render", input, "-o", dir.appendingPathComponent("two.mp4").path,
-                                       "--encoder-opt", "threads=2", "--progress", "none"], currentDirectory: dir)
+        let allowed = try render(input, in: dir, option: "threads=2", to: "two.mp4").run
         #expect(allowed.status == 0, "\(allowed.stderr)")
     }
 
