@@ -141,11 +141,16 @@ static fx_log_sink fx_log_forward = NULL;
 static inline void fx_counting_log_callback(void *object, int level, const char *format, va_list args) {
     if (object && level <= AV_LOG_ERROR) {
         const AVClass *cls = *(const AVClass **)object;
+        size_t length = strlen(format);
+        int whole_line = length > 0 && format[length - 1] == '\n';
         if (cls && cls->get_category && cls->get_category(object) == AV_CLASS_CATEGORY_DECODER) {
             AVCodecContext *ctx = (AVCodecContext *)object;
-            size_t length = strlen(format);
-            if (ctx->opaque && length > 0 && format[length - 1] == '\n')
-                atomic_fetch_add((_Atomic long *)ctx->opaque, 1);
+            if (ctx->opaque && whole_line) atomic_fetch_add((_Atomic long *)ctx->opaque, 1);
+        } else if (cls && cls == avformat_get_class()) {
+            /* A demuxer's complaint (a resync past damaged bytes, "Invalid track number") logged on
+               this input's AVFormatContext, whose opaque the Demuxer points at its own counter. */
+            AVFormatContext *ctx = (AVFormatContext *)object;
+            if (ctx->iformat && ctx->opaque && whole_line) atomic_fetch_add((_Atomic long *)ctx->opaque, 1);
         }
     }
     if (level > av_log_get_level() || !fx_log_forward) return;

@@ -69,6 +69,8 @@ final class Demuxer: @unchecked Sendable {
     /// The path or URL the demuxer was opened with, for messages.
     let url: String
     let streams: [StreamInfo]
+    /// Error lines the demuxer logged on this input (damaged or lost data it skipped or resynced past).
+    private let errorCounter: UnsafeMutablePointer<Int>?
 
     /// Opens and probes `url` under ``InputPolicy/current``. Missing, unreadable or unrecognisable
     /// input, or one the policy refuses, is a ``ReplayError/Kind/badInput``.
@@ -116,19 +118,24 @@ final class Demuxer: @unchecked Sendable {
         if format != "image2" { av_dict_set(&options, "pattern_type", "none", 0) }
         var context = avformat_alloc_context()
         context?.pointee.pb = input
+        let counter = fx_error_counter_new()
+        context?.pointee.opaque = UnsafeMutableRawPointer(counter)
         ReadFiles.note(url)
         let status = avformat_open_input(&context, opened, demuxer, &options)
         guard status >= 0, let context else {
             avio_closep(&input)
+            av_free(counter)
             throw Self.failure("\(url): cannot open as media", status)
         }
         self.context = context
         self.input = input
+        errorCounter = counter
         let infoStatus = avformat_find_stream_info(context, nil)
         if infoStatus < 0 {
             var owned: UnsafeMutablePointer<AVFormatContext>? = context
             avformat_close_input(&owned)
             avio_closep(&input)
+            av_free(counter)
             throw Self.failure("\(url): cannot read stream information", infoStatus)
         }
         streams = (0..<Int(context.pointee.nb_streams)).map { Demuxer.describe(context.pointee.streams[$0]!, index: $0) }
@@ -146,7 +153,12 @@ final class Demuxer: @unchecked Sendable {
         avformat_close_input(&owned)
         var opened = input
         avio_closep(&opened)
+        av_free(errorCounter)
     }
+
+    /// How many error lines the demuxer has logged on this input so far: each is damage it skipped
+    /// (bytes it could not parse, a resync to the next cluster, a block of an unknown track).
+    var reportedErrors: Int { errorCounter.map { fx_error_counter_read($0) } ?? 0 }
 
     /// The options every open takes under `policy`: its protocols and, for a network input,
     /// its timeout on opening and on each read (so a stalled server cannot hold a batch slot).

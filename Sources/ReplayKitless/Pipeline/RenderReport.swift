@@ -28,8 +28,11 @@ public struct RenderReport: Sendable, Codable, Equatable {
     public var framesDecoded = 0
     /// Frames written to the output (equal to `framesDecoded` unless some were unusable).
     public var framesEncoded = 0
-    /// Packets or frames the decoder rejected as corrupt.
+    /// Packets or frames the decoder rejected as corrupt, pictures it concealed damage in, and
+    /// stretches the demuxer skipped as damaged: everything `--max-decode-errors` counts.
     public var decodeErrors = 0
+    /// Each damage counted in ``decodeErrors``, with its stream and time.
+    public var damage: [Damage] = []
     /// Frames dropped because their timestamp did not increase (damaged timing).
     public var framesWithBadTimestamps = 0
     /// Copied packets (audio, subtitles…) dropped because their timestamp went back (a clock that
@@ -49,4 +52,32 @@ public struct RenderReport: Sendable, Codable, Equatable {
     public var speedFPS = 0.0
     /// What the user should know (dropped streams, damaged input, settings ignored, …), one sentence each.
     public var warnings: [String] = []
+}
+
+extension RenderReport {
+    /// One place where the input is damaged.
+    public struct Damage: Sendable, Codable, Equatable {
+        /// Who noticed the damage.
+        public enum Kind: String, Sendable, Codable {
+            /// The decoder rejected a packet or concealed damage in a picture.
+            case decoder
+            /// The demuxer logged an error and skipped data (a resync past damaged bytes): the
+            /// pictures in between are lost.
+            case demuxer
+            /// Reading stopped at an error (a damaged tail).
+            case read
+        }
+        /// How many damages are listed one by one in the warnings.
+        static let warningsListed = 10
+        /// The input stream's index.
+        public var stream: Int
+        /// Who noticed it.
+        public var kind: Kind
+        /// Where the damage lies (its start), seconds on the input's clock, when known.
+        public var seconds: Double?
+        /// Where a skipped stretch ends (the first packet read after it), when known.
+        public var endSeconds: Double?
+        /// What happened, naming the input, the stream and the time.
+        public var message: String
+    }
 }

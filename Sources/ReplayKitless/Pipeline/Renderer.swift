@@ -134,6 +134,8 @@ private final class RenderSession: @unchecked Sendable {
         var videoEnd = 0.0
         /// Frames given a pose SEI (`embedPoses`).
         var framesWithPoseSEI = 0
+        /// Each damage counted, with its stream and time, for the report and the warnings.
+        var damage: [RenderReport.Damage] = []
     }
 
     init(options: RenderOptions, extraEffects: [any FrameEffect]) throws(ReplayError) {
@@ -374,6 +376,10 @@ private final class RenderSession: @unchecked Sendable {
         // The last whole frame length seen, for the last frame.
         var previousGap: Int64?
         var reportedErrorsSeen = 0
+        var demuxerErrorsSeen = demuxer.reportedErrors
+        // Where the last video packet read lies, seconds on the input's clock: damage the demuxer
+        // skips lies between it and the next.
+        var lastVideoPacketSeconds: Double?
         // Per copied output stream, the last decode time written.
         var lastCopiedDTS: [Int: Int64] = [:]
         defer { decoded.close() }
@@ -416,7 +422,9 @@ private final class RenderSession: @unchecked Sendable {
                 if frame.isDamaged || reported > reportedErrorsSeen {
                     reportedErrorsSeen = reported
                     do {
-                        try noteDecodeError(.badInput("\(options.input): damaged picture at \(String(format: "%.3f", timeBase.seconds(frame.pts))) s (concealed by the decoder)"))
+                        let seconds = timeBase.seconds(frame.pts)
+                        try noteDecodeError(.badInput("\(options.input): stream \(videoIndex): damaged picture at \(String(format: "%.3f", seconds)) s (concealed by the decoder)"),
+                                            at: seconds)
                     } catch {
                         frame.recycle()
                         throw error
@@ -441,11 +449,24 @@ private final class RenderSession: @unchecked Sendable {
                 guard try demuxer.read(into: packet) else { break }
             } catch {
                 // A damaged tail: keep what was read unless the user asked for strictness.
-                try noteDecodeError(error)
+                try noteDecodeError(error, at: lastVideoPacketSeconds, kind: .read)
                 break
             }
+            let demuxerErrors = demuxer.reportedErrors
+            if packet.streamIndex == videoIndex || demuxerErrors > demuxerErrorsSeen {
+                let time = packet.pts != noPTS ? packet.pts : packet.dts
+                let seconds = time == noPTS ? nil : demuxer.streams[packet.streamIndex].timeBase.seconds(time)
+                if demuxerErrors > demuxerErrorsSeen {
+                    demuxerErrorsSeen = demuxerErrors
+                    try noteDemuxerDamage(from: lastVideoPacketSeconds, to: seconds)
+                }
+                if packet.streamIndex == videoIndex, let seconds { lastVideoPacketSeconds = seconds }
+            }
             if packet.streamIndex == videoIndex {
-                do { try decoder.send(packet) } catch { try noteDecodeError(error) }
+                do { try decoder.send(packet) } catch {
+                    try noteDecodeError(.badInput("\(error.message) (stream \(videoIndex), packet at \(lastVideoPacketSeconds.map { String(format: "%.3f s", $0) } ?? "an unknown time"))"),
+                                        at: lastVideoPacketSeconds, passing: error)
+                }
                 packet.unref()
                 guard try receiveAll() else { return }
             } else if let out = copied[packet.streamIndex] {
@@ -466,6 +487,7 @@ private final class RenderSession: @unchecked Sendable {
                 packet.unref()
             }
         }
+        if demuxer.reportedErrors > demuxerErrorsSeen { try noteDemuxerDamage(from: lastVideoPacketSeconds, to: nil) }
         // Draining can report damage too (frame threads finishing): counted like any other.
         do { try decoder.send(nil) } catch { try noteDecodeError(error) }
         guard try receiveAll() else { return }
@@ -484,11 +506,30 @@ private final class RenderSession: @unchecked Sendable {
         return pts >= trim.start && trim.end.map { pts < $0 } ?? true
     }
 
+    /// Counts the data the demuxer logged errors on and skipped (a resync past overwritten bytes,
+    /// a block of an unknown track) as damage to the video stream, lying between the video packet
+    /// before (`start`) and the packet read after it (`end`), seconds on the input's clock.
+    private func noteDemuxerDamage(from start: Double?, to end: Double?) throws(ReplayError) {
+        let span = switch (start, end) {
+        case let (start?, end?): String(format: "between %.3f s and %.3f s", start, end)
+        case let (start?, nil): String(format: "after %.3f s", start)
+        case let (nil, end?): String(format: "before %.3f s", end)
+        case (nil, nil): "at an unknown time"
+        }
+        try noteDecodeError(.badInput("\(options.input): stream \(videoIndex): the demuxer skipped damaged data \(span)"),
+                            at: start ?? end, until: end, kind: .demuxer)
+    }
+
     /// Counts a decode or read error; past `--max-decode-errors` (0 with `--strict`) the render fails.
-    private func noteDecodeError(_ error: ReplayError) throws(ReplayError) {
-        guard error.kind == .badInput else { throw error }  // out of memory is no damage to skip
+    /// - Parameters:
+    ///   - seconds: where the damage lies on the input's clock (its start, with `until` its end).
+    ///   - passing: the error to throw instead when it is no damage (out of memory).
+    private func noteDecodeError(_ error: ReplayError, at seconds: Double? = nil, until end: Double? = nil,
+                                 kind: RenderReport.Damage.Kind = .decoder, passing original: ReplayError? = nil) throws(ReplayError) {
+        guard (original ?? error).kind == .badInput else { throw original ?? error }  // out of memory is no damage to skip
         let (count, frames) = counters.withLock { counters in
             counters.decodeErrors += 1
+            counters.damage.append(RenderReport.Damage(stream: videoIndex, kind: kind, seconds: seconds, endSeconds: end, message: error.message))
             return (counters.decodeErrors, counters.decoded)
         }
         let place = "\(error.message) (after frame \(frames))"
@@ -715,7 +756,12 @@ private final class RenderSession: @unchecked Sendable {
         for (name, lines) in effectLines { report.effects[name] = lines }
         if let framePoses { report.effects["poses"] = framePoses.timeline.report.counts }
         if options.embedPoses { report.effects["poses", default: [:]]["framesWithPoseSEI"] = counts.framesWithPoseSEI }
+        report.damage = counts.damage
         if counts.decodeErrors > 0 { report.warnings.append("\(counts.decodeErrors) decode errors skipped") }
+        for damage in counts.damage.prefix(RenderReport.Damage.warningsListed) { report.warnings.append(damage.message) }
+        if counts.damage.count > RenderReport.Damage.warningsListed {
+            report.warnings.append("\(counts.damage.count - RenderReport.Damage.warningsListed) more damaged places (see the report's damage list)")
+        }
         if maskErrors > 0 { report.warnings.append("\(maskFile): \(maskErrors) damaged packets skipped (their frames kept the mask before)") }
         if counts.badTimestamps > 0 { report.warnings.append("\(counts.badTimestamps) frames with non-increasing timestamps dropped") }
         if counts.badPackets > 0 {

@@ -1,0 +1,84 @@
+import Foundation
+import FxTestSupport
+@testable import ReplayKitless
+import Testing
+
+/// Stretches overwritten mid-file: damage the demuxer skips (WebM) or the decoder meets (MP4) is
+/// counted, fails `--strict`, and the report names the stream and a time inside the stretch.
+@Suite struct DemuxerDamageTests {
+    /// One video packet of the undamaged file, as ffprobe reads it.
+    struct ProbedPacket { let seconds: Double; let position: Int; let size: Int }
+
+    static func packets(_ path: String) throws -> [ProbedPacket] {
+        try ffprobe(["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,pos,size", "-of", "json", path])
+            .data(using: .utf8).flatMap { try JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+            .flatMap { $0["packets"] as? [[String: Any]] }?
+            .compactMap { packet in
+                guard let time = (packet["pts_time"] as? String).flatMap(Double.init), let position = (packet["pos"] as? String).flatMap(Int.init),
+                      let size = (packet["size"] as? String).flatMap(Int.init) else { return nil }
+                return ProbedPacket(seconds: time, position: position, size: size)
+            } ?? []
+    }
+
+    /// Overwrites two stretches (at 30 % and 60 % of the file) with seeded garbage; returns the
+    /// times of the packets whose bytes each stretch hits, from the undamaged file's packet table.
+    static func damage(_ clean: String, into damaged: String) throws -> [[Double]] {
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: clean))
+        let packets = try packets(clean)
+        var generator = UInt64(0x9E37_79B9_7F4A_7C15)
+        var hit: [[Double]] = []
+        for fraction in [0.3, 0.6] {
+            let start = Int(Double(bytes.count) * fraction), end = start + 2500
+            for offset in start..<end {
+                generator = generator &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                bytes[offset] = UInt8(truncatingIfNeeded: generator >> 56)
+            }
+            hit.append(packets.filter { $0.position < end && $0.position + $0.size > start }.map(\.seconds))
+        }
+        try bytes.write(to: URL(fileURLWithPath: damaged))
+        return hit
+    }
+
+    func renderDamaged(codec: [String], container: String, renderFlags: [String] = []) throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let clean = dir.appendingPathComponent("clean.\(container)").path, damaged = dir.appendingPathComponent("damaged.\(container)").path
+        let made = try QAFixtures.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=8"] + codec + ["-g", "25", clean])
+        try #require(made.status == 0, "\(made.log)")
+        let cleanFrames = try Self.packets(clean).count
+        let stretches = try Self.damage(clean, into: damaged)
+        try #require(stretches.allSatisfy { !$0.isEmpty })
+
+        let output = dir.appendingPathComponent("out.mkv").path
+        let strict = try runFxreplay(["render", damaged, "-o", output, "--codec", "ffv1", "--strict", "--progress", "none"] + renderFlags)
+        #expect(strict.status == 3, "\(strict.stderr)")
+        #expect(strict.stderr.contains("damaged.\(container)"))
+        #expect(!FileManager.default.fileExists(atPath: output))
+
+        let reportPath = dir.appendingPathComponent("report.json").path
+        let run = try runFxreplay(["render", damaged, "-o", output, "--codec", "ffv1", "--report", reportPath, "--progress", "none"] + renderFlags)
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try JSONDecoder().decode(RenderReport.self, from: Data(contentsOf: URL(fileURLWithPath: reportPath)))
+        #expect(report.decodeErrors >= report.damage.count && !report.damage.isEmpty)
+        #expect(report.framesDecoded <= cleanFrames)
+        // The first stretch is named: a damage of the video stream whose time span meets the
+        // overwritten packets' times (give or take a frame, 0.04 s).
+        for times in stretches.prefix(1) {
+            let first = times.min()! - 0.041, last = times.max()! + 0.041
+            #expect(report.damage.contains { $0.stream == 0 && ($0.seconds ?? .infinity) <= last && ($0.endSeconds ?? $0.seconds ?? -1) >= first },
+                    "\(times) not in \(report.damage)")
+        }
+        #expect(report.warnings.contains { $0.contains("stream 0") && $0.contains(" s") }, "\(report.warnings)")
+    }
+
+    /// libavformat logs "Element … exceeds containing master element" and resyncs: frames are lost.
+    @Test func overwrittenWebMStretchesAreCountedWithTheirTimes() throws {
+        try renderDamaged(codec: ["-c:v", "libvpx", "-b:v", "300k"], container: "webm")
+    }
+
+    /// The sample tables stay whole: the decoder meets the garbage (slice threads, so each error is
+    /// reported on the picture it hit).
+    @Test func overwrittenMP4StretchesAreCountedWithTheirTimes() throws {
+        try renderDamaged(codec: ["-c:v", "libx264", "-bf", "0", "-preset", "veryfast"], container: "mp4", renderFlags: ["--deterministic"])
+    }
+}
