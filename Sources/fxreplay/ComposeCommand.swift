@@ -50,6 +50,12 @@ struct Compose: ParsableCommand {
 
     @OptionGroup(title: "Encoding") var encoder: EncoderOptions
 
+    @Option(parsing: .unconditional, help: "Fail when more than N packets or pictures of one track are damaged (default: conceal or skip them all, counting them).")
+    var maxDecodeErrors: Int?
+
+    @Flag(help: "Fail on the first damaged packet or picture of any track.")
+    var strict = false
+
     @Flag(help: "Replace OUTPUT (and the report and preview) if they exist.")
     var overwrite = false
 
@@ -82,6 +88,7 @@ struct Compose: ParsableCommand {
         }
         guard tileFit != .stretch else { throw ValidationError("--tile-fit takes contain or cover: a picture keeps its aspect ratio") }
         if focus != nil && !["focus", "pip"].contains(layout) { throw ValidationError("--focus goes with --layout focus or pip") }
+        if let maxDecodeErrors, maxDecodeErrors < 0 { throw ValidationError("--max-decode-errors must be 0 or more") }
     }
 
     func run() throws {
@@ -100,6 +107,7 @@ struct Compose: ParsableCommand {
         options.encoder = encoder.settings
         options.overwrite = overwrite
         options.allowLongCall = allowLongCall
+        options.maxDecodeErrors = strict ? 0 : maxDecodeErrors
         options.layout = try chosenLayout(for: call)
         if let job { options.streamEffects = try streamEffects(job: job, call: call) }
 

@@ -31,6 +31,10 @@ public struct ComposeOptions: Sendable {
     /// Compose more than ``InputLimits/callSeconds`` of call time (`--allow-long-call`); otherwise
     /// such a composition is refused before any work, as a manifest may claim any length.
     public var allowLongCall = false
+    /// Damage tolerated per track (`--max-decode-errors`; 0 with `--strict`): past it the
+    /// composition fails naming the stream and its file. `nil`: every damage is concealed or
+    /// skipped, counted and named in a warning.
+    public var maxDecodeErrors: Int?
 
     /// One stream's own effects: render options whose effect settings (poses, annotations,
     /// background, mirror, size) apply to its pictures, with the clock its pose times are on.

@@ -115,7 +115,8 @@ private final class ComposeSession: @unchecked Sendable {
                 own?.input = track.path
                 if let clock = effects[stream.id]?.poseClock { own?.poses?.clockOffset = try call.poseClockOffset(clock, track: track) }
                 own?.poses?.streamPlacement = call.placement(of: track)
-                list.append(TrackFrames(stream: stream, track: track, effects: own, threads: decoderThreads, from: options.from))
+                list.append(TrackFrames(stream: stream, track: track, effects: own, threads: decoderThreads, from: options.from,
+                                        maxDecodeErrors: options.maxDecodeErrors))
             }
             tracks.append(list)
         }

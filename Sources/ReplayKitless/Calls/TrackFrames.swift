@@ -57,13 +57,17 @@ final class TrackFrames: @unchecked Sendable {
     /// The media time (seconds, the file's clock) of the composition's first output frame, when
     /// decoding starts at the keyframe before it instead of the file's start (`compose --from`).
     private let seekTarget: Double?
+    /// Damage tolerated before the composition fails (``ComposeOptions/maxDecodeErrors``).
+    private let maxDecodeErrors: Int?
 
     /// A track to decode with `threads` decoder threads (0 lets FFmpeg choose); nothing is opened
     /// until ``start()``.
     /// - Parameter from: the call time of the first picture wanted: decoding starts at the
     ///   keyframe at or before it. Not with effects, whose frame numbers count from the file's start.
-    init(stream: CallStream, track: CallTrack, effects: RenderOptions?, threads: Int, from: Double = 0, capacity: Int = 3) {
+    init(stream: CallStream, track: CallTrack, effects: RenderOptions?, threads: Int, from: Double = 0, capacity: Int = 3,
+         maxDecodeErrors: Int? = nil) {
         self.stream = stream
+        self.maxDecodeErrors = maxDecodeErrors
         self.track = track
         let target = track.mediaTime(ofCallTime: from)
         seekTarget = effects == nil && target > track.mediaStart ? target : nil
@@ -144,11 +148,18 @@ final class TrackFrames: @unchecked Sendable {
         var reportedErrorsSeen = 0
         /// Queues one decoded picture; `false` once the queue was cancelled.
         func emit(_ frame: Frame) throws(ReplayError) -> Bool {
+            do { try decoder.checkSize(of: frame) } catch {
+                frame.recycle()
+                throw error
+            }
             noteSize(frame)
             let reported = decoder.reportedErrors
             if frame.isDamaged || reported > reportedErrorsSeen {
                 reportedErrorsSeen = reported
-                noteProblem("damaged picture at \(String(format: "%.3f", timeBase.seconds(frame.pts))) s (concealed by the decoder)")
+                do { try noteProblem("damaged picture at \(String(format: "%.3f", timeBase.seconds(frame.pts))) s (concealed by the decoder)") } catch {
+                    frame.recycle()
+                    throw error
+                }
             }
             if frame.pts == noPTS { frame.pts = UntimedFrames.pts(after: previousPTS.map { ($0, previousDuration) }, frameTicks: frameTicks) }
             if let previousPTS, frame.pts <= previousPTS {
@@ -177,7 +188,7 @@ final class TrackFrames: @unchecked Sendable {
                 let result: CodecOutput
                 do { result = try decoder.receive(into: frame) } catch {
                     frame.recycle()
-                    noteProblem(error.message)
+                    try noteProblem(error.message)
                     continue
                 }
                 guard result == .produced else {
@@ -202,31 +213,59 @@ final class TrackFrames: @unchecked Sendable {
                 demuxer.keepOnly(streams: [videoIndex])
             }
         }
+        var demuxerErrorsSeen = demuxer.reportedErrors
+        // Where the last packet read lies (seconds, the file's clock): damage the demuxer skips lies after it.
+        var lastPacketSeconds: Double?
         while true {
             do {
                 guard try demuxer.read(into: packet) else { break }
             } catch {
                 // A damaged tail (an archive cut short): keep what was read.
-                noteProblem(error.message)
+                try noteProblem(error.message)
                 break
             }
             guard packet.streamIndex == videoIndex else { packet.unref(); continue }
-            do { try decoder.send(packet) } catch { noteProblem(error.message) }
+            let time = packet.pts != noPTS ? packet.pts : packet.dts
+            let seconds = time == noPTS ? nil : timeBase.seconds(time)
+            if demuxer.reportedErrors > demuxerErrorsSeen {
+                demuxerErrorsSeen = demuxer.reportedErrors
+                try noteProblem("the demuxer skipped damaged data " + (lastPacketSeconds.map { String(format: "after %.3f s", $0) } ?? "")
+                                + (seconds.map { String(format: " before %.3f s", $0) } ?? ""))
+            }
+            lastPacketSeconds = seconds ?? lastPacketSeconds
+            do { try decoder.send(packet) } catch { try noteProblem(error.message) }
             packet.unref()
             guard try receiveAll() else { return }
         }
-        do { try decoder.send(nil) } catch { noteProblem(error.message) }
+        if demuxer.reportedErrors > demuxerErrorsSeen {
+            try noteProblem("the demuxer skipped damaged data" + (lastPacketSeconds.map { String(format: " after %.3f s", $0) } ?? ""))
+        }
+        do { try decoder.send(nil) } catch { try noteProblem(error.message) }
         guard try receiveAll(), let last = previousPTS else { return }
         let end = timeBase.seconds(last + max(previousDuration, frameTicks))
-        if let warning = demuxer.cutShortWarning(ofVideoStream: videoIndex, endingAt: end) { counters.withLock { $0.cutShort = warning } }
+        if let warning = demuxer.cutShortWarning(ofVideoStream: videoIndex, endingAt: end) {
+            // Counted as damage by the composition's report; here only against the limit.
+            let count = counters.withLock { $0.cutShort = warning; return $0.decodeErrors + 1 }
+            if let maxDecodeErrors, count > maxDecodeErrors { throw tooDamaged(warning) }
+        }
     }
 
     /// Counts a decode or read error; the first is kept for the warning that names the stream.
-    private func noteProblem(_ message: String) {
-        counters.withLock {
+    /// Past ``ComposeOptions/maxDecodeErrors`` the track fails, and the composition with it.
+    private func noteProblem(_ message: String) throws(ReplayError) {
+        let count = counters.withLock {
             $0.decodeErrors += 1
             if $0.firstProblem == nil { $0.firstProblem = message }
+            return $0.decodeErrors
         }
+        if let maxDecodeErrors, count > maxDecodeErrors { throw tooDamaged(message) }
+    }
+
+    /// The failure of a track damaged past the limit, naming the stream, its participant and its file.
+    private func tooDamaged(_ message: String) -> ReplayError {
+        let limit = maxDecodeErrors ?? 0
+        return .badInput("stream \(stream.id) (\(stream.name), \(track.path)): \(message); "
+                         + (limit == 0 ? "stopping (--strict or --max-decode-errors 0)" : "more than \(limit) damaged packets or pictures (--max-decode-errors)"))
     }
 
     private func noteSize(_ frame: Frame) {
