@@ -92,11 +92,12 @@ import Testing
     @Test func composeFailsOnADamagedTrackOnlyPastItsLimit() throws {
         let folder = try makeScratchDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let streams = [
-            FixtureStream(id: "pat", name: "Pat", tracks: [FixtureTrack(file: "p.webm", video: .constant(fps: 10, duration: 3, tag: 1), start: 0)]),
-            FixtureStream(id: "quinn", name: "Quinn", tracks: [FixtureTrack(file: "q.webm", video: .constant(fps: 10, duration: 3, tag: 3), start: 0)]),
-        ]
-        let manifest = try CallFixtures.writeArchive(streams, in: folder)
+        // Pat's track is whole, Quinn's damaged.
+        let participants = [(id: "pat", name: "Pat", tag: 1), (id: "quinn", name: "Quinn", tag: 3)]
+        let manifest = try CallFixtures.writeArchive(participants.map { participant in
+            let track = FixtureTrack(file: "\(participant.id.prefix(1)).webm", video: .constant(fps: 10, duration: 3, tag: participant.tag), start: 0)
+            return FixtureStream(id: participant.id, name: participant.name, tracks: [track])
+        }, in: folder)
         let path = folder.appendingPathComponent("q.webm").path
         var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         let start = bytes.count * 2 / 5
