@@ -93,8 +93,8 @@ import Testing
         let folder = try makeScratchDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         // Pat's track is whole, Quinn's damaged.
-        let participants = [(id: "pat", name: "Pat", tag: 1), (id: "quinn", name: "Quinn", tag: 3)]
-        let manifest = try CallFixtures.writeArchive(participants.map { participant in
+        let people = [(id: "pat", name: "Pat", tag: 1), (id: "quinn", name: "Quinn", tag: 3)]
+        let manifest = try CallFixtures.writeArchive(people.map { participant in
             let track = FixtureTrack(file: "\(participant.id.prefix(1)).webm", video: .constant(fps: 10, duration: 3, tag: participant.tag), start: 0)
             return FixtureStream(id: participant.id, name: participant.name, tracks: [track])
         }, in: folder)
