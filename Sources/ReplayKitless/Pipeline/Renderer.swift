@@ -736,7 +736,9 @@ private final class RenderSession: @unchecked Sendable {
         // Damage like a decode error: past --max-decode-errors (--strict) nothing is written.
         if let limit = options.maxDecodeErrors {
             var damage = counts.decodeErrors
-            for (count, message) in [(cutShort == nil ? 0 : 1, "\(options.input): \(cutShort ?? "")"),
+            // A file cut off mid-cluster: the demuxer's error at its end is already this damage, counted once.
+            let cutOffCounted = counts.damage.last.map { $0.kind == .demuxer && $0.endSeconds == nil } ?? false
+            for (count, message) in [(cutShort == nil || cutOffCounted ? 0 : 1, "\(options.input): \(cutShort ?? "")"),
                                      (maskErrors, "\(maskFile): \(maskErrors) damaged packets; stopping (--strict or --max-decode-errors)"),
                                      (maskCutShort == nil ? 0 : 1, "\(maskFile): \(maskCutShort ?? "")")] where count > 0 {
                 damage += count
