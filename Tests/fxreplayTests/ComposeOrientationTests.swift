@@ -168,7 +168,14 @@ import FxTestSupport
         let run = try runFxreplay(["compose", manifest, "-o", output, "--size", "640x360", "--fps", "10", "--codec", "ffv1",
                                    "--progress", "none", "--names", "--preview", sheet])
         try #require(run.status == 0, "\(run.stderr)")
-        let frames = try GrayVideo.read(output)
+        // Frames and sheet read alike (the project's reader: the PNG's RGB comes back at the video's levels).
+        var frames: [GrayFrame] = []
+        let video = try VideoFrameReader(url: output)
+        while let frame = try video.next() {
+            let image = try video.image(of: frame)
+            frames.append(GrayFrame(width: image.width, height: image.height,
+                                    pixels: (0..<image.height).flatMap { Array(image.luma.row($0)) }))
+        }
         #expect(frames.count == 20)
         let png = try VideoFrameReader(url: sheet)
         let picture = try png.image(of: try #require(try png.next()))
