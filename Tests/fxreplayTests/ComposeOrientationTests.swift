@@ -99,6 +99,33 @@ import FxTestSupport
                 && describes("mir.mp4", "mirrored") && !describes("mir.mp4", "rotation"), "\(probe.stdout)")
     }
 
+    /// A stream's own effects (a job's `streams:`) see its picture upright, as `render` gives it
+    /// to them: `mirror` on the 90° phone flips the upright picture left to right, so its tile
+    /// reads, flipped back, as frame `k`, and not as it stands.
+    @Test func aStreamsEffectsSeeItsPictureUpright() throws {
+        let folder = try ComposeCommandTests.scratch()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (manifest, _) = try Self.phoneCall(in: folder)
+        let job = folder.appendingPathComponent("job.yaml").path
+        try Data("streams:\n  p90:\n    mirror: true\n".utf8).write(to: URL(fileURLWithPath: job))
+        let output = folder.appendingPathComponent("effects.mkv").path
+        let run = try runFxreplay(["compose", manifest, "-o", output, "--size", "640x480", "--fps", "10", "--codec", "ffv1",
+                                   "--progress", "none", "--job", job])
+        try #require(run.status == 0, "\(run.stderr)")
+        let picture = FxTestSupport.PixelRect.contain(Self.portrait, in: ComposeCommandTests.grid(3, 640, 480)[0])
+        for (k, frame) in try GrayVideo.read(output).enumerated() {
+            var flipped = frame
+            for y in picture.y..<(picture.y + picture.height) {
+                for x in picture.x..<(picture.x + picture.width) {
+                    flipped.pixels[y * frame.width + x] = frame[2 * picture.x + picture.width - 1 - x, y]
+                }
+            }
+            let code = FrameCode.read(flipped, picture: picture)
+            #expect(code?.index == k && code?.tag == 9, "frame \(k): flipped back, read \(String(describing: code))")
+            #expect(FrameCode.read(frame, picture: picture) == nil, "frame \(k): the tile is not mirrored")
+        }
+    }
+
     /// `focus` on the portrait participant: its picture (270 × 360) is centred in the 640 × 360 top
     /// tile; its name's plate starts half the text size in from the picture's left edge (not the
     /// cell's, 185 px further left) and ends above the picture's bottom.
