@@ -28,7 +28,9 @@ struct CallMedia: Sendable, Equatable {
         guard hasVideo || hasAudio else { throw .badInput("\(path): holds neither audio nor video") }
         if let video = demuxer.bestVideoStream, video.width > 0, video.height > 0 {
             (rotation, mirrored) = (video.rotation, video.mirrored)
-            let sar = demuxer.stream(video.index).pointee.sample_aspect_ratio
+            // The container's pixel shape, else the bitstream's (as render reads it).
+            let stream = demuxer.stream(video.index).pointee
+            let sar = stream.sample_aspect_ratio.num > 0 ? stream.sample_aspect_ratio : stream.codecpar.pointee.sample_aspect_ratio
             let width = sar.num > 0 && sar.den > 0 ? max(1, Int((Double(video.width) * Double(sar.num) / Double(sar.den)).rounded())) : video.width
             shownSize = PictureOrientation(rotation: rotation, mirrored: mirrored).turned(PictureSize(width: width, height: video.height))
         }
