@@ -33,14 +33,17 @@ extension Probe {
         printLine("  (\(CallTimelineChart.video) picture, \(CallTimelineChart.audio) sound only)")
     }
 
-    /// One file's codecs, picture sizes and sample rates in a line.
+    /// One file's codecs, picture sizes (with the display matrix's turn and mirroring, as `probe
+    /// FILE` gives them) and sample rates in a line.
     static func describe(_ media: ProbeResult) -> String {
         var parts: [String] = []
         for stream in media.streams where stream.kind == .video || stream.kind == .audio {
             if stream.kind == .video {
                 let sizes = stream.index == media.videoStream && !media.resolutions.isEmpty
                     ? media.resolutions.joined(separator: " → ") : "\(stream.width ?? 0)x\(stream.height ?? 0)"
-                parts.append("video \(stream.codec) \(sizes)\(media.resolutions.count > 1 ? " (resolution changes)" : "")")
+                let turn = stream.index == media.videoStream && media.rotation % 360 != 0 ? ", rotation \(media.rotation)° clockwise" : ""
+                let mirror = stream.index == media.videoStream && media.mirrored ? ", mirrored" : ""
+                parts.append("video \(stream.codec) \(sizes)\(media.resolutions.count > 1 ? " (resolution changes)" : "")\(turn)\(mirror)")
             } else {
                 parts.append("audio \(stream.codec) \(stream.sampleRate ?? 0) Hz \(stream.channels ?? 0) ch")
             }

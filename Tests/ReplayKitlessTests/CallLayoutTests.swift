@@ -47,6 +47,19 @@ import Testing
         #expect(CallLayout.pip("z").tiles(for: keys, width: 1280, height: 720).map(\.rect) == CallLayout.gridCells(count: 3, width: 1280, height: 720))
     }
 
+    /// `pip` with the pictures' shapes known: a 9:16 phone inset is portrait with the area of the
+    /// 256 × 144 box (144 × 256), filled edge to edge (cover); a 16:9 one is the box itself; the
+    /// focus's own shape is ignored.
+    @Test func pipInsetsTakeTheirPicturesShape() {
+        let keys = [["a", "Ann"], ["b", "Bob"], ["c", "Cy"]]
+        let pictures: [PictureSize?] = [PictureSize(width: 640, height: 480), PictureSize(width: 720, height: 1280), PictureSize(width: 1280, height: 720)]
+        let pip = CallLayout.pip("a").tiles(for: keys, width: 1280, height: 720, pictures: pictures)
+        #expect(pip.map(\.rect) == [PixelRect(x: 0, y: 0, width: 1280, height: 720),
+                                    PixelRect(x: 1280 - 20 - 144, y: 720 - 20 - 256, width: 144, height: 256),
+                                    PixelRect(x: 1280 - 20 - 144 - 20 - 256, y: 720 - 20 - 144, width: 256, height: 144)])
+        #expect(pip.map(\.fit) == [nil, .cover, .cover])
+    }
+
     @Test func layoutFileIsReadAndItsErrorsNameLineAndField() throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -87,6 +87,30 @@ public enum FrameCode {
         }
     }
 
+    /// Paints the code into a picture stored as a display matrix turning it `rotation` degrees
+    /// clockwise, then mirroring it, shows it: each stored pixel takes the value of the upright
+    /// pixel it is shown at (worked out here from the turn's definition, not with the library's code).
+    package static func draw(_ image: YUVImage, index: Int, tag: Int, shownTurned rotation: Int, mirrored: Bool) {
+        guard rotation % 360 != 0 || mirrored else { return draw(image, index: index, tag: tag) }
+        let (sw, sh) = (image.width, image.height)
+        let turns = ((rotation / 90) % 4 + 4) % 4
+        let shown = turns % 2 == 1 ? PictureSize(width: sh, height: sw) : PictureSize(width: sw, height: sh)
+        let upright = PlanarBuffer(width: shown.width, height: shown.height, colorSpace: image.colorSpace)
+        draw(upright.image, index: index, tag: tag)
+        image.cb.fill(128)
+        image.cr.fill(128)
+        for sy in 0..<sh {
+            let row = image.luma.row(sy)
+            for sx in 0..<sw {
+                // A clockwise quarter turn moves stored (x, y) of a w × h picture to (h − 1 − y, x).
+                var (x, y, w, h) = (sx, sy, sw, sh)
+                for _ in 0..<turns { (x, y, w, h) = (h - 1 - y, x, h, w) }
+                if mirrored { x = w - 1 - x }
+                row[sx] = upright.image.luma[x, y]
+            }
+        }
+    }
+
     /// The index and tag a grey picture shows where a coded picture occupies `picture`, or `nil`
     /// when no code is there (background, another frame half-drawn, a wrong rectangle).
     /// Each cell is the mean of the 3 × 3 pixels at its centre.
@@ -151,6 +175,16 @@ public struct FixtureVideo: Sendable {
     public var tag: Int
     /// Picture size from frame `i` on (a mid-stream resolution change; VP8 only).
     public var sizes: [Int: PictureSize]
+    /// The container's display matrix (MP4 only): shown turned `rotation` degrees clockwise, then
+    /// mirrored. `size` and the code are as shown; the file stores the picture turned back, as a
+    /// phone stores a portrait recording sideways.
+    public var rotation = 0
+    public var mirrored = false
+
+    /// The size the file stores a picture shown at `shown` in.
+    public func stored(_ shown: PictureSize) -> PictureSize {
+        rotation % 180 == 90 ? PictureSize(width: shown.height, height: shown.width) : shown
+    }
 
     public init(size: PictureSize, frameTimes: [Double], tag: Int, sizes: [Int: PictureSize] = [:]) {
         (self.size, self.frameTimes, self.tag, self.sizes) = (size, frameTimes, tag, sizes)
@@ -254,14 +288,15 @@ public enum CallFixtures {
             settings.codec = path.lowercased().hasSuffix(".webm") ? .vp8 : .h264
             settings.preset = "ultrafast"
             settings.crf = 20
-            writer = try MediaWriter(path: path, video: .init(size: video.size, timeBase: Rational(1, 1000), frameRate: Rational(30, 1),
-                                                              encoder: settings), audio: audioSpec)
+            writer = try MediaWriter(path: path, video: .init(size: video.stored(video.size), timeBase: Rational(1, 1000), frameRate: Rational(30, 1),
+                                                              encoder: settings, rotation: video.rotation, mirrored: video.mirrored),
+                                     audio: audioSpec)
             let times = video.writtenTimes.map { Int64(($0 * 1000).rounded()) }
             let typical = times.count > 1 ? times[1] - times[0] : 33
             for (index, pts) in times.enumerated() {
                 let next = index + 1 < times.count ? times[index + 1] : pts + typical
-                try writer.addVideoFrame(pts: pts, duration: next - pts, size: video.sizes[index]) {
-                    FrameCode.draw($0, index: index, tag: video.tag)
+                try writer.addVideoFrame(pts: pts, duration: next - pts, size: video.sizes[index].map(video.stored)) {
+                    FrameCode.draw($0, index: index, tag: video.tag, shownTurned: video.rotation, mirrored: video.mirrored)
                 }
             }
         } else if let audioSpec {
@@ -328,7 +363,9 @@ public enum CallFixtures {
                 let written = try write(track, in: folder)
                 tracks.append(CallTrack(path: written.path, name: track.file, start: track.start, stop: track.stop ?? written.stop,
                                         mediaStart: written.mediaStart, mediaEnd: written.mediaEnd,
-                                        hasVideo: written.hasVideo, hasAudio: written.hasAudio))
+                                        hasVideo: written.hasVideo, hasAudio: written.hasAudio,
+                                        rotation: track.video?.rotation ?? 0, mirrored: track.video?.mirrored ?? false,
+                                        shownSize: track.video?.size))
             }
             model.append(CallStream(id: stream.id, name: stream.name, videoType: stream.videoType, order: order, tracks: tracks))
         }

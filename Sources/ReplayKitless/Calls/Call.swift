@@ -93,10 +93,19 @@ public struct CallTrack: Sendable {
     public var hasVideo: Bool
     /// Whether the file has an audio stream.
     public var hasAudio: Bool
+    /// How the container says to show the video (its display matrix, as `probe` reports it):
+    /// turned `rotation` degrees clockwise, then mirrored when `mirrored`. A phone's portrait
+    /// recording is stored sideways with a quarter turn.
+    public var rotation: Int
+    /// Whether the display matrix mirrors the picture.
+    public var mirrored: Bool
+    /// The video's picture size as shown (turned, its pixels made square), from its first
+    /// stream header; `nil` without video.
+    public var shownSize: PictureSize?
 
     /// A track placed on the call's clock; times in seconds as the properties say.
     public init(path: String, name: String, start: Double, stop: Double, mediaStart: Double, mediaEnd: Double,
-                hasVideo: Bool, hasAudio: Bool) {
+                hasVideo: Bool, hasAudio: Bool, rotation: Int = 0, mirrored: Bool = false, shownSize: PictureSize? = nil) {
         self.path = path
         self.name = name
         self.start = start
@@ -105,7 +114,13 @@ public struct CallTrack: Sendable {
         self.mediaEnd = mediaEnd
         self.hasVideo = hasVideo
         self.hasAudio = hasAudio
+        self.rotation = rotation
+        self.mirrored = mirrored
+        self.shownSize = shownSize
     }
+
+    /// How the video's stored pictures are turned to be shown.
+    package var orientation: PictureOrientation { PictureOrientation(rotation: rotation, mirrored: mirrored) }
 
     /// The call time at which a sample with presentation time `p` (seconds, the file's clock) plays:
     /// `start + (p − p0)`, so the file's own audio/video offset is kept.

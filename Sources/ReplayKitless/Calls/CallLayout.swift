@@ -25,8 +25,9 @@ public enum CallLayout: Sendable, Equatable {
 
     /// The tiles for `participants` (each given by the keys it answers to: its streams' ids and
     /// its name; in grid order) on a `width × height` picture, in drawing order (later tiles drawn
-    /// over earlier ones).
-    public func tiles(for participants: [[String]], width: Int, height: Int) -> [Tile] {
+    /// over earlier ones). `pictures` gives, in the same order, each one's picture size as shown
+    /// when it is known: `pip` shapes its insets like their pictures.
+    public func tiles(for participants: [[String]], width: Int, height: Int, pictures: [PictureSize?] = []) -> [Tile] {
         let n = participants.count
         guard n > 0 else { return [] }
         func matches(_ key: String, _ keys: [String]) -> Bool { keys.contains(key) }
@@ -42,7 +43,7 @@ public enum CallLayout: Sendable, Equatable {
             if case .focus = self {
                 return Self.focusTiles(focused: focused, others: others, width: width, height: height)
             }
-            return Self.pipTiles(focused: focused, others: others, width: width, height: height)
+            return Self.pipTiles(focused: focused, others: others, pictures: pictures, width: width, height: height)
         case .custom(let layout):
             return layout.tiles.compactMap { tile in
                 participants.firstIndex { matches(tile.stream, $0) }.map { Tile(participant: $0, rect: tile.rect, fit: tile.fit) }
@@ -80,18 +81,37 @@ public enum CallLayout: Sendable, Equatable {
         }
     }
 
-    /// `pip`: the focused participant fills the picture; each other is an inset a fifth of the
-    /// picture's width and height, right to left along the bottom, a margin of 1/64 of the width
-    /// apart and from the edges, further rows stacked upwards when a row is full.
-    static func pipTiles(focused: Int, others: [Int], width: Int, height: Int) -> [Tile] {
+    /// `pip`: the focused participant fills the picture; each other is an inset right to left
+    /// along the bottom, a margin of 1/64 of the width apart and from the edges, further rows
+    /// stacked upwards (each as high as its tallest inset) when a row is full. An inset whose
+    /// picture's shape is known (`pictures`, as shown) has that shape and the area of a fifth of
+    /// the picture's width by a fifth of its height, filled edge to edge (a portrait picture stays
+    /// portrait, with no bars); one of unknown shape is that fifth-by-fifth box.
+    static func pipTiles(focused: Int, others: [Int], pictures: [PictureSize?], width: Int, height: Int) -> [Tile] {
         let main = Tile(participant: focused, rect: PixelRect(x: 0, y: 0, width: width, height: height), fit: nil)
-        let insetWidth = width / 5, insetHeight = height / 5, margin = width / 64
-        let perRow = max(1, (width - margin) / (insetWidth + margin))
-        return [main] + others.enumerated().map { slot, participant in
-            let column = slot % perRow, row = slot / perRow
-            let x = width - (column + 1) * (insetWidth + margin)
-            let y = height - (row + 1) * (insetHeight + margin)
-            return Tile(participant: participant, rect: PixelRect(x: x, y: max(0, y), width: insetWidth, height: insetHeight), fit: nil)
+        let box = (width: width / 5, height: height / 5), margin = width / 64
+        var tiles = [main]
+        var right = width - margin, bottom = height - margin, rowHeight = 0
+        for participant in others {
+            var size = (width: box.width, height: box.height), fit: BackgroundFit?
+            if participant < pictures.count, let picture = pictures[participant], picture.width > 0, picture.height > 0 {
+                let aspect = Double(picture.width) / Double(picture.height)
+                let shapedHeight = (Double(box.width * box.height) / aspect).squareRoot()
+                // Even sides (4:2:0), no larger than the picture less its margins; cover crops the rounding's pixel.
+                size.height = max(2, min(height - 2 * margin, Int(shapedHeight.rounded())) & ~1)
+                size.width = max(2, min(width - 2 * margin, Int((shapedHeight * aspect).rounded())) & ~1)
+                fit = .cover
+            }
+            if right - size.width < margin && right != width - margin {
+                bottom -= rowHeight + margin
+                right = width - margin
+                rowHeight = 0
+            }
+            tiles.append(Tile(participant: participant, rect: PixelRect(x: right - size.width, y: max(0, bottom - size.height),
+                                                                          width: size.width, height: size.height), fit: fit))
+            right -= size.width + margin
+            rowHeight = max(rowHeight, size.height)
         }
+        return tiles
     }
 }

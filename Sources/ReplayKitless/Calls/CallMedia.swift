@@ -1,3 +1,4 @@
+import CFFmpeg
 import Foundation
 
 /// Where a media file's presentation times begin and end, and what it carries: what the timeline
@@ -10,6 +11,10 @@ struct CallMedia: Sendable, Equatable {
     var end: Double
     var hasVideo: Bool
     var hasAudio: Bool
+    /// The video's display matrix (degrees clockwise, mirroring) and its picture size as shown.
+    var rotation = 0
+    var mirrored = false
+    var shownSize: PictureSize?
 
     /// Opens `path` and reads its packets (no decoding) to find where its media ends: live
     /// recordings (WebM from a browser or a media server) often declare no duration, and one cut
@@ -21,6 +26,14 @@ struct CallMedia: Sendable, Equatable {
         hasVideo = demuxer.streams.contains { $0.kind == .video }
         hasAudio = demuxer.streams.contains { $0.kind == .audio }
         guard hasVideo || hasAudio else { throw .badInput("\(path): holds neither audio nor video") }
+        if let video = demuxer.bestVideoStream, video.width > 0, video.height > 0 {
+            (rotation, mirrored) = (video.rotation, video.mirrored)
+            // The container's pixel shape, else the bitstream's (as render reads it).
+            let stream = demuxer.stream(video.index).pointee
+            let sar = stream.sample_aspect_ratio.num > 0 ? stream.sample_aspect_ratio : stream.codecpar.pointee.sample_aspect_ratio
+            let width = sar.num > 0 && sar.den > 0 ? max(1, Int((Double(video.width) * Double(sar.num) / Double(sar.den)).rounded())) : video.width
+            shownSize = PictureOrientation(rotation: rotation, mirrored: mirrored).turned(PictureSize(width: width, height: video.height))
+        }
         let wanted = Set(demuxer.streams.filter { $0.kind == .video || $0.kind == .audio }.map(\.index))
         demuxer.keepOnly(streams: wanted)
         let streamStarts = demuxer.streams.filter { wanted.contains($0.index) }.compactMap { s in s.startTime.map { s.timeBase.seconds($0) } }

@@ -15,6 +15,12 @@ package struct CallParticipant: Sendable {
     package var videoTracks: [(stream: CallStream, track: CallTrack)] {
         streams.flatMap { stream in stream.tracks.filter(\.hasVideo).map { (stream, $0) } }.sorted { $0.track.start < $1.track.start }
     }
+    /// Its picture's size as shown at call time `t` (of the latest video track started by then,
+    /// else its first), as its file's header gives it; `nil` when unknown.
+    package func shownSize(at t: Double) -> PictureSize? {
+        let tracks = videoTracks.map(\.track)
+        return (tracks.last { $0.start <= t } ?? tracks.first)?.shownSize
+    }
     /// Shown at call time `t`: one of its streams is active and has video.
     package func isShown(at t: Double) -> Bool { streams.contains { $0.hasVideo && $0.isActive(at: t) } }
 

@@ -87,6 +87,8 @@ private final class ComposeSession: @unchecked Sendable {
     /// holds outside the tiles (the area no tile repaints), so it is painted once per layout.
     private var layoutGeneration = 0
     private var canvasLayout: [ObjectIdentifier: Int] = [:]
+    /// Whether a picture has been shown yet: the caller's effects (a contact sheet) see the frames from the first that shows someone.
+    private var someoneShown = false
     let failure = Locked<ReplayError?>(nil)
     let framesDone = Atomic<Int>(0)
 
@@ -247,8 +249,8 @@ private final class ComposeSession: @unchecked Sendable {
                 if shown != nil { report.layoutChanges += 1 }
                 shown = now
                 layoutGeneration += 1
-                tiles = layout.tiles(for: now.map { participants[$0].keys }, width: width, height: height)
-                names?.draw(tiles.map { (participants[now[$0.participant]].name, $0.rect) })
+                tiles = layout.tiles(for: now.map { participants[$0].keys }, width: width, height: height,
+                                     pictures: now.map { participants[$0].shownSize(at: t) })
             }
             let canvas: Frame
             do { canvas = try canvases.take(width: width, height: height, format: AV_PIX_FMT_YUV420P) } catch {
@@ -281,18 +283,23 @@ private final class ComposeSession: @unchecked Sendable {
         if !extraEffects.isEmpty || canvasLayout.updateValue(layoutGeneration, forKey: ObjectIdentifier(canvas)) != layoutGeneration {
             image.fill(background)
         }
+        var labels: [TileNames.Label] = []
         for tile in tiles {
             let participant = shown[tile.participant]
             // Tiles may overlap (pip, layout files): a later one hides what is under it.
             guard let (track, picture) = try latestPicture(of: participant, at: t) else {
                 TilePainter.fill(tile.rect, on: image, with: background)
+                labels.append(TileNames.Label(name: participants[participant].name, picture: tile.rect))
                 continue
             }
-            try painters[participant].paint(picture, of: ObjectIdentifier(track), in: tile.rect, fit: tile.fit ?? options.tileFit,
-                                            onto: image, background: background, source: "\(track.track.name) (stream \(track.stream.id))")
+            someoneShown = true
+            let placed = try painters[participant].paint(picture, of: ObjectIdentifier(track), shown: track.track.orientation, in: tile.rect,
+                                                         fit: tile.fit ?? options.tileFit, onto: image, background: background,
+                                                         source: "\(track.track.name) (stream \(track.stream.id))")
+            labels.append(TileNames.Label(name: participants[participant].name, picture: placed ?? tile.rect))
         }
-        names?.composite(into: image)
-        if !extraEffects.isEmpty {
+        names?.composite(labels, into: image)
+        if !extraEffects.isEmpty && someoneShown {
             let time = FrameTime(index: k, pts: Int64(k), seconds: Double(k) / Double(options.fps), streamSeconds: t,
                                  duration: 1 / Double(options.fps))
             for effect in extraEffects { try effect.apply(to: image, at: time) }

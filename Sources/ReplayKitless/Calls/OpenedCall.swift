@@ -114,7 +114,8 @@ public final class OpenedCall: @unchecked Sendable {
                 }
                 let stop = entry.stop ?? entry.start + (media.end - media.start)
                 tracks.append(CallTrack(path: file, name: entry.file, start: entry.start, stop: stop, mediaStart: media.start,
-                                        mediaEnd: media.end, hasVideo: media.hasVideo, hasAudio: media.hasAudio))
+                                        mediaEnd: media.end, hasVideo: media.hasVideo, hasAudio: media.hasAudio,
+                                        rotation: media.rotation, mirrored: media.mirrored, shownSize: media.shownSize))
             }
             try checkOverlaps(tracks, of: stream, manifest: name)
             streams.append(CallStream(id: stream.id, name: stream.name, videoType: stream.videoType, order: streamIndex, tracks: tracks))

@@ -1,10 +1,20 @@
-/// Participants' names on their tiles (`compose --names`): a plate in each tile's lower-left
-/// corner, drawn with the project's FreeType text (``LabelRenderer``) into a picture-sized layer
-/// once per layout, and blended into every frame (only the plates' pixels are touched).
+/// Participants' names on their tiles (`compose --names`): a plate at the bottom-left corner of
+/// each participant's picture as placed (formats.md §9: the picture's corner, not the cell's, so a
+/// portrait picture in a wide cell keeps its name on it), drawn with the project's FreeType text
+/// (``LabelRenderer``) into a picture-sized layer whenever the names or their pictures move, and
+/// blended into every frame (only the plates' pixels are touched).
 final class TileNames {
+    /// One name and the rectangle of the picture it belongs to (the tile's, before its first picture).
+    struct Label: Equatable {
+        var name: String
+        var picture: PixelRect
+    }
+
     private let layer: RenderLayer
     private let glyphs: GlyphCache
     private let colorSpace: ColorSpace
+    /// What the layer shows.
+    private var drawn: [Label]?
 
     init(width: Int, height: Int, colorSpace: ColorSpace, font: String?) throws(ReplayError) {
         let path = font ?? AnnotationRenderer.Options.defaultFontPath
@@ -13,19 +23,22 @@ final class TileNames {
         self.colorSpace = colorSpace
     }
 
-    /// Lays out the names for a new layout: each in its tile, text a sixteenth of the tile's
-    /// height (12 to 32 pixels), inset from the corner by half that.
-    func draw(_ labels: [(name: String, tile: PixelRect)]) {
-        layer.clear()
-        let renderer = LabelRenderer(glyphs: glyphs, colorSpace: colorSpace)
-        for (name, tile) in labels {
-            let size = Double(min(32, max(12, tile.height / 16)))
-            renderer.draw(name, size: size, anchorX: Double(tile.x) + size / 2, anchorY: Double(tile.y + tile.height) - size / 2,
-                          clearance: 0, into: layer)
-        }
-    }
+    /// The text size for a picture `height` pixels tall: a sixteenth of it, 12 to 32 pixels. The
+    /// plate sits inside the picture, half that in from its left and bottom edges.
+    static func textSize(pictureHeight height: Int) -> Int { min(32, max(12, height / 16)) }
 
-    func composite(into image: YUVImage) {
+    /// Blends `labels` into `image`, laying them out anew when they changed since the last frame.
+    func composite(_ labels: [Label], into image: YUVImage) {
+        if labels != drawn {
+            layer.clear()
+            let renderer = LabelRenderer(glyphs: glyphs, colorSpace: colorSpace)
+            for label in labels {
+                let size = Double(Self.textSize(pictureHeight: label.picture.height))
+                renderer.draw(label.name, size: size, anchorX: Double(label.picture.x) + size / 2,
+                              anchorY: Double(label.picture.y + label.picture.height) - size / 2, clearance: 0, into: layer)
+            }
+            drawn = labels
+        }
         LayerCompositor.composite(layer, opacity: 1, into: image, occlusion: nil)
     }
 }

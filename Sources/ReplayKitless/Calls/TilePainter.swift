@@ -4,15 +4,19 @@ import CFFmpeg
 /// display aspect ratio, contained (centred, the rest background) or covering (centre-cropped),
 /// by the same ``BackgroundPlacement`` as a background picture.
 ///
-/// The decoded picture is scaled once, straight to its size on the canvas, into a buffer that
-/// is reused from frame to frame (libswscale writes rows in whole SIMD blocks, which would spill
-/// into a neighbouring tile if it wrote into the canvas), then copied into place. A picture that
+/// The picture is placed as `render` shows it (formats.md §9): turned upright and mirrored by its
+/// stream's ``PictureOrientation``. The decoded picture is scaled once, straight to its size on
+/// the canvas (in its stored orientation), into a buffer that is reused from frame to frame
+/// (libswscale writes rows in whole SIMD blocks, which would spill into a neighbouring tile if it
+/// wrote into the canvas), turned there when it is stored sideways or mirrored (a small picture
+/// turned, not the decoded one), then copied into place. A picture that
 /// has not changed since the last output frame, in an unchanged tile, is not scaled again; only
 /// the part of the tile the picture leaves uncovered (contain's bars) is painted background.
 final class TilePainter {
     private let scaler = Scaler(flags: SWS_BICUBIC)
     private let cropped = Frame()
     private let scaled = Frame()
+    private let turned = Frame()
     /// What `scaled` holds: the picture (its track and serial) and where it goes.
     private var key: Key?
 
@@ -23,13 +27,19 @@ final class TilePainter {
         var fit: BackgroundFit
     }
 
-    /// Where a `width × height` picture with sample aspect ratio `sar` lands in `tile`: the part of
-    /// the picture used (stored pixels) and its rectangle on the canvas, on even pixels for 4:2:0.
-    static func placement(width: Int, height: Int, sar: AVRational, tile: PixelRect, fit: BackgroundFit) -> BackgroundPlacement {
+    /// Where a `width × height` picture with sample aspect ratio `sar`, shown turned and mirrored by
+    /// `orientation`, lands in `tile`: the part of the stored picture used (stored pixels) and the
+    /// rectangle the shown picture takes on the canvas, on even pixels for 4:2:0.
+    static func placement(width: Int, height: Int, sar: AVRational, orientation: PictureOrientation = .upright,
+                          tile: PixelRect, fit: BackgroundFit) -> BackgroundPlacement {
         let square = sar.num <= 0 || sar.den <= 0 || sar.num == sar.den
         let displayWidth = square ? width : max(1, Int(clamping: Double(width) * Double(sar.num) / Double(sar.den), rounding: .toNearestOrAwayFromZero))
-        var placement = BackgroundPlacement(fit: fit, pictureWidth: displayWidth, pictureHeight: height,
+        let unturned = PictureSize(width: displayWidth, height: height)
+        let shown = orientation.turned(unturned)
+        var placement = BackgroundPlacement(fit: fit, pictureWidth: shown.width, pictureHeight: shown.height,
                                             frameWidth: tile.width, frameHeight: tile.height)
+        // The part used, back in the stored orientation.
+        placement.source = orientation.storedRect(of: placement.source, stored: unturned)
         if !square {
             // Back from display columns to stored ones. (A stream's aspect ratio is any pair of
             // Int32s: the products are clamped, never trapped on.)
@@ -47,36 +57,44 @@ final class TilePainter {
         return placement
     }
 
-    /// Paints `picture` (of the track `track`) into `tile` of `canvas` (4:2:0, even-sized): the
-    /// picture where it lands, `background` on the rest of the tile.
+    /// Paints `picture` (of the track `track`, stored as `orientation` says it is shown) into `tile`
+    /// of `canvas` (4:2:0, even-sized): the picture where it lands, `background` on the rest of the
+    /// tile. Returns the rectangle the picture takes (where its name goes); `nil` when it fits nowhere.
     /// - Parameter source: names the stream in messages (built only when something fails).
-    func paint(_ picture: CallFrame, of track: ObjectIdentifier, in tile: PixelRect, fit: BackgroundFit, onto canvas: YUVImage,
-               background: YUVColor, source: @autoclosure () -> String) throws(ReplayError) {
+    func paint(_ picture: CallFrame, of track: ObjectIdentifier, shown orientation: PictureOrientation, in tile: PixelRect,
+               fit: BackgroundFit, onto canvas: YUVImage, background: YUVColor,
+               source: @autoclosure () -> String) throws(ReplayError) -> PixelRect? {
         let newKey = Key(track: track, serial: picture.serial, rect: tile, fit: fit)
         let frame = picture.frame
         let placement = Self.placement(width: frame.width, height: frame.height, sar: frame.pointer.pointee.sample_aspect_ratio,
-                                       tile: tile, fit: fit)
+                                       orientation: orientation, tile: tile, fit: fit)
         let target = placement.destination
         guard target.x + target.width <= canvas.width, target.y + target.height <= canvas.height else {
             Self.fill(tile, on: canvas, with: background)
-            return
+            return nil
         }
         if key != newKey {
             key = nil
+            let stored = orientation.turned(PictureSize(width: target.width, height: target.height))
             do {
                 try cropped.reference(frame, croppedTo: placement.source)
-                try scaled.allocate(width: target.width, height: target.height, format: AV_PIX_FMT_YUV420P)
+                try scaled.allocate(width: stored.width, height: stored.height, format: AV_PIX_FMT_YUV420P)
+                if !orientation.isUpright { try turned.allocate(width: target.width, height: target.height, format: AV_PIX_FMT_YUV420P) }
             } catch { throw .processing("\(source()): \(error)") }
             try scaler.convert(cropped, into: scaled, colorSpace: frame.colorSpace.fullRange ? frame.colorSpace : nil,
                                outputColorSpace: frame.colorSpace.fullRange ? ColorSpace(matrix: frame.colorSpace.matrix, fullRange: false) : nil)
             av_frame_unref(cropped.pointer)
+            if !orientation.isUpright, let stored = scaled.yuvImage, let shown = turned.yuvImage { orientation.show(stored, into: shown) }
             key = newKey
         }
-        guard let image = scaled.yuvImage else { throw .processing("\(source()): scaled picture has no planes") }
+        guard let image = (orientation.isUpright ? scaled : turned).yuvImage else {
+            throw .processing("\(source()): scaled picture has no planes")
+        }
         Self.fill(tile, except: target, on: canvas, with: background)
         image.luma.paste(into: canvas.luma, x: target.x, y: target.y)
         image.cb.paste(into: canvas.cb, x: target.x / 2, y: target.y / 2)
         image.cr.paste(into: canvas.cr, x: target.x / 2, y: target.y / 2)
+        return target
     }
 
     /// Paints `rect` of `canvas` (clipped to it) with `color`, leaving `hole` (on even pixels,

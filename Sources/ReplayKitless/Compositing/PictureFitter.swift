@@ -55,8 +55,8 @@ final class PictureFitter {
             throw .badInput("\(source): picture has no size or an unknown pixel format")
         }
         let decodedIsRGB = decodedDescriptor.flags & UInt64(AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL) != 0
-        let picture = rotation % 360 == 0 && !mirrored
-            ? decoded : try turnUpright(decoded, quarterTurns: rotation / 90, mirrored: mirrored, isRGB: decodedIsRGB, source: source)
+        let orientation = PictureOrientation(rotation: rotation, mirrored: mirrored)
+        let picture = orientation.isUpright ? decoded : try turnUpright(decoded, orientation, isRGB: decodedIsRGB, source: source)
         guard let descriptor = av_pix_fmt_desc_get(picture.pixelFormat)?.pointee else { throw .processing("\(source): no pixel format") }
         let placement = BackgroundPlacement(fit: fit, pictureWidth: picture.width, pictureHeight: picture.height,
                                             frameWidth: width, frameHeight: height)
@@ -87,15 +87,13 @@ final class PictureFitter {
 
     /// `picture` as its container shows it: converted to full-resolution planes (planar RGB, or
     /// 4:4:4 Y'CbCr at its own range) and turned clockwise, then mirrored, plane by plane.
-    private func turnUpright(_ picture: Frame, quarterTurns: Int, mirrored: Bool, isRGB: Bool,
-                             source: String) throws(ReplayError) -> Frame {
+    private func turnUpright(_ picture: Frame, _ orientation: PictureOrientation, isRGB: Bool, source: String) throws(ReplayError) -> Frame {
         let format = isRGB ? AV_PIX_FMT_GBRP : AV_PIX_FMT_YUV444P
         let space = picture.colorSpace
-        let turns = ((quarterTurns % 4) + 4) % 4
+        let shown = orientation.turned(PictureSize(width: picture.width, height: picture.height))
         do {
             try planar.allocate(width: picture.width, height: picture.height, format: format)
-            try upright.allocate(width: turns % 2 == 1 ? picture.height : picture.width,
-                                 height: turns % 2 == 1 ? picture.width : picture.height, format: format)
+            try upright.allocate(width: shown.width, height: shown.height, format: format)
             try ffmpeg("av_frame_copy_props", av_frame_copy_props(upright.pointer, picture.pointer))
         } catch { throw .processing("\(source): \(error)") }
         try uprightScaler.convert(picture, into: planar, colorSpace: isRGB ? nil : space)
@@ -106,9 +104,7 @@ final class PictureFitter {
         case .bt709: upright.pointer.pointee.colorspace = AVCOL_SPC_BT709
         case .bt2020: upright.pointer.pointee.colorspace = AVCOL_SPC_BT2020_NCL
         }
-        for index in 0..<3 {
-            reorient(planar.plane(index), into: upright.plane(index), quarterTurns: turns, mirror: mirrored)
-        }
+        for index in 0..<3 { orientation.show(planar.plane(index), into: upright.plane(index)) }
         return upright
     }
 

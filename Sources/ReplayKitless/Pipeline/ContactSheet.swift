@@ -2,10 +2,13 @@ import CFFmpeg
 import Foundation
 
 /// A contact sheet of a render (`render --preview FILE.png`): a few frames spread evenly over the
-/// video, downscaled, in a grid, each with its index and time, for people without a video player.
+/// video, downscaled, in a grid, each with its index and time in a strip below it (never over the
+/// picture, where it could hide a participant's name or an annotation), for people without a
+/// video player.
 ///
 /// As an effect it sees every frame after the others (so the sheet shows the final picture) but
-/// copies only a few: the frames shown at the points of a time grid starting at the first frame,
+/// copies only a few: the frames shown at the points of a time grid starting at the first frame it
+/// sees (`compose` hands it frames from the first that shows someone),
 /// whose spacing doubles (dropping every other kept thumbnail) whenever more than `8·count` have
 /// piled up. That needs no duration up front, keeps at most `8·count + 1` small thumbnails, and
 /// leaves them evenly spread from the first frame to within one spacing (under 1/24 of the video)
@@ -20,17 +23,20 @@ package final class ContactSheet: FrameEffect {
     private let fontPath: String
     /// Kept thumbnails, oldest first: the grid point each was taken for and the frame it shows.
     private var kept: [(point: Int, time: FrameTime, picture: Frame)] = []
-    /// Seconds between grid points (the first frame's duration to begin with) and the next point to fill.
+    /// Seconds between grid points (the first frame's duration to begin with), where the grid
+    /// starts (the first frame's time), and the next point to fill.
     private var spacing: Double?
+    private var origin = 0.0
     private var nextPoint = 0
     /// The frames' colour space (the same for the whole render).
     private var colorSpace = ColorSpace.bt709Limited
     private let copy = Frame()
     private let scaler = Scaler()
-    private var labels: (layer: RenderLayer, glyphs: GlyphCache?)?
 
     /// Gap between cells and around the grid, pixels (even, for 4:2:0).
     static let gap = 4
+    /// Size of the text under each thumbnail, pixels per em.
+    static let labelSize = 13.0
 
     /// A sheet to be written into `output` (reserved, typically from the render's ``OutputGroup``,
     /// which moves it into place) by ``write()``.
@@ -48,13 +54,14 @@ package final class ContactSheet: FrameEffect {
     }
 
     package func apply(to image: YUVImage, at time: FrameTime) throws(ReplayError) {
+        if spacing == nil { origin = time.seconds }
         let spacing = self.spacing ?? max(time.duration, 1e-3)
         self.spacing = spacing
         // This frame is shown from its time to its end: does that span hold the next grid point?
-        let end = time.seconds + time.duration
+        let end = time.seconds - origin + time.duration
         guard Double(nextPoint) * spacing < end else { return }
         colorSpace = image.colorSpace
-        kept.append((nextPoint, time, try thumbnail(of: image, at: time)))
+        kept.append((nextPoint, time, try thumbnail(of: image)))
         while Double(nextPoint) * spacing < end { nextPoint += 1 }
         guard kept.count > 8 * count else { return }
         kept = kept.filter { $0.point.isMultiple(of: 2) }.map { ($0.point / 2, $0.time, $0.picture) }
@@ -82,23 +89,31 @@ package final class ContactSheet: FrameEffect {
             throw .processing("\(output.finalPath): no frames to put on the contact sheet")
         }
         let rows = (cells.count + columns - 1) / columns
-        let gap = Self.gap
-        let sheet = PlanarBuffer(width: columns * first.width + (columns + 1) * gap, height: rows * first.height + (rows + 1) * gap,
+        // Each thumbnail has a strip below it as tall as its label's plate (on even pixels).
+        let labeller = (try? GlyphCache(path: fontPath)).map { LabelRenderer(glyphs: $0, colorSpace: colorSpace) }
+        let strip = labeller?.placement(size: Self.labelSize, anchorX: 0, anchorY: 0, clearance: 0).map { Int($0.plateHeight + 1) & ~1 } ?? 0
+        let gap = Self.gap, cellHeight = first.height + strip
+        let sheet = PlanarBuffer(width: columns * first.width + (columns + 1) * gap, height: rows * cellHeight + (rows + 1) * gap,
                                  colorSpace: colorSpace)
         sheet.image.fill(colorSpace.yuv(red: 32, green: 32, blue: 34))
+        // Without a usable font, no labels.
+        let labels = RenderLayer(width: sheet.image.width, height: sheet.image.height)
         for (index, cell) in cells.enumerated() {
             guard let picture = cell.picture.yuvImage else { continue }   // always 4:2:0
-            let x = gap + (index % columns) * (first.width + gap), y = gap + (index / columns) * (first.height + gap)
+            let x = gap + (index % columns) * (first.width + gap), y = gap + (index / columns) * (cellHeight + gap)
             picture.luma.paste(into: sheet.image.luma, x: x, y: y)
             picture.cb.paste(into: sheet.image.cb, x: x / 2, y: y / 2)
             picture.cr.paste(into: sheet.image.cr, x: x / 2, y: y / 2)
+            labeller?.draw("#\(cell.time.index)  " + String(format: "%.3f s", cell.time.seconds), size: Self.labelSize,
+                      anchorX: Double(x), anchorY: Double(y + cellHeight), clearance: 0, into: labels)
         }
+        LayerCompositor.composite(labels, opacity: 1, into: sheet.image, occlusion: nil)
         let png = try ImageWriter.png(try ImageWriter.rgb(sheet.image))
         try output.write(png)
     }
 
-    /// A downscaled copy of `image` (bicubic), labelled with the frame's index and time.
-    private func thumbnail(of image: YUVImage, at time: FrameTime) throws(ReplayError) -> Frame {
+    /// A downscaled copy of `image` (bicubic).
+    private func thumbnail(of image: YUVImage) throws(ReplayError) -> Frame {
         let width = min(cellWidth, image.width) & ~1
         let height = max(2, Int(clamping: Double(image.height) * Double(width) / Double(image.width), rounding: .toNearestOrAwayFromZero, to: 0...InputLimits.pictureSide) & ~1)
         let picture: Frame
@@ -106,26 +121,12 @@ package final class ContactSheet: FrameEffect {
             try copy.allocate(width: image.width, height: image.height, format: AV_PIX_FMT_YUV420P)
             picture = try Frame(width: width, height: height, format: AV_PIX_FMT_YUV420P)
         } catch { throw .processing("contact sheet: \(error)") }
-        guard var planes = copy.yuvImage, var small = picture.yuvImage, image.subsampling == .yuv420 else {
+        guard var planes = copy.yuvImage, picture.yuvImage != nil, image.subsampling == .yuv420 else {
             throw .processing("contact sheet: unexpected picture format")
         }
         planes.colorSpace = image.colorSpace
         planes.copy(from: image)
         try scaler.convert(copy, into: picture)
-        small.colorSpace = image.colorSpace
-        label(small, text: "#\(time.index)  " + String(format: "%.3f s", time.seconds))
         return picture
-    }
-
-    /// Draws `text` in the lower-left corner of `picture`; without a usable font, no label.
-    private func label(_ picture: YUVImage, text: String) {
-        if labels == nil || labels?.layer.width != picture.width || labels?.layer.height != picture.height {
-            labels = (RenderLayer(width: picture.width, height: picture.height), labels?.glyphs ?? (try? GlyphCache(path: fontPath)))
-        }
-        guard let (layer, glyphs) = labels, let glyphs else { return }
-        LabelRenderer(glyphs: glyphs, colorSpace: picture.colorSpace)
-            .draw(text, size: 13, anchorX: 2, anchorY: Double(picture.height) - 2, clearance: 0, into: layer)
-        LayerCompositor.composite(layer, opacity: 1, into: picture, occlusion: nil)
-        layer.clear()
     }
 }

@@ -79,11 +79,10 @@ private final class RenderSession: @unchecked Sendable {
     let timeBase: Rational
     /// How a decoded picture is turned for the effects: upright (display orientation), then
     /// mirrored when asked.
-    let quarterTurns: Int
-    let mirror: Bool
+    let upright: PictureOrientation
     /// With --keep-rotation, how the upright picture is turned back to the stored orientation the
     /// kept rotation matrix expects.
-    let turnBack: (quarterTurns: Int, mirror: Bool)?
+    let turnBack: PictureOrientation?
     /// Whether pictures are turned at all: not with a kept rotation when nothing looks at the picture.
     let turnsUpright: Bool
     /// The encoded picture's size (stored orientation with --keep-rotation).
@@ -150,17 +149,15 @@ private final class RenderSession: @unchecked Sendable {
 
         // Masks, backgrounds and the contract's pixel coordinates are in display orientation, so
         // effects always work on the upright picture; a kept rotation turns it back afterwards.
-        quarterTurns = video.rotation / 90
-        mirror = options.mirror != video.mirrored
-        // Turning then mirroring is its own inverse; a plain turn is undone by the opposite turn.
-        turnBack = options.keepRotation ? (video.mirrored ? (quarterTurns, true) : ((4 - quarterTurns) % 4, false)) : nil
+        let shown = PictureOrientation(rotation: video.rotation, mirrored: video.mirrored)
+        upright = shown.mirrored(options.mirror)
+        turnBack = options.keepRotation ? shown.inverse : nil
         let stored = PictureSize(width: video.width, height: video.height)
-        let display = quarterTurns % 2 == 1 ? PictureSize(width: video.height, height: video.width) : stored
+        let display = shown.turned(stored)
         let requested = options.size ?? display
         // 4:2:0 needs even dimensions.
         workingSize = PictureSize(width: max(2, requested.width & ~1), height: max(2, requested.height & ~1))
-        let swapped = PictureSize(width: workingSize.height, height: workingSize.width)
-        unturnedSize = quarterTurns % 2 == 1 ? swapped : workingSize
+        unturnedSize = shown.turned(workingSize)
         outputSize = options.keepRotation ? unturnedSize : workingSize
 
         let output = try AtomicOutput(path: options.output, overwrite: options.overwrite, inputs: options.inputFiles)
@@ -184,7 +181,7 @@ private final class RenderSession: @unchecked Sendable {
         frameTicks = demuxer.nominalFrameTicks(ofStream: video.index)
         encoder = try Encoder(settings: options.encoder, codec: codec, width: outputSize.width, height: outputSize.height,
                               timeBase: stream.pointee.time_base, frameRate: frameRate,
-                              sampleAspectRatio: Self.sampleAspectRatio(of: stream, turned: turnBack == nil && quarterTurns % 2 == 1,
+                              sampleAspectRatio: Self.sampleAspectRatio(of: stream, turned: turnBack == nil && shown.swapsSides,
                                                                         from: turnBack == nil ? display : stored, to: outputSize),
                               colorOf: stream.pointee.codecpar, alpha: options.background?.outputsAlpha ?? false, globalHeader: muxer.needsGlobalHeader)
         videoOut = try options.keepRotation ? muxer.addStream(encoder: encoder, rotation: video.rotation, mirrored: video.mirrored)
@@ -643,13 +640,13 @@ private final class RenderSession: @unchecked Sendable {
                 try scaler.convert(current, into: scaled, colorSpace: colorSpace.fullRange ? colorSpace : nil)
                 replace(with: scaled)
             }
-            func turn(_ quarterTurns: Int, mirror: Bool, to size: PictureSize) throws {
-                guard quarterTurns != 0 || mirror else { return }
+            func turn(_ orientation: PictureOrientation, to size: PictureSize) throws {
+                guard !orientation.isUpright else { return }
                 let turned = try buffers.take(width: size.width, height: size.height, format: workingFormat)
-                reorient(current.yuvImage!, into: turned.yuvImage!, quarterTurns: quarterTurns, mirror: mirror)
+                orientation.show(current.yuvImage!, into: turned.yuvImage!)
                 replace(with: turned)
             }
-            if turnsUpright { try turn(quarterTurns, mirror: mirror, to: workingSize) }
+            if turnsUpright { try turn(upright, to: workingSize) }
             if !effects.list.isEmpty {
                 if current === decodedFrame {
                     // The decoder may still read this picture as a reference: work on a copy.
@@ -660,7 +657,7 @@ private final class RenderSession: @unchecked Sendable {
                 guard let image = current.yuvImage else { throw ReplayError.processing("unexpected pixel format in the pipeline") }
                 try applyEffects(image)
             }
-            if turnsUpright, let turnBack { try turn(turnBack.quarterTurns, mirror: turnBack.mirror, to: outputSize) }
+            if turnsUpright, let turnBack { try turn(turnBack, to: outputSize) }
             if encoder.pixelFormat != workingFormat {
                 let converted = try buffers.take(width: outputSize.width, height: outputSize.height, format: encoder.pixelFormat)
                 // Only a range change (full to video range for ProRes) is spelled out to libswscale.
