@@ -35,7 +35,8 @@ import ReplayKitless
     static func writeArchive(_ talkers: [Talker], seconds: Double, in folder: URL) throws -> String {
         var files: [String] = []
         for talker in talkers {
-            let gate = talker.turns.map { "between(t,\($0.from),\($0.to - 1e-6))*\($0.amplitude)" }.joined(separator: "+")
+            // A turn is [from, to): sample n sounds when from ≤ n / 48000 < to (commas escaped for the filter graph).
+            let gate = talker.turns.map { "gte(t\\,\($0.from))*lt(t\\,\($0.to))*\($0.amplitude)" }.joined(separator: "+")
             let file = "\(talker.id).mkv"
             try runFFmpegCLI(["-f", "lavfi", "-i", "color=c=\(talker.color):s=160x120:r=10:d=\(seconds)",
                               "-f", "lavfi", "-i", "aevalsrc=(\(gate.isEmpty ? "0" : gate))*sin(2*PI*440*t):s=48000:d=\(seconds)",
