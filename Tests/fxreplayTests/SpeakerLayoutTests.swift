@@ -122,6 +122,24 @@ import ReplayKitless
         #expect(try String(contentsOfFile: cues, encoding: .utf8) == expected)
     }
 
+    /// A sine of amplitude `a` has RMS `a / √2`: level `20 · log10(a) − 3.01` dBFS. Ann at −42 dBFS
+    /// speaks (above the −45 floor), Bob at −48 dBFS does not, even alone.
+    @Test func onlyLevelsAboveTheFloorSpeak() throws {
+        let folder = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func amplitude(dBFS level: Double) -> Double { pow(10, (level + 10 * log10(2)) / 20) }
+        let talkers = [
+            Talker(id: "a", name: "Ann", color: Self.red.0, luma: Self.red.1, turns: [(0.5, 1.5, amplitude(dBFS: -42))]),
+            Talker(id: "b", name: "Bob", color: Self.green.0, luma: Self.green.1, turns: [(1.5, 2.5, amplitude(dBFS: -48))]),
+        ]
+        let manifest = try Self.writeArchive(talkers, seconds: 3, in: folder)
+        let output = folder.appendingPathComponent("grid.mkv").path, cues = folder.appendingPathComponent("cues.vtt").path
+        let run = try runFxreplay(["compose", manifest, "-o", output, "--speakers", cues, "--size", "320x120", "--fps", "10",
+                                   "--codec", "ffv1", "--progress", "none"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try String(contentsOfFile: cues, encoding: .utf8) == "WEBVTT\n\n00:00:00.500 --> 00:00:01.500\nAnn\n")
+    }
+
     @Test func aScreenShareTakesTheFocusUnlessAnotherIsNamed() throws {
         let folder = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: folder) }
