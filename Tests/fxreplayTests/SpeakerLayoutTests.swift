@@ -140,6 +140,23 @@ import ReplayKitless
         #expect(try String(contentsOfFile: cues, encoding: .utf8) == "WEBVTT\n\n00:00:00.500 --> 00:00:01.500\nAnn\n")
     }
 
+    /// `--speakers` over a file the composition reads (the manifest, a stream's media) is refused
+    /// before any work (exit 2), the file kept, and no video appears.
+    @Test func theCueFileNeverWritesOverWhatIsRead() throws {
+        let folder = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let manifest = try Self.writeArchive([Self.talkers[0]], seconds: 1, in: folder)
+        let output = folder.appendingPathComponent("out.mkv").path
+        for victim in [manifest, folder.appendingPathComponent("a.mkv").path] {
+            let before = try Data(contentsOf: URL(fileURLWithPath: victim))
+            let run = try runFxreplay(["compose", manifest, "-o", output, "--speakers", victim, "--overwrite", "--progress", "none"])
+            #expect(run.status == 2, "\(run.stderr)")
+            #expect(run.stderr.contains("refusing to write over"), "\(run.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: victim)) == before, "\(victim) was written over")
+            #expect(!FileManager.default.fileExists(atPath: output), "the video appeared")
+        }
+    }
+
     @Test func aScreenShareTakesTheFocusUnlessAnotherIsNamed() throws {
         let folder = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: folder) }
