@@ -130,7 +130,7 @@ struct Compose: ParsableCommand {
                 try outputs.checkUnread()
                 try sheet?.write()
                 if let speakersOutput, let activity = options.speakerActivity {
-                    try speakersOutput.write(Data(activity.webVTT(for: call, from: options.from).utf8))
+                    try speakersOutput.write(Data(activity.webVTT(for: call, from: options.from, to: options.end).utf8))
                 }
                 guard let reportOutput else { return }
                 let json: Data

@@ -25,7 +25,7 @@ import Testing
                         streams: [Self.stream("a", "Ann <host> & co"), Self.stream("b", "Bob")])
         let activity = SpeakerActivity(firstWindow: 36_000, loudest: ["a", "a", nil, "b", "b", "b", "a"])
         #expect(activity.spans.map(\.windows) == [36_000..<36_002, 36_003..<36_006, 36_006..<36_007])
-        #expect(activity.webVTT(for: call, from: 3600) == """
+        #expect(activity.webVTT(for: call, from: 3600, to: 3600.65) == """
             WEBVTT
 
             00:00:00.000 --> 00:00:00.200
@@ -34,7 +34,7 @@ import Testing
             00:00:00.300 --> 00:00:00.600
             Bob
 
-            00:00:00.600 --> 00:00:00.700
+            00:00:00.600 --> 00:00:00.650
             Ann &lt;host&gt; &amp; co
 
             """)

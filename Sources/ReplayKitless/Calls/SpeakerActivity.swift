@@ -88,12 +88,13 @@ public struct SpeakerActivity: Sendable, Equatable {
     }
 
     /// A WebVTT file with one cue per span (`--speakers`), the cue text the stream's name in
-    /// `call`; cue times are output times, call time minus `from` (the composition's start).
-    public func webVTT(for call: Call, from: Double) -> String {
+    /// `call`; cue times are output times, call time minus `from` (the composition's start),
+    /// within the composition (`from` to `to`, call seconds) where a window reaches outside it.
+    public func webVTT(for call: Call, from: Double, to: Double) -> String {
         var text = "WEBVTT\n"
         for span in spans {
             let name = call.streams.first { $0.id == span.stream }?.name ?? span.stream
-            text += "\n\(Self.cueTime(max(0, span.start - from))) --> \(Self.cueTime(span.end - from))\n\(Self.cueText(name))\n"
+            text += "\n\(Self.cueTime(max(0, span.start - from))) --> \(Self.cueTime(min(span.end, to) - from))\n\(Self.cueText(name))\n"
         }
         return text
     }
