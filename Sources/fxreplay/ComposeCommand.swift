@@ -14,11 +14,19 @@ struct Compose: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output file; the container comes from its extension (.mp4, .mov, .mkv, .webm).", completion: .file(extensions: ["mp4", "mov", "mkv", "webm"]))
     var output: String
 
-    @Option(help: ArgumentHelp("grid, focus, pip, or a layout file (formats.md §9).", valueName: "grid|focus|pip|FILE.json"), completion: .list(["grid", "focus", "pip"]))
+    @Option(help: ArgumentHelp("grid, focus, pip, speaker (focus on who speaks), or a layout file (formats.md §9).",
+                               valueName: "grid|focus|pip|speaker|FILE.json"), completion: .list(["grid", "focus", "pip", "speaker"]))
     var layout: String = "grid"
 
-    @Option(help: "The participant (stream id or name) focus and pip show large (default: the first to join with video).")
+    @Option(help: "The participant (stream id or name) focus and pip show large (default: the first to join with video, a screen share while one is active).")
     var focus: String?
+
+    @Option(help: ArgumentHelp("Write a WebVTT file with a cue, the participant's name, per span in which a participant is the loudest (100 ms windows, above -45 dBFS).",
+                               valueName: "FILE.vtt"), completion: .file(extensions: ["vtt"]))
+    var speakers: String?
+
+    @Flag(help: "Outline the tile of the participant who is the loudest (in each 100 ms window).")
+    var highlightSpeaker = false
 
     @Option(parsing: .unconditional, help: "Output size WxH.", transform: PictureSize.checkedArgument)
     var size: PictureSize = PictureSize(width: 1280, height: 720)
@@ -74,7 +82,7 @@ struct Compose: ParsableCommand {
     var job: String?
 
     func validate() throws {
-        try requireFileNames(["CALL": [call], "-o": [output], "--report": [report], "--preview": [preview], "--font": [font], "--job": [job]])
+        try requireFileNames(["CALL": [call], "-o": [output], "--report": [report], "--preview": [preview], "--font": [font], "--job": [job], "--speakers": [speakers]])
         guard (1...240).contains(fps) else { throw ValidationError("--fps must be 1 to 240") }
         guard size.width >= 2, size.height >= 2 else { throw ValidationError("--size must be at least 2x2") }
         try requirePNGName(preview)
@@ -109,6 +117,8 @@ struct Compose: ParsableCommand {
         options.allowLongCall = allowLongCall
         options.maxDecodeErrors = strict ? 0 : maxDecodeErrors
         options.layout = try chosenLayout(for: call)
+        options.highlightSpeaker = highlightSpeaker
+        options.screenShareTakesFocus = focus == nil
         if let job { options.streamEffects = try streamEffects(job: job, call: call) }
 
         let outputs = OutputGroup()
@@ -117,11 +127,19 @@ struct Compose: ParsableCommand {
             try ContactSheet(output: outputs.reserve(path, overwrite: overwrite, inputs: inputs))
         }
         let reportOutput = try report.map { path throws(ReplayError) in try outputs.reserve(path, overwrite: overwrite, inputs: inputs) }
+        let speakersOutput = try speakers.map { path throws(ReplayError) in try outputs.reserve(path, overwrite: overwrite, inputs: inputs) }
+        if speakersOutput != nil {
+            try options.checkTimes()
+            options.speakerActivity = try SpeakerActivity.measure(call, from: options.from, to: options.end)
+        }
         let result = try Composer(options: options, extraEffects: sheet.map { [$0] } ?? [])
             .run(progress: progress.progress, beforeCommit: { report throws(ReplayError) in
                 // (Before the video moves into place: it appears only with its report and sheet.)
                 try outputs.checkUnread()
                 try sheet?.write()
+                if let speakersOutput, let activity = options.speakerActivity {
+                    try speakersOutput.write(Data(activity.webVTT(for: call, from: options.from, to: options.end).utf8))
+                }
                 guard let reportOutput else { return }
                 let json: Data
                 do { json = try prettyJSON(report) } catch { throw .processing("\(reportOutput.finalPath): \(error)") }
@@ -138,6 +156,7 @@ struct Compose: ParsableCommand {
     private func chosenLayout(for call: Call) throws(ReplayError) -> CallLayout {
         switch layout {
         case "grid": return .grid
+        case "speaker": return .speaker
         case "focus", "pip":
             guard let key = focus ?? CallParticipant.withVideo(in: call).first?.streams[0].id else {
                 throw .badInput("\(call.source): no stream has video to focus on")
@@ -145,7 +164,7 @@ struct Compose: ParsableCommand {
             return layout == "focus" ? .focus(key) : .pip(key)
         default:
             guard layout.lowercased().hasSuffix(".json") else {
-                throw .usage("--layout: '\(layout)' is not grid, focus, pip or a layout file (.json)")
+                throw .usage("--layout: '\(layout)' is not grid, focus, pip, speaker or a layout file (.json)")
             }
             return .custom(try CustomLayout.load(path: layout, width: size.width & ~1, height: size.height & ~1))
         }

@@ -11,6 +11,9 @@ public enum CallLayout: Sendable, Equatable {
     case pip(String)
     /// Explicit tiles from a layout file; participants without a tile are not shown.
     case custom(CustomLayout)
+    /// `focus` whose large participant follows who speaks (a ``FocusTimeline`` picks it per
+    /// frame); asked for its tiles alone, the first participant is large, as at the start.
+    case speaker
 
     /// One tile of a layout: which participant (its index in the list handed to ``tiles(for:width:height:)``),
     /// where, and how its picture is fitted (`nil`: the `--tile-fit` default).
@@ -44,6 +47,8 @@ public enum CallLayout: Sendable, Equatable {
                 return Self.focusTiles(focused: focused, others: others, width: width, height: height)
             }
             return Self.pipTiles(focused: focused, others: others, pictures: pictures, width: width, height: height)
+        case .speaker:
+            return CallLayout.focus(participants[0].first ?? "").tiles(for: participants, width: width, height: height, pictures: pictures)
         case .custom(let layout):
             return layout.tiles.compactMap { tile in
                 participants.firstIndex { matches(tile.stream, $0) }.map { Tile(participant: $0, rect: tile.rect, fit: tile.fit) }

@@ -28,6 +28,14 @@ public struct ComposeOptions: Sendable {
     public var overwrite = false
     /// Per-stream effects (a job's `streams:`): a stream's id or name → its effects.
     public var streamEffects: [String: StreamEffects] = [:]
+    /// Outline the tile of the participant who is the loudest in each 100 ms window (`--highlight-speaker`).
+    public var highlightSpeaker = false
+    /// A screen share (`videoType` `screen`) is large in the `focus` layout while active (§9);
+    /// the command line turns this off when `--focus` names who is large.
+    public var screenShareTakesFocus = true
+    /// Who speaks when, when measured beforehand (`--speakers` measures it for its cue file);
+    /// `nil`: the composer measures it if the `speaker` layout or ``highlightSpeaker`` needs it.
+    public var speakerActivity: SpeakerActivity?
     /// Compose more than ``InputLimits/callSeconds`` of call time (`--allow-long-call`); otherwise
     /// such a composition is refused before any work, as a manifest may claim any length.
     public var allowLongCall = false

@@ -79,6 +79,10 @@ private final class ComposeSession: @unchecked Sendable {
     let sound: CallSoundTrack?
     let extraEffects: [any FrameEffect]
     let names: TileNames?
+    /// Who speaks when, if the `speaker` layout or the speaker's outline needs it.
+    let activity: SpeakerActivity?
+    /// Who is large per frame in `speaker`, and in `focus` when a screen share may take over.
+    let focusTimeline: FocusTimeline?
     var report: ComposeReport
 
     let composed = BoundedQueue<Frame>(capacity: 4)
@@ -104,6 +108,12 @@ private final class ComposeSession: @unchecked Sendable {
         participants = CallParticipant.withVideo(in: call)
         layout = options.layout
         try Self.check(layout: layout, participants: participants, call: call)
+        if let measured = options.speakerActivity {
+            activity = measured
+        } else {
+            activity = layout == .speaker || options.highlightSpeaker ? try SpeakerActivity.measure(call, from: options.from, to: options.end) : nil
+        }
+        focusTimeline = Self.focusTimeline(layout: layout, activity: activity, participants: participants, options: options)
         let effects = try Self.streamEffects(options.streamEffects, call: call)
 
         let videoTracks = participants.reduce(0) { $0 + $1.videoTracks.count }
@@ -175,8 +185,22 @@ private final class ComposeSession: @unchecked Sendable {
                 throw .badInput(file: custom.file, line: tile.line, field: "tiles[\(index)].stream",
                                 "no stream '\(tile.stream)'; the call has \(known)")
             }
-        case .grid:
+        case .grid, .speaker:
             break
+        }
+    }
+
+    /// `speaker`: the speech rule over `activity`; `focus`: its participant, but a screen share
+    /// first while active, if the call has one and ``ComposeOptions/screenShareTakesFocus``.
+    static func focusTimeline(layout: CallLayout, activity: SpeakerActivity?, participants: [CallParticipant],
+                              options: ComposeOptions) -> FocusTimeline? {
+        switch layout {
+        case .speaker:
+            return activity.map { FocusTimeline(speaker: $0, participants: participants, from: options.from) }
+        case .focus(let key) where options.screenShareTakesFocus && options.call.streams.contains(where: { $0.videoType == "screen" }):
+            return participants.firstIndex { $0.keys.contains(key) }.map { FocusTimeline(fixed: $0, screensFirst: true) }
+        default:
+            return nil
         }
     }
 
@@ -228,6 +252,7 @@ private final class ComposeSession: @unchecked Sendable {
 
     private func composeAll(progress: (Int) throws(ReplayError) -> Void) throws(ReplayError) {
         var shown: [Int]?
+        var arranged = layout
         var tiles: [CallLayout.Tile] = []
         var stopped = Set<ObjectIdentifier>()
         for k in 0..<options.frameCount {
@@ -245,12 +270,15 @@ private final class ComposeSession: @unchecked Sendable {
                 }
             }
             let now = participants.indices.filter { participants[$0].isShown(at: t) }
-            if now != shown {
-                if shown != nil { report.layoutChanges += 1 }
+            let arrangement = focusTimeline?.focus(at: t, shown: now, participants: participants)
+                .map { CallLayout.focus(participants[$0].streams[0].id) } ?? layout
+            if now != shown || arrangement != arranged {
+                if shown != nil && now != shown { report.layoutChanges += 1 }
                 shown = now
+                arranged = arrangement
                 layoutGeneration += 1
-                tiles = layout.tiles(for: now.map { participants[$0].keys }, width: width, height: height,
-                                     pictures: now.map { participants[$0].shownSize(at: t) })
+                tiles = arrangement.tiles(for: now.map { participants[$0].keys }, width: width, height: height,
+                                          pictures: now.map { participants[$0].shownSize(at: t) })
             }
             let canvas: Frame
             do { canvas = try canvases.take(width: width, height: height, format: AV_PIX_FMT_YUV420P) } catch {
@@ -298,12 +326,25 @@ private final class ComposeSession: @unchecked Sendable {
                                                          source: "\(track.track.name) (stream \(track.stream.id))")
             labels.append(TileNames.Label(name: participants[participant].name, picture: placed ?? tile.rect))
         }
+        if options.highlightSpeaker, let speaking = activity?.loudest(at: t),
+           let tile = tiles.last(where: { participants[shown[$0.participant]].streams.contains { $0.id == speaking } }) {
+            outline(tile.rect, on: image)
+        }
         names?.composite(labels, into: image)
         if !extraEffects.isEmpty && someoneShown {
             let time = FrameTime(index: k, pts: Int64(k), seconds: Double(k) / Double(options.fps), streamSeconds: t,
                                  duration: 1 / Double(options.fps))
             for effect in extraEffects { try effect.apply(to: image, at: time) }
         }
+    }
+
+    /// The speaker's outline: a yellow border along the inside of `rect`, a 40th of its smaller
+    /// side thick (at least 4 pixels, even, so it covers whole chroma samples where the tile does).
+    private func outline(_ rect: PixelRect, on image: YUVImage) {
+        let thickness = max(4, min(rect.width, rect.height) / 40 & ~1)
+        let inside = PixelRect(x: rect.x + thickness, y: rect.y + thickness, width: max(0, rect.width - 2 * thickness),
+                               height: max(0, rect.height - 2 * thickness))
+        TilePainter.fill(rect, except: inside, on: image, with: colorSpace.yuv(red: 255, green: 212, blue: 0))
     }
 
     /// The picture a participant shows at call time `t`: of its tracks active then (the latest
@@ -366,6 +407,7 @@ extension CallLayout {
         case .focus(let key): "focus \(key)"
         case .pip(let key): "pip \(key)"
         case .custom(let layout): layout.file
+        case .speaker: "speaker"
         }
     }
 }
