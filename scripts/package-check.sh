@@ -90,10 +90,10 @@ check "deb: apt-get install ./${deb##*/} in a fresh Debian 12 root" \
   in_debian sh -c "cd /tmp && apt-get install -y -q --no-install-recommends ./${deb##*/}"
 stage "apt-get install"
 check "deb: no Swift toolchain in the root" in_debian sh -c '! command -v swift && ! ls /usr/lib/swift /opt/swift'
-check "deb: man page, completions, README and copyright installed" in_debian sh -c \
+check "deb: man page, completions, README, docs and copyright installed" in_debian sh -c \
   'test -s /usr/share/man/man1/fxreplay.1.gz && test -s /usr/share/bash-completion/completions/fxreplay &&
    test -s /usr/share/zsh/vendor-completions/_fxreplay && test -s /usr/share/fish/vendor_completions.d/fxreplay.fish &&
-   test -s /usr/share/doc/fxreplay/README.md && test -s /usr/share/doc/fxreplay/copyright'
+   test -s /usr/share/doc/fxreplay/README.md && test -s /usr/share/doc/fxreplay/docs/commands.md && test -s /usr/share/doc/fxreplay/copyright'
 check "deb: fxreplay --version is the plain build" in_debian sh -c \
   "fxreplay --version | head -1 | grep -qx 'fxreplay $version'"
 check "deb: fxreplay sample -o demo && fxreplay render (README check) with LD_DEBUG=libs" in_debian sh -c \

@@ -7,7 +7,7 @@
 #   scripts/package.sh all       # both
 #
 # The .deb holds /usr/bin/fxreplay, its bash/zsh/fish completions, a man page made from the command's help
-# by swift-argument-parser's generate-manual tool, and the README, formats.md, copyright and changelog under
+# by swift-argument-parser's generate-manual tool, and the README with docs/ (formats.md, the reference), copyright and changelog under
 # /usr/share/doc/fxreplay (a native package: changelog.gz, as lintian wants), a lintian override for the
 # libyaml copy that Yams compiles in; `Depends:` is computed: each library the binary names (NEEDED) is found with ldd,
 # its package with dpkg -S, and the version from that package's shlibs file.
@@ -84,7 +84,8 @@ build_deb() {
     "$built" --date "$(date -u -d "@$SOURCE_DATE_EPOCH" +%F)" --section 1 --output-directory "$work"
   gzip -9n < "$work/fxreplay.1" > "$root/usr/share/man/man1/fxreplay.1.gz"
   install -m 644 README.md "$doc/README.md"
-  install -D -m 644 docs/formats.md "$doc/docs/formats.md"
+  # docs/ beside the README, so its links (formats.md, the reference pages, pictures) resolve.
+  install -D -m 644 -t "$doc/docs" docs/*.md docs/*.png
   sed "s/@YEAR@/$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y)/" packaging/copyright > "$doc/copyright"
   { echo "fxreplay ($version) unstable; urgency=medium"; echo
     echo "  * Built from commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown) by scripts/package.sh."; echo
@@ -153,6 +154,7 @@ build_tarball() {
   install -m 644 /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf "$root/share/fonts/DejaVuSans.ttf"
   packages[fonts-dejavu-core]=1
   install -m 644 README.md "$root/share/doc/fxreplay/README.md"
+  install -D -m 644 -t "$root/share/doc/fxreplay/docs" docs/*.md docs/*.png
   install -m 644 packaging/copyright "$root/share/doc/fxreplay/copyright"
   sed -i "s/@YEAR@/$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y)/" "$root/share/doc/fxreplay/copyright"
   for package in "${!packages[@]}"; do

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ReplayKitless
 
-/// Issue #33: what a call's manifest may ask for is bounded (README, Limits), and the batch
+/// Issue #33: what a call's manifest may ask for is bounded (docs/limits.md), and the batch
 /// fingerprint of a call covers the media it names.
 @Suite struct CallBoundsTests {
     func failure(_ text: String) -> ReplayError? {

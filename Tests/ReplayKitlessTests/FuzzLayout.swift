@@ -6,7 +6,7 @@ import ReplayKitless
 extension FuzzTarget {
     /// `compose --layout FILE.json` files read for a 1280×720 picture: every tile accepted lies
     /// inside the picture with a size of 2 or more, there are at most 256, their areas sum to at
-    /// most 16 pictures (README, Limits), and laying out the streams they name gives those tiles.
+    /// most 16 pictures (docs/limits.md), and laying out the streams they name gives those tiles.
     public static let layout = FuzzTarget("FuzzLayout") { input in
         let (width, height) = (1280, 720)
         let layout = try CustomLayout.parse(input, file: "fuzz.json", width: width, height: height)

@@ -45,7 +45,7 @@ import Testing
     }
 }
 
-/// The limits that keep hostile input from exhausting memory or time (docs/poses.md, Limits).
+/// The limits that keep hostile input from exhausting memory or time (docs/limits.md).
 @Suite struct InputLimitTests {
     /// A sparse file of `size` bytes (no disk space used), with `name`.
     static func sparseFile(_ name: String, size: Int) throws -> String {

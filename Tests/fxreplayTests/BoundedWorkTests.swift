@@ -4,7 +4,7 @@ import FxTestSupport
 import Testing
 
 /// Issue #33: time options, the call's length, gaps in timestamps and layout files cannot make
-/// `render` and `compose` crash or work without bound (README, Limits).
+/// `render` and `compose` crash or work without bound (docs/limits.md).
 @Suite struct BoundedWorkTests {
     /// The CLI fixture call zipped (so a run extracts it into a private folder under TMPDIR), and
     /// an empty folder for outputs.

@@ -159,7 +159,7 @@ def main():
                    outcome.get("ended") is True and outcome.get("error") is None, json.dumps(outcome))
             shown = outcome.get("duration")
             # Chromium ends an MP4 whose AAC starts late (the sample's 0.978 s, kept by render) at its
-            # last audio packet's start, one AAC frame (21.3 ms) before ffprobe's end (README); only
+            # last audio packet's start, one AAC frame (21.3 ms) before ffprobe's end (docs/interop.md); only
             # that exact value is let through, and named.
             last_audio = last_audio_packet(os.path.join(work, file))
             aac_end = (shown is not None and last_audio is not None and file.endswith(".mp4")

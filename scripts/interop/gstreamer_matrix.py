@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""fxreplay's outputs read by GStreamer (scripts/interop.sh; README "Outputs in other players").
+"""fxreplay's outputs read by GStreamer (scripts/interop.sh; docs/interop.md).
 
     gstreamer_matrix.py FXREPLAY WORKDIR
 
@@ -67,7 +67,7 @@ def render(fxreplay, arguments):
 def check_output(name, output, container, expected, *, rotated_from=None, kept=False, poses=None, pictures_follow_pre_skip=True):
     """All GStreamer checks of one output against ffprobe's readings and the frame times the contract
     gives it (`expected`: render keeps the input's; compose's frame k is at k / fps). A render's
-    pictures move by the Opus pre-skip in Matroska (README); compose writes its sound from the first
+    pictures move by the Opus pre-skip in Matroska (docs/render.md); compose writes its sound from the first
     sample on, so its pictures stay at k / fps (`pictures_follow_pre_skip=False`)."""
     gst = gst_read(output)
     probe = ffprobe(output)
@@ -79,19 +79,19 @@ def check_output(name, output, container, expected, *, rotated_from=None, kept=F
     ffmpeg_times = ffprobe_frame_times(output)
     matroska = container in ("mkv", "webm")
     audio = stream(probe, "audio")
-    # README, "What render guarantees": FFmpeg 5.1's Matroska muxer moves Opus by its pre-skip
+    # docs/render.md, "What render guarantees": FFmpeg 5.1's Matroska muxer moves Opus by its pre-skip
     # against the video (the video's times grow by it, rounded to the millisecond), and FFmpeg
     # reads the audio as starting that much earlier, where GStreamer starts at the first sample heard.
     pre_skip = opus_pre_skip(output) if matroska and audio is not None and audio["codec_name"] == "opus" else 0.0
     expected = [time + (pre_skip if pictures_follow_pre_skip else 0.0) for time in expected]
-    shift_note = f"; Opus pre-skip {pre_skip * 1e3:.1f} ms added (README)" if pre_skip else ""
+    shift_note = f"; Opus pre-skip {pre_skip * 1e3:.1f} ms added (docs/interop.md)" if pre_skip else ""
     # A frame's time on the file's timeline: Matroska's block times are the buffers' timestamps
     # (matroskademux counts stream time from the file's first timestamp); MP4's edit list is
     # applied by the segment, so there it is the stream time.
     times = gst["video_pts"] if matroska else gst["video_times"]
     if matroska and video_codec(probe) == "prores" and all(time is None for time in times):
         result(f"{name}: frame times", None, "GStreamer 1.22's matroskademux gives ProRes blocks no timestamps "
-               "(ffmpeg's own ProRes .mkv too; README)")
+               "(ffmpeg's own ProRes .mkv too; docs/interop.md)")
     elif len(times) != len(ffmpeg_times) or len(times) != len(expected) or None in times:
         result(f"{name}: frame times", False,
                f"GStreamer decoded {len(times)} frames ({times.count(None)} without a time), ffprobe {len(ffmpeg_times)}, "
@@ -174,7 +174,7 @@ def check_sync(name, gst, ffmpeg_times, audio_start, matroska):
     rebased = matroska and abs(played[0]) <= 1e-6 and abs(first_shift) > tolerance
     ok = rest <= tolerance and (abs(first_shift) <= tolerance or rebased)
     note = (f"; the first frame played {-first_shift * 1e3:.1f} ms early, at the audio's start "
-            "(matroskademux's segment starts at the first block; README)") if rebased else ""
+            "(matroskademux's segment starts at the first block; docs/interop.md)") if rebased else ""
     result(f"{name}: frames play in sync with the audio", ok,
            f"largest difference {max(rest, abs(first_shift)) * 1e3:.4f} ms{note}")
 

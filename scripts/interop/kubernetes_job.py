@@ -3,7 +3,7 @@
     kubernetes_job.py FXREPLAY WORKDIR     # run with the virtual environment's python (kubernetes.sh)
 
 1. The manifest validated, strictly (no unknown fields), against the Kubernetes API schemas that
-   kubernetes-validate ships, for every version the README names (1.29 and later); 1.28's schema
+   kubernetes-validate ships, for every version docs/cluster.md names (1.29 and later); 1.28's schema
    must reject it (podFailurePolicy rules needed onPodConditions before 1.29), and so must a copy
    with a misspelt field: the validator can fail.
 2. The container's command, exactly as the manifest gives it, run once per completion index as an

@@ -17,7 +17,7 @@ extension PlacementTrack {
     /// Rules: the header must be exactly §7's; `frame` a non-negative integer; `t` a finite number; `depth`,
     /// `x` and `y` finite numbers or empty; `visible` 0 or 1; `x` and `y` both empty or both set,
     /// and set when visible; one row per (`id`, `frame`). Fields may be quoted as in RFC 4180.
-    /// Lines and rows are limited (docs/poses.md, Limits).
+    /// Lines and rows are limited (docs/limits.md).
     public static func parse(_ text: String, file: String) throws(ReplayError) -> PlacementTrack {
         var rows = RowCollector(file: file)
         var sawHeader = false

@@ -2,7 +2,7 @@ import Foundation
 
 /// Upper bounds on files that come from outside, so a broken or hostile file is refused with a
 /// ``ReplayError`` instead of exhausting memory or time. Each is far above what a real recording
-/// needs; they are listed for users in docs/poses.md ("Limits").
+/// needs; they are listed for users, each with its value, in docs/limits.md (scripts/check-docs.sh checks that).
 enum InputLimits {
     /// Poses in one sidecar: 23 hours at 60 fps.
     static let poseSamples = 5_000_000
