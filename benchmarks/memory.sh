@@ -3,6 +3,7 @@
 # committed) and samples resident memory once a second. Prints RSS at each tenth of the run and the
 # peak; a flat profile means memory does not grow with the recording's length. Three runs side by
 # side: fxreplay to MP4, fxreplay to Matroska, and the ffmpeg CLI doing the same re-encode to MP4.
+# First, the memory each process lane adds (below).
 # An MP4 muxer (FFmpeg's, in both programs) keeps an index entry for every sample until it writes
 # the `moov` box at the end, so MP4 outputs grow with the length in both; Matroska writes its index
 # only for keyframes, which shows the pipeline's own memory alone.
@@ -41,6 +42,33 @@ print(f"{sys.argv[2]:<16} {sys.argv[3]} min in {end:4d} s; RSS (MiB) at each ten
       + f"; peak {max(r[1] for r in rows)/1024:.0f}; growth after the first tenth {(max(steady) - min(steady))/1024:.0f} MiB")
 PY
 }
+
+# Memory per process lane (#37 target 2): peak RSS of a 10-second 720p render with the 20-annotation
+# scene and without, at --process-threads 1, 2 and 16 (one round each; peak RSS barely varies). Prints
+# the annotated/plain ratio per lane count (target ≤ 1.15×) and the bytes each lane past the first adds
+# (peak at 16 − peak at 1, over 15), with and without annotations. LANES_ONLY=1 skips the long runs below.
+LANE_CLIP="$BENCH_DIR/clip720p10s.mp4"
+LANE_POSES="$BENCH_DIR/poses720p10s.jsonl"
+LANE_SCENE="$BENCH_DIR/annotations20-10s.json"
+make_clip "$LANE_CLIP" 10
+python3 "$ROOT/benchmarks/scene20.py" "$LANE_POSES" "$LANE_SCENE" 300
+rm -f "$BENCH_DIR/times.txt"
+for lanes in 1 2 16; do
+  measure "annotations-$lanes" "$FX" render "$LANE_CLIP" -o "$BENCH_DIR/lanes-annotations.mp4" --poses "$LANE_POSES" \
+    --annotations "$LANE_SCENE" --process-threads "$lanes" --preset ultrafast --progress none --overwrite
+  measure "plain-$lanes" "$FX" render "$LANE_CLIP" -o "$BENCH_DIR/lanes-plain.mp4" --poses "$LANE_POSES" \
+    --process-threads "$lanes" --preset ultrafast --progress none --overwrite
+done
+python3 - "$BENCH_DIR/times.txt" <<'PY'
+import sys
+peak = {name: int(kib) * 1024 for name, _, kib in (line.split() for line in open(sys.argv[1]))}
+for lanes in (1, 2, 16):
+    a, p = peak[f"annotations-{lanes}"], peak[f"plain-{lanes}"]
+    print(f"--process-threads {lanes:2d}: peak RSS {a / 2**20:.0f} MiB with 20 annotations, {p / 2**20:.0f} MiB without, ratio {a / p:.2f}x")
+for kind in ("annotations", "plain"):
+    print(f"bytes per lane ({kind}): {(peak[f'{kind}-16'] - peak[f'{kind}-1']) / 15:.0f}")
+PY
+[ "${LANES_ONLY:-0}" = 1 ] && exit 0
 
 sample fxreplay-mp4 "$FX" render "$LONG" -o "$BENCH_DIR/long-out.mp4" --preset ultrafast --overwrite --progress none
 sample fxreplay-mkv "$FX" render "$LONG" -o "$BENCH_DIR/long-out.mkv" --preset ultrafast --overwrite --progress none
