@@ -38,10 +38,17 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "SystemPackage", package: "swift-system")]
         ),
+        // `fxreplay batch`: plans, runs and reports many renders as child processes of the CLI. Not part of
+        // the library: a program using ReplayKitless runs its own jobs.
+        .target(
+            name: "FxreplayBatch",
+            dependencies: ["ReplayKitless", .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log")]
+        ),
         .executableTarget(
             name: "fxreplay",
             dependencies: [
                 "ReplayKitless",
+                "FxreplayBatch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -50,9 +57,9 @@ let package = Package(
         // Throughput of the compositing kernels alone (benchmarks/background.sh); not a product.
         .executableTarget(name: "fxbench", dependencies: ["ReplayKitless"]),
         .target(name: "FxTestSupport", dependencies: ["ReplayKitless"], path: "Tests/Support"),
-        .testTarget(name: "ReplayKitlessTests", dependencies: ["ReplayKitless", "FxTestSupport", .product(name: "Yams", package: "Yams"),
+        .testTarget(name: "ReplayKitlessTests", dependencies: ["ReplayKitless", "FxreplayBatch", "FxTestSupport", .product(name: "Yams", package: "Yams"),
                                                           .product(name: "Logging", package: "swift-log"),
                                                           .product(name: "SystemPackage", package: "swift-system")]),
-        .testTarget(name: "fxreplayTests", dependencies: ["fxreplay", "ReplayKitless", "FxTestSupport"]),
+        .testTarget(name: "fxreplayTests", dependencies: ["fxreplay", "ReplayKitless", "FxreplayBatch", "FxTestSupport"]),
     ]
 )

@@ -13,7 +13,7 @@ let fuzzTargets = [
 
 let package = Package(
     name: "fxreplay-fuzz",
-    // The library's own sources (Sources/ReplayKitless and its C targets are symlinks to the root
+    // The library's own sources (Sources/ReplayKitless, FxreplayBatch and the C targets are symlinks to the root
     // package's), built inside this package: the harness reaches the parsers' `package` API, which
     // another package (a path dependency on the root) could not see.
     dependencies: [
@@ -32,6 +32,8 @@ let package = Package(
                                                       .product(name: "SystemPackage", package: "swift-system")],
                 exclude: ["ReplayKitless.docc"]),
         // FuzzHarness.swift is a symlink to Tests/ReplayKitlessTests/FuzzHarness.swift, shared with the regression tests.
-        .target(name: "FuzzHarness", dependencies: ["ReplayKitless"]),
+        .target(name: "FxreplayBatch", dependencies: ["ReplayKitless", .product(name: "Yams", package: "Yams"),
+                                                      .product(name: "Logging", package: "swift-log")]),
+        .target(name: "FuzzHarness", dependencies: ["ReplayKitless", "FxreplayBatch"]),
     ] + fuzzTargets.map { .executableTarget(name: $0, dependencies: ["FuzzHarness"]) }
 )

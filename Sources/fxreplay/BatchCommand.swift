@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import FxreplayBatch
 import ReplayKitless
 
 struct Batch: ParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import FxreplayBatch
 import ReplayKitless
 
 /// `fxreplay compose CALL -o OUT`: the whole call in one video, every stream at its call time

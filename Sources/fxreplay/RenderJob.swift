@@ -1,4 +1,5 @@
 import ArgumentParser
+import FxreplayBatch
 import ReplayKitless
 
 /// Job specs on render's command line: `fxreplay render --job job.yaml INPUT -o OUT [options]`

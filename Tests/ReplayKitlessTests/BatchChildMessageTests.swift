@@ -1,4 +1,5 @@
 import Testing
+@testable import FxreplayBatch
 @testable import ReplayKitless
 
 /// The error column of a batch report quotes what the failed render said, not the hint after it.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import FxreplayBatch
 @testable import ReplayKitless
 
 @Suite struct BatchFingerprintTests {

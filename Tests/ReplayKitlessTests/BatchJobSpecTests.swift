@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import FxreplayBatch
 @testable import ReplayKitless
 
 @Suite struct BatchJobSpecTests {
@@ -160,16 +161,16 @@ import Testing
     }
 
     @Test func namesAndNormalisation() {
-        #expect(BatchPaths.name(of: "a/b/call.final.mp4") == "call.final")
-        #expect(BatchPaths.name(of: "https://h/p/call.mp4?sig=a.b") == "call")
-        #expect(BatchPaths.name(of: ".hidden") == ".hidden")
-        #expect(BatchPaths.normalize("./a//b/./c.mp4") == "a/b/c.mp4")
-        #expect(BatchPaths.normalize("/x/./y/") == "/x/y")
-        #expect(BatchPaths.normalize("-odd.mp4") == "./-odd.mp4")
-        #expect(BatchPaths.normalize("s3://b//k.mp4") == "s3://b//k.mp4")
-        #expect(BatchPaths.resolve("in/a.mp4", against: "/data") == "/data/in/a.mp4")
-        #expect(BatchPaths.resolve("/abs/a.mp4", against: "/data") == "/abs/a.mp4")
-        #expect(BatchPaths.resolve("a.mp4", against: ".") == "a.mp4")
+        #expect(PathNames.name(of: "a/b/call.final.mp4") == "call.final")
+        #expect(PathNames.name(of: "https://h/p/call.mp4?sig=a.b") == "call")
+        #expect(PathNames.name(of: ".hidden") == ".hidden")
+        #expect(PathNames.normalize("./a//b/./c.mp4") == "a/b/c.mp4")
+        #expect(PathNames.normalize("/x/./y/") == "/x/y")
+        #expect(PathNames.normalize("-odd.mp4") == "./-odd.mp4")
+        #expect(PathNames.normalize("s3://b//k.mp4") == "s3://b//k.mp4")
+        #expect(PathNames.resolve("in/a.mp4", against: "/data") == "/data/in/a.mp4")
+        #expect(PathNames.resolve("/abs/a.mp4", against: "/data") == "/abs/a.mp4")
+        #expect(PathNames.resolve("a.mp4", against: ".") == "a.mp4")
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import FxreplayBatch
 @testable import ReplayKitless
 
 /// Issue #33: what a call's manifest may ask for is bounded (docs/limits.md), and the batch

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import FxreplayBatch
 @testable import ReplayKitless
 
 /// The encoder-option allow-list (issue #33), without an encoder: what is split is what FFmpeg and

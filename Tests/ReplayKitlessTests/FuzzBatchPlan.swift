@@ -2,6 +2,7 @@
 // FuzzRegressionTests, and in the fuzz package (Fuzz/Sources/FuzzHarness/FuzzBatchPlan.swift is a
 // symlink to it). Public API only.
 import Foundation
+import FxreplayBatch
 import ReplayKitless
 
 extension FuzzTarget {

@@ -3,6 +3,7 @@
 // symlink to it), so a saved input replays in the test suite exactly as the fuzzer ran it.
 // It uses ReplayKitless's public API only (the fuzz build has no @testable access).
 import Foundation
+import FxreplayBatch
 import ReplayKitless
 
 /// One fuzz target: a parser of outside input, plus properties its result must have.

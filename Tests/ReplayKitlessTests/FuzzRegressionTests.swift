@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import FxreplayBatch
 @testable import ReplayKitless
 
 /// Inputs the fuzzers found (Tests/Fuzz/TARGET/) and the fuzzers' seeds (Fuzz/corpus/TARGET/), replayed

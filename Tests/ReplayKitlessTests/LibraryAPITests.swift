@@ -3,6 +3,7 @@ import Logging
 import Synchronization
 import SystemPackage
 import Testing
+import FxreplayBatch
 import ReplayKitless
 
 /// The library as another Swift program depends on it (issue #26 items 8–11): one error type,

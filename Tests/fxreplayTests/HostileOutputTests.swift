@@ -1,5 +1,6 @@
 import Foundation
 import FxTestSupport
+@testable import FxreplayBatch
 @testable import ReplayKitless
 import Testing
 

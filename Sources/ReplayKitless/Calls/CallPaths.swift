@@ -2,10 +2,10 @@ import Foundation
 
 /// The file names a manifest may use (formats.md §9): relative to the manifest's folder and
 /// staying inside it. Absolute names and `..` are refused before anything is opened or extracted.
-enum CallPaths {
+package enum CallPaths {
     /// `name` split into its components, refusing absolute names, `..`, and backslashes (a ZIP made
     /// on Windows separates folders with them, so `..\x` would climb too).
-    static func components(of name: String, track: CallManifest.Track, manifest: String) throws(ReplayError) -> [String] {
+    package static func components(of name: String, track: CallManifest.Track, manifest: String) throws(ReplayError) -> [String] {
         func refuse(_ why: String) -> ReplayError {
             .badInput(file: manifest, line: track.line, field: "\(track.entry), \(track.fileKey)", "\"\(name)\" \(why)")
         }
@@ -48,7 +48,7 @@ enum CallPaths {
     /// What `path` is when it is not a regular file (a symbolic link is followed): `missing`,
     /// `a folder`, `a FIFO`, `a socket`, `a device`; `nil` for a regular file. Found without
     /// opening it, which for a FIFO would wait for a writer.
-    static func nonRegularKind(_ path: String) -> String? {
+    package static func nonRegularKind(_ path: String) -> String? {
         var info = stat()
         guard stat(path, &info) == 0 else { return "missing" }
         switch info.st_mode & S_IFMT {

@@ -3,7 +3,7 @@ import Foundation
 
 /// A container being written; owns its `AVFormatContext` and its ``AtomicOutput``.
 /// Packets may arrive from several threads (copied audio, encoded video): writes are serialised.
-final class Muxer: @unchecked Sendable {
+package final class Muxer: @unchecked Sendable {
     let context: UnsafeMutablePointer<AVFormatContext>
     let output: AtomicOutput
     private let lock = NSLock()
@@ -21,7 +21,7 @@ final class Muxer: @unchecked Sendable {
     /// re-time variable frame rates) and have been tested with every stream kind copied.
     static let supportedFormats: Set<String> = ["mp4", "mov", "matroska", "webm"]
     /// The file extensions that name them.
-    static let containerExtensions = ["mp4", "mov", "mkv", "webm"]
+    package static let containerExtensions = ["mp4", "mov", "mkv", "webm"]
 
     /// Prepares a container for `output`; the format comes from the final path's extension.
     init(output: AtomicOutput, bitexact: Bool) throws(ReplayError) {

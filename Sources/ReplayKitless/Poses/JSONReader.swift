@@ -3,8 +3,8 @@ import Foundation
 /// A parsed JSON value that remembers the line it started on, so errors in sidecars and scene
 /// files can name the line. Numbers are parsed with `Double(String)`, which rounds correctly,
 /// so `0.1` in a file is exactly the `Double` nearest 0.1.
-struct JSONNode: Sendable {
-    enum Value: Sendable {
+package struct JSONNode: Sendable {
+    package enum Value: Sendable {
         case null
         case bool(Bool)
         case number(Double)
@@ -14,9 +14,9 @@ struct JSONNode: Sendable {
         case object([(key: String, value: JSONNode)])
     }
 
-    var value: Value
+    package var value: Value
     /// 1-based line of the value's first character.
-    var line: Int
+    package var line: Int
 
     /// The member named `key` of an object, `nil` for absent keys and non-objects.
     subscript(key: String) -> JSONNode? {
@@ -24,35 +24,35 @@ struct JSONNode: Sendable {
         return members.first { $0.key == key }?.value
     }
 
-    var number: Double? { if case .number(let n) = value { n } else { nil } }
-    var string: String? { if case .string(let s) = value { s } else { nil } }
-    var bool: Bool? { if case .bool(let b) = value { b } else { nil } }
-    var array: [JSONNode]? { if case .array(let a) = value { a } else { nil } }
-    var members: [(key: String, value: JSONNode)]? { if case .object(let m) = value { m } else { nil } }
+    package var number: Double? { if case .number(let n) = value { n } else { nil } }
+    package var string: String? { if case .string(let s) = value { s } else { nil } }
+    package var bool: Bool? { if case .bool(let b) = value { b } else { nil } }
+    package var array: [JSONNode]? { if case .array(let a) = value { a } else { nil } }
+    package var members: [(key: String, value: JSONNode)]? { if case .object(let m) = value { m } else { nil } }
 
     /// An array of exactly `count` numbers.
-    func numbers(count: Int) -> [Double]? {
+    package func numbers(count: Int) -> [Double]? {
         guard let items = array, items.count == count else { return nil }
         let values = items.compactMap(\.number)
         return values.count == count ? values : nil
     }
 
     /// A whole number that fits an `Int` (written `12` or `12.0`).
-    var integer: Int? {
+    package var integer: Int? {
         guard let n = number, n.rounded() == n, abs(n) < 1e15 else { return nil }
         return Int(n)
     }
 }
 
 /// Why a JSON text could not be read, and on which line.
-struct JSONSyntaxError: Error, Sendable {
-    var line: Int
-    var message: String
+package struct JSONSyntaxError: Error, Sendable {
+    package var line: Int
+    package var message: String
 }
 
 /// A strict RFC 8259 reader: no comments, no trailing commas, no NaN, no duplicate keys,
 /// nesting limited so hostile input cannot exhaust the stack.
-struct JSONReader {
+package struct JSONReader {
     private let bytes: [UInt8]
     private var index = 0
     private var line: Int
@@ -60,7 +60,7 @@ struct JSONReader {
 
     /// Parses `bytes` as exactly one JSON value (surrounding whitespace allowed).
     /// `firstLine` is the line number of the first byte, for JSON Lines.
-    static func parse(_ bytes: [UInt8], firstLine: Int = 1) throws(JSONSyntaxError) -> JSONNode {
+    package static func parse(_ bytes: [UInt8], firstLine: Int = 1) throws(JSONSyntaxError) -> JSONNode {
         var reader = JSONReader(bytes: bytes, line: firstLine)
         reader.skipWhitespace()
         let node = try reader.value(depth: 0)

@@ -203,7 +203,7 @@ package final class InterruptCleanup: @unchecked Sendable {
     package static func ignoreFileSizeSignal() { signal(SIGXFSZ, SIG_IGN) }
 
     /// Routes each of ``caught`` to `handler`, on a dispatch queue.
-    static func handle(_ handler: @escaping @Sendable (Int32) -> Void) -> [any DispatchSourceSignal] {
+    package static func handle(_ handler: @escaping @Sendable (Int32) -> Void) -> [any DispatchSourceSignal] {
         caught.map { signalNumber in
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
@@ -311,14 +311,14 @@ enum TemporaryName {
 
 /// A file's device and inode: the same for every path that leads to it (another spelling, a
 /// symbolic or a hard link).
-struct FileIdentity: Hashable {
-    let device: UInt64
-    let inode: UInt64
+package struct FileIdentity: Hashable {
+    package let device: UInt64
+    package let inode: UInt64
 
     /// `path` as written, else with `..` taken lexically (`out/../a.mp4` before `out` exists).
-    init?(_ path: String) {
+    package init?(_ path: String) {
         var info = stat()
-        guard !BatchPaths.isURL(path),
+        guard !PathNames.isURL(path),
               stat(path, &info) == 0 || stat(URL(fileURLWithPath: path).standardizedFileURL.path, &info) == 0 else { return nil }
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)

@@ -8,7 +8,15 @@ import Foundation
 package enum BundledBuild {
     package static let root: String? = {
         guard let root = ProcessInfo.processInfo.environment["FXREPLAY_BUNDLE"], root.hasPrefix("/"),
-              ChildProcess.runningExecutable == root + "/lib/ld-linux-x86-64.so.2" else { return nil }
+              runningExecutable == root + "/lib/ld-linux-x86-64.so.2" else { return nil }
         return root
     }()
+
+    /// The path of the running executable (`/proc/self/exe`), falling back to `argv[0]`.
+    package static var runningExecutable: String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return CommandLine.arguments[0] }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 }

@@ -3,7 +3,7 @@
 /// range) can be any of them; every conversion of such a value goes through here or `Int(exactly:)`.
 extension Int {
     /// `value` rounded by `rule`, then clamped to `bounds`; NaN gives the lower bound.
-    init(clamping value: Double, rounding rule: FloatingPointRoundingRule = .towardZero,
+    package init(clamping value: Double, rounding rule: FloatingPointRoundingRule = .towardZero,
          to bounds: ClosedRange<Int> = Int.min...Int.max) {
         let rounded = value.rounded(rule)
         if rounded.isNaN || rounded <= Double(bounds.lowerBound) {

@@ -3,92 +3,92 @@ import Foundation
 /// Upper bounds on files that come from outside, so a broken or hostile file is refused with a
 /// ``ReplayError`` instead of exhausting memory or time. Each is far above what a real recording
 /// needs; they are listed for users, each with its value, in docs/limits.md (scripts/check-docs.sh checks that).
-enum InputLimits {
+package enum InputLimits {
     /// Poses in one sidecar: 23 hours at 60 fps.
-    static let poseSamples = 5_000_000
+    package static let poseSamples = 5_000_000
     /// Bytes of a text file that grows with the recording's length: JSON Lines and CSV pose sidecars,
     /// placement tracks. (A `.pose32` file is limited to `poseSamples` records.)
-    static let textFileBytes = 1 << 30
+    package static let textFileBytes = 1 << 30
     /// Bytes in one line of those files: one record, however many unknown keys or columns it carries.
-    static let lineBytes = 1 << 20
+    package static let lineBytes = 1 << 20
     /// The largest frame index a pose sidecar may name (JSON numbers are Doubles, exact to 2⁵³).
-    static let frameIndex = 999_999_999_999_999
+    package static let frameIndex = 999_999_999_999_999
     /// Columns in a pose CSV header.
-    static let csvColumns = 1_000
+    package static let csvColumns = 1_000
     /// Rows of a placement track: 10 annotations on every frame of 4.6 hours at 60 fps.
-    static let trackRows = 10_000_000
+    package static let trackRows = 10_000_000
     /// Bytes of an annotation scene (`annotations.json`).
-    static let sceneBytes = 16 << 20
+    package static let sceneBytes = 16 << 20
     /// Bytes of a job spec (`--job`).
-    static let jobSpecBytes = 1 << 20
+    package static let jobSpecBytes = 1 << 20
     /// Values (scalars, lists, mappings) in a YAML job spec, counted after aliases are expanded.
-    static let jobSpecValues = 100_000
+    package static let jobSpecValues = 100_000
     /// Bytes of a batch manifest (`--manifest`): about half a million recordings.
-    static let manifestBytes = 64 << 20
+    package static let manifestBytes = 64 << 20
     /// Bytes of a call's manifest (an archive's or a call manifest, formats.md §9).
-    static let callManifestBytes = 16 << 20
+    package static let callManifestBytes = 16 << 20
     /// Streams of an archive, or participants of a call manifest (formats.md §9): a real call has
     /// tens; each stream costs a decoder and its pictures while it is shown.
-    static let callStreams = 256
+    package static let callStreams = 256
     /// Tracks (media files) of one participant of a call manifest: a reconnect or a recording cut
     /// into pieces adds one; 1 000 one-minute pieces are 16 hours.
-    static let callTracksPerStream = 1_000
+    package static let callTracksPerStream = 1_000
     /// Tracks of a whole call, every participant's counted: each is opened and read when the call is.
-    static let callTracks = 2_000
+    package static let callTracks = 2_000
     /// A call time in a manifest (`startTimeOffset`, `stopTimeOffset`, `start`, `end`), seconds:
     /// from 0 up to a year, so no sum or conversion of one can overflow.
-    static let callTime = 366.0 * 86_400
+    package static let callTime = 366.0 * 86_400
     /// A call's epoch (an archive's `createdAt / 1000`, a call manifest's `epoch`), Unix seconds:
     /// from 1970 to 2096 (about 1.7e9 today).
-    static let callEpoch = 0.0...4e9
+    package static let callEpoch = 0.0...4e9
     /// Bytes of a Wavefront OBJ mesh.
-    static let meshBytes = 64 << 20
+    package static let meshBytes = 64 << 20
     /// Triangles of an OBJ mesh after its polygons are split into triangles.
-    static let meshTriangles = 2_000_000
+    package static let meshTriangles = 2_000_000
     /// Triangles of a whole scene: every annotation's mesh counted (an OBJ file used by ten
     /// annotations counts ten times, as it is drawn ten times), built-in shapes at their finest.
-    static let sceneTriangles = 4_000_000
+    package static let sceneTriangles = 4_000_000
     /// The largest distance from the world origin in metres (a million kilometres), for pose
     /// positions, scene anchors and sizes: beyond it projections lose all precision or overflow to infinity.
-    static let worldExtent = 1e9
+    package static let worldExtent = 1e9
     /// The largest time in seconds, either way, in a scene (`from`, `until`, a tap's `t`) or a
     /// placement track: it admits Unix times (about 1.8e9 today, formats.md §6 `"time": "epoch"`)
     /// until the year 2286, and stays exact to a microsecond in a Double.
-    static let timeSeconds = 1e10
+    package static let timeSeconds = 1e10
     /// Focal lengths and principal points in pixels (`intrinsics`), and the field of view in degrees
     /// (`fovY`): a lens outside these projects to infinity or to nothing.
-    static let focalLengths = 1e-3...1e9
-    static let principalPoint = 1e9
-    static let fieldOfView = 1e-3...(180 - 1e-3)
+    package static let focalLengths = 1e-3...1e9
+    package static let principalPoint = 1e9
+    package static let fieldOfView = 1e-3...(180 - 1e-3)
     /// Annotations in one scene.
-    static let annotations = 10_000
+    package static let annotations = 10_000
     /// Characters (Unicode scalars) of one annotation's label.
-    static let labelCharacters = 1_000
+    package static let labelCharacters = 1_000
     /// A label's text height in pixels (`labelSize`): FreeType renders each glyph at this size.
-    static let labelSize = 512.0
+    package static let labelSize = 512.0
     /// Bytes of glyph bitmaps the renderer keeps between frames; beyond, the cache starts over.
-    static let glyphCacheBytes = 32 << 20
+    package static let glyphCacheBytes = 32 << 20
     /// How many times over the annotations drawn on one frame may cover it (shapes' triangles and
     /// label plates summed): a few frames' worth is plenty for any real scene; beyond, drawing time
     /// has no bound. The floor keeps tiny frames from refusing ordinary scenes.
-    static let frameOverdraw = 64.0
-    static let frameWorkFloor = 4_000_000.0
+    package static let frameOverdraw = 64.0
+    package static let frameWorkFloor = 4_000_000.0
     /// The largest picture (video frame, mask, background) in pixels a side and in total. FFmpeg's
     /// own limit (`av_image_check_size`: (width + 128) × (height + 128) < 2³¹ / 8) lets through
     /// pictures of 268 million pixels, whose float planes would take gigabytes; 8K video is 33 million.
-    static let pictureSide = 16_384
-    static let picturePixels = 1 << 26
+    package static let pictureSide = 16_384
+    package static let picturePixels = 1 << 26
     /// The largest time a time option (`--from`, `--to`) may give, seconds (about 31 years): every time
     /// is checked against it before it becomes a frame or sample count, so no count can overflow.
-    static let optionSeconds = 1e9
+    package static let optionSeconds = 1e9
     /// Call seconds one composition (or `render CALL --stream`) may span without `--allow-long-call`:
     /// a manifest or a stray timestamp can claim a year, which would compose for days.
-    static let callSeconds = 12.0 * 3600
+    package static let callSeconds = 12.0 * 3600
     /// Tiles in a layout file (`compose --layout FILE.json`).
-    static let layoutTiles = 256
+    package static let layoutTiles = 256
     /// How many times over a layout file's tiles may cover the picture (their areas summed): painting
     /// costs time in proportion, on every frame.
-    static let layoutCoverage = 16
+    package static let layoutCoverage = 16
 }
 
 /// Refuses a picture larger than ``InputLimits/pictureSide`` or ``InputLimits/picturePixels``,
@@ -107,7 +107,7 @@ func checkPictureSize(width: Int, height: Int, source: String) throws(ReplayErro
 /// Reads a whole input file, naming it (`kind`, e.g. "mesh file") when that fails. A file larger than
 /// `limit` bytes is refused (before reading it when its size is known), so a huge file cannot exhaust memory.
 /// A text file (`isText`) loses the UTF-8 byte order mark some editors put first.
-func readInputFile(_ path: String, limit: Int, kind: String, isText: Bool = false) throws(ReplayError) -> [UInt8] {
+package func readInputFile(_ path: String, limit: Int, kind: String, isText: Bool = false) throws(ReplayError) -> [UInt8] {
     func tooLarge() -> ReplayError {
         .badInput(file: path, "the \(kind) is larger than \(limit) bytes, the most fxreplay reads (see docs/poses.md, Limits)")
     }
@@ -136,7 +136,7 @@ func readInputFile(_ path: String, limit: Int, kind: String, isText: Bool = fals
 }
 
 /// Reads a whole input file as UTF-8 text, like ``readInputFile(_:limit:kind:isText:)``, refusing bytes that are not UTF-8.
-func readInputText(_ path: String, limit: Int, kind: String) throws(ReplayError) -> String {
+package func readInputText(_ path: String, limit: Int, kind: String) throws(ReplayError) -> String {
     guard let text = String(validating: try readInputFile(path, limit: limit, kind: kind, isText: true), as: UTF8.self) else {
         throw .badInput(file: path, "cannot read the \(kind) (not UTF-8 text)")
     }
@@ -146,7 +146,7 @@ func readInputText(_ path: String, limit: Int, kind: String) throws(ReplayError)
 /// The lines of `bytes`, split at "\n" (not included), with their 1-based numbers, produced one at a
 /// time: a file of a billion empty lines costs no memory. Splitting bytes rather than a String keeps
 /// "\r\n" apart (in a String it is one Character, which is not "\n").
-func lines(of bytes: [UInt8]) -> some Sequence<(line: ArraySlice<UInt8>, number: Int)> {
+package func lines(of bytes: [UInt8]) -> some Sequence<(line: ArraySlice<UInt8>, number: Int)> {
     sequence(state: (start: 0, number: 1)) { state in
         let (start, number) = state
         guard start <= bytes.count else { return nil }
@@ -158,7 +158,7 @@ func lines(of bytes: [UInt8]) -> some Sequence<(line: ArraySlice<UInt8>, number:
 
 /// The lines of `text`, split at any newline Character ("\r\n" is one), with their 1-based numbers,
 /// produced one at a time like ``lines(of:)``.
-func lines(of text: String) -> some Sequence<(line: Substring, number: Int)> {
+package func lines(of text: String) -> some Sequence<(line: Substring, number: Int)> {
     sequence(state: (rest: text[...], number: 1)) { state in
         let (rest, number) = state
         guard !rest.isEmpty else { return nil }

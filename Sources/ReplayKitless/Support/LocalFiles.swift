@@ -78,7 +78,7 @@ package enum LocalFiles {
         let data = (try? handle.read(upToCount: maximumListBytes)) ?? Data()
         let lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.prefix(maximumListEntries)
-        let folder = BatchPaths.directory(of: list)
+        let folder = PathNames.directory(of: list)
         return lines.flatMap { line in line.hasPrefix("/") ? [line] : [line, folder + "/" + line] }
     }
 
@@ -103,7 +103,7 @@ package enum LocalFiles {
         let joined = parent == "/" ? "/" + last : parent + "/" + last
         switch last {
         case "", ".": return parent
-        case "..": return BatchPaths.directory(of: parent)
+        case "..": return PathNames.directory(of: parent)
         default:
             // A dangling symbolic link: the file it will create is where it points.
             if links < 40, let target = try? FileManager.default.destinationOfSymbolicLink(atPath: joined) {

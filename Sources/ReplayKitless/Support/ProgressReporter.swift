@@ -98,7 +98,7 @@ package final class ProgressReporter: @unchecked Sendable {
         return "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "]"
     }
 
-    static func clock(_ seconds: Double) -> String {
+    package static func clock(_ seconds: Double) -> String {
         let s = Int(clamping: seconds, rounding: .toNearestOrAwayFromZero, to: 0...Int(Int32.max))
         return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
     }

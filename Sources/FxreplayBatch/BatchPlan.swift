@@ -1,4 +1,5 @@
 import Foundation
+import ReplayKitless
 
 /// One recording of a batch: where it comes from, where it goes, and the exact render arguments.
 package struct BatchRecording: Sendable, Equatable {
@@ -39,7 +40,7 @@ package struct BatchPlanner: Sendable {
     /// Inputs and outputs are planned as absolute paths, so render's arguments, and with them
     /// the fingerprints, do not depend on how the paths were spelled or where batch ran from.
     package init(outputDirectory: String, job: JobSpec?) {
-        self.outputDirectory = BatchPaths.absolute(outputDirectory)
+        self.outputDirectory = PathNames.absolute(outputDirectory)
         self.job = job
     }
 
@@ -54,18 +55,18 @@ package struct BatchPlanner: Sendable {
         for pattern in patterns {
             let matches = Self.expand(pattern)
             if matches.isEmpty { ReplayLog.warning("\(pattern) matches no files") }
-            for path in matches.map(BatchPaths.normalize) where seen.insert(path).inserted { listed.append(path) }
+            for path in matches.map(PathNames.normalize) where seen.insert(path).inserted { listed.append(path) }
         }
         // Files a job option reads (a background picture) are inputs, not recordings, too.
         var readFiles: [String: [String]] = [:]
         var sidecars = Set(jobOptions.flatMap { option in
-            option.values.flatMap { value in files(option: option.key, value: value, cache: &readFiles).map(BatchPaths.normalize) }
+            option.values.flatMap { value in files(option: option.key, value: value, cache: &readFiles).map(PathNames.normalize) }
         })
         for path in listed {
             sidecars.formUnion(discovery.candidates(for: path).filter { $0 != path })
         }
         let recordings = listed.filter { !sidecars.contains($0) }.map { path in
-            recording(listed: path, input: BatchPaths.absolute(path), output: nil, rowOptions: [], readFiles: &readFiles)
+            recording(listed: path, input: PathNames.absolute(path), output: nil, rowOptions: [], readFiles: &readFiles)
         }
         if recordings.isEmpty { throw .badInput("no recordings to render: \(patterns.joined(separator: " ")) matched nothing") }
         return try checked(recordings, manifest: nil)
@@ -76,7 +77,7 @@ package struct BatchPlanner: Sendable {
     /// directory, relative outputs (`output`, `preview`) against the output directory.
     package func recordings(rows: [ManifestRow], manifest: String) throws(ReplayError) -> [BatchRecording] {
         try checkJob()
-        let base = BatchPaths.directory(of: BatchPaths.absolute(manifest))
+        let base = PathNames.directory(of: PathNames.absolute(manifest))
         var readFiles: [String: [String]] = [:]
         var recordings: [BatchRecording] = []
         for row in rows {
@@ -89,8 +90,8 @@ package struct BatchPlanner: Sendable {
             for (field, value) in written {
                 if let problem = BatchLayout.problem(ofWrittenPath: value) { throw .badInput(file: manifest, line: row.line, field: field, problem) }
             }
-            var planned = recording(listed: BatchPaths.normalize(row.input), input: BatchPaths.resolve(row.input, against: base),
-                                    output: row.output.map { BatchPaths.normalize(outputDirectory + "/" + $0) },
+            var planned = recording(listed: PathNames.normalize(row.input), input: PathNames.resolve(row.input, against: base),
+                                    output: row.output.map { PathNames.normalize(outputDirectory + "/" + $0) },
                                     rowOptions: row.options.map { $0.resolvingPaths(reads: base, writes: outputDirectory) },
                                     readFiles: &readFiles)
             planned.line = row.line
@@ -132,7 +133,7 @@ package struct BatchPlanner: Sendable {
     ///   (each scene is read, each mask folder listed, once per batch).
     private func recording(listed: String, input: String, output: String?, rowOptions: [JobOption],
                            readFiles: inout [String: [String]]) -> BatchRecording {
-        let output = output ?? BatchPaths.normalize("\(outputDirectory)/\(BatchPaths.name(of: input)).\(job?.container ?? "mp4")")
+        let output = output ?? PathNames.normalize("\(outputDirectory)/\(PathNames.name(of: input)).\(job?.container ?? "mp4")")
         let rowOptions = rowOptions.filter { !Self.batchControlledOptions.contains($0.key) }
         // A choice in the job or the row replaces an input found by name (`poses-from-sei: true`
         // with NAME.poses.jsonl present).
@@ -148,12 +149,12 @@ package struct BatchPlanner: Sendable {
         // A call's manifest and media files count as its input does.
         for path in [input] + (isCall ? BatchRecording.callFiles(input) : [])
             + values.flatMap({ option, value in self.files(option: option, value: value, cache: &readFiles) })
-        where seen.insert(path).inserted && BatchPaths.isRegularFile(path) {
+        where seen.insert(path).inserted && PathNames.isRegularFile(path) {
             files.append(path)
         }
         // compose reads the job itself, for its `streams:` section.
         let jobArguments = isCall ? callJobArguments(&files) : jobOptions.flatMap(\.arguments)
-        return BatchRecording(name: BatchPaths.name(of: output), listed: listed, input: input, output: output,
+        return BatchRecording(name: PathNames.name(of: output), listed: listed, input: input, output: output,
                               arguments: [input, "-o", output] + jobArguments + found.map(\.argument)
                                   + rowOptions.flatMap(\.arguments),
                               command: isCall ? "compose" : "render", files: files)
@@ -243,12 +244,12 @@ package struct BatchPlanner: Sendable {
     /// Expands a glob pattern (`*`, `?`, `[…]`, `{a,b}`, `~`) to regular files; anything else
     /// (plain paths, URLs) is taken as is and checked by render.
     static func expand(_ pattern: String) -> [String] {
-        guard !BatchPaths.isURL(pattern), pattern.contains(where: { "*?[{~".contains($0) }) else { return [pattern] }
+        guard !PathNames.isURL(pattern), pattern.contains(where: { "*?[{~".contains($0) }) else { return [pattern] }
         var result = glob_t()
         defer { globfree(&result) }
         guard glob(pattern, GLOB_BRACE | GLOB_TILDE, nil, &result) == 0 else { return [] }
         return (0..<Int(result.gl_pathc)).compactMap { result.gl_pathv[$0].map { String(cString: $0) } }
-            .filter(BatchPaths.isRegularFile)
+            .filter(PathNames.isRegularFile)
     }
 }
 
@@ -260,18 +261,18 @@ extension JobOption {
     func resolvingPaths(reads: String, writes: String?) -> JobOption {
         func resolved(_ value: String) -> String {
             switch key {
-            case "poses", "annotations", "font": BatchPaths.resolve(value, against: reads)
+            case "poses", "annotations", "font": PathNames.resolve(value, against: reads)
             // compose's layout: a file name ends in .json (grid, focus and pip are names).
-            case "layout": value.lowercased().hasSuffix(".json") ? BatchPaths.resolve(value, against: reads) : value
-            case "mask": MaskSource(argument: value) == .inputAlpha ? value : BatchPaths.resolve(value, against: reads)
+            case "layout": value.lowercased().hasSuffix(".json") ? PathNames.resolve(value, against: reads) : value
+            case "mask": MaskSource(argument: value) == .inputAlpha ? value : PathNames.resolve(value, against: reads)
             case "background":
                 // `image:PATH` or `video:PATH`: the path is everything after the first colon.
                 if let file = (try? BackgroundSpec(parsing: value))?.file, let colon = value.firstIndex(of: ":") {
-                    value[...colon] + BatchPaths.resolve(file, against: reads)
+                    value[...colon] + PathNames.resolve(file, against: reads)
                 } else { value }
             // Checked to be relative and without `..` (BatchLayout): a path under `writes`, even if it looks like a URL.
-            case "preview": writes.map { BatchPaths.normalize($0 + "/" + value) } ?? BatchPaths.resolve(value, against: reads)
-            case "report" where writes == nil: BatchPaths.resolve(value, against: reads)
+            case "preview": writes.map { PathNames.normalize($0 + "/" + value) } ?? PathNames.resolve(value, against: reads)
+            case "report" where writes == nil: PathNames.resolve(value, against: reads)
             default: value
             }
         }

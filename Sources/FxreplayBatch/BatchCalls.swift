@@ -1,4 +1,5 @@
 import Foundation
+import ReplayKitless
 
 extension BatchRecording {
     /// Whether a batch input is a whole call (formats.md §9), composed rather than rendered: an
@@ -6,7 +7,7 @@ extension BatchRecording {
     /// or a folder (an unpacked archive). A glob of `*.zip` or a manifest row naming one gets
     /// `fxreplay compose`.
     package static func isCall(_ input: String) -> Bool {
-        guard !BatchPaths.isURL(input) else { return false }
+        guard !PathNames.isURL(input) else { return false }
         if ["zip", "json"].contains(URL(fileURLWithPath: input).pathExtension.lowercased()) { return true }
         return CallPaths.nonRegularKind(input) == "a folder"
     }
@@ -27,7 +28,7 @@ extension BatchRecording {
         }
         guard let bytes = try? readInputFile(manifest, limit: InputLimits.callManifestBytes, kind: "call manifest", isText: true),
               let streams = try? CallManifest(json: bytes, file: manifest).streams else { return [manifest] }
-        let folder = BatchPaths.directory(of: manifest)
+        let folder = PathNames.directory(of: manifest)
         return [manifest] + streams.flatMap(\.tracks).compactMap { track in
             (try? CallPaths.components(of: track.file, track: track, manifest: manifest)).map { ([folder] + $0).joined(separator: "/") }
         }
@@ -39,7 +40,7 @@ extension BatchPlanner {
     /// and reads its `streams:`), the job file counted among the files that make an output stale.
     func callJobArguments(_ files: inout [String]) -> [String] {
         guard let job else { return [] }
-        let path = BatchPaths.absolute(job.path)
+        let path = PathNames.absolute(job.path)
         if !files.contains(path) { files.append(path) }
         return ["--job=\(path)"]
     }

@@ -1,4 +1,5 @@
 import Foundation
+import ReplayKitless
 
 /// The overall view of a running batch on stderr, in ``ProgressReporter``'s styles: a bar on a
 /// terminal, plain lines otherwise, JSON lines on request. Each finished recording gets a line.

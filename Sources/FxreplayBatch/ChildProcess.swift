@@ -1,4 +1,5 @@
 import Foundation
+import ReplayKitless
 
 /// A child process with stdout and stderr on one pipe, spawned with `posix_spawn` so that
 /// nothing but the pipe's write end reaches it (every other descriptor is close-on-exec) and
@@ -82,14 +83,6 @@ final class ChildProcess: @unchecked Sendable {
     /// The program that runs this fxreplay again for a batch's children: the tarball's launcher in a bundled build
     /// (the running executable is then its dynamic loader), else the running executable.
     static var currentExecutable: String {
-        BundledBuild.root.map { $0 + "/bin/fxreplay" } ?? runningExecutable
-    }
-
-    /// The path of the running executable (`/proc/self/exe`), falling back to `argv[0]`.
-    static var runningExecutable: String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { return CommandLine.arguments[0] }
-        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        BundledBuild.root.map { $0 + "/bin/fxreplay" } ?? BundledBuild.runningExecutable
     }
 }

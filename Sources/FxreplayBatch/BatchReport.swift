@@ -1,4 +1,5 @@
 import Foundation
+import ReplayKitless
 
 /// What a batch did: written to `DIR/batch-report.json` (`batch-report-I-of-N.json` for a shard)
 /// and summarised as a table.

@@ -1,4 +1,5 @@
 import Foundation
+import ReplayKitless
 
 /// What `fxreplay batch --dry-run` says of one recording: what a real run would do with it, and why.
 package struct BatchDryRunEntry: Sendable, Equatable {

@@ -1,8 +1,9 @@
 import Foundation
+import ReplayKitless
 
 /// One worker's share of a batch: the recordings whose listed path hashes to ``index``
 /// modulo ``count``. The hash is FNV-1a 64 of the path's UTF-8 bytes after
-/// ``BatchPaths/normalize(_:)``, exactly as listed (glob match or manifest cell, before
+/// ``PathNames/normalize(_:)``, exactly as listed (glob match or manifest cell, before
 /// resolving against the manifest's directory), so every machine given the same list picks
 /// the same recordings and each recording is done by exactly one worker.
 package struct Shard: Sendable, Equatable, CustomStringConvertible {
@@ -32,7 +33,7 @@ package struct Shard: Sendable, Equatable, CustomStringConvertible {
 
     /// The shard that does `path` among `count`.
     package static func index(of path: String, count: Int) -> Int {
-        Int(fnv1a64(BatchPaths.normalize(path).utf8) % UInt64(max(1, count)))
+        Int(fnv1a64(PathNames.normalize(path).utf8) % UInt64(max(1, count)))
     }
 
     /// Where a shard came from, for the log line.
@@ -78,14 +79,4 @@ package struct Shard: Sendable, Equatable, CustomStringConvertible {
         }
         return nil
     }
-}
-
-/// 64-bit FNV-1a: small, stable across platforms and releases (unlike Swift's `Hasher`).
-package func fnv1a64<Bytes: Sequence>(_ bytes: Bytes) -> UInt64 where Bytes.Element == UInt8 {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in bytes {
-        hash ^= UInt64(byte)
-        hash &*= 0x0000_0100_0000_01b3
-    }
-    return hash
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ReplayKitless
 
 /// One row of a batch manifest: a recording, where its output goes, and its own render options.
 package struct ManifestRow: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import ReplayKitless
 
 /// How a batch runs.
 package struct BatchSettings: Sendable {
@@ -218,7 +219,7 @@ package final class BatchRunner: @unchecked Sendable {
     /// date; it still vouches that batch made the old output, which a failed render leaves.
     private func start(_ recording: BatchRecording) throws(ReplayError) -> ChildProcess {
         // A manifest may put outputs in subdirectories of DIR.
-        try? FileManager.default.createDirectory(atPath: BatchPaths.directory(of: recording.output), withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(atPath: PathNames.directory(of: recording.output), withIntermediateDirectories: true)
         OutputFingerprint.invalidate(forOutput: recording.output)
         unlink(layout.report(recording))
         var control = ["--progress=json", "--report=\(layout.report(recording))", "--overwrite"]

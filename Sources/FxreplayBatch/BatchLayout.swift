@@ -1,4 +1,5 @@
 import Foundation
+import ReplayKitless
 
 /// Where a batch writes: the outputs, previews and fingerprints, and per recording a log, a render
 /// report and a lock in `DIR/logs`. Jobs and manifests come from other people, so every one of

@@ -1,4 +1,5 @@
 import Foundation
+import ReplayKitless
 
 /// What a batch output was made from, kept next to it as `.NAME.EXT.fxreplay.json` and written
 /// only after the output is in place. A later run skips the recording when the key still
@@ -49,7 +50,7 @@ package struct OutputFingerprint: Codable, Sendable, Equatable {
 
     /// `DIR/.NAME.EXT.fxreplay.json` for output `DIR/NAME.EXT`.
     package static func path(forOutput output: String) -> String {
-        BatchPaths.directory(of: output) + "/." + (output.split(separator: "/").last.map(String.init) ?? output) + ".fxreplay.json"
+        PathNames.directory(of: output) + "/." + (output.split(separator: "/").last.map(String.init) ?? output) + ".fxreplay.json"
     }
 
     /// The fingerprint recorded for `output`, if there is a readable one.
@@ -102,58 +103,6 @@ package struct OutputFingerprint: Codable, Sendable, Equatable {
         old.key = ""
         do { try old.write(forOutput: output) } catch { remove(forOutput: output) }
     }
-}
-
-/// Size and modification time of a regular file.
-struct FileStatus {
-    var size: Int64
-    /// Nanoseconds since 1970.
-    var modified: Int64
-
-    init?(_ path: String) {
-        var info = stat()
-        guard !BatchPaths.isURL(path), stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        size = Int64(info.st_size)
-        modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-    }
-}
-
-/// Removes temporary files that a killed run left next to `finalPath` (the hidden files
-/// ``AtomicOutput`` writes before renaming into place) and returns how many. A file this machine
-/// wrote is kept while its process lives (a second batch on the same directory); one another
-/// machine wrote (a directory shared by a cluster's workers), while it changed in the last
-/// ``staleTemporaryFileAge`` seconds, as a live render's output keeps growing.
-@discardableResult
-package func removeStaleTemporaryFiles(for finalPath: String) -> Int {
-    let directory = BatchPaths.directory(of: finalPath)
-    let fileName = finalPath.split(separator: "/").last.map(String.init) ?? finalPath
-    guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return 0 }
-    var removed = 0
-    for name in names {
-        guard let writer = TemporaryName.writer(of: name, for: fileName) else { continue }
-        let path = directory + "/" + name
-        let isLocal = writer.host == nil || writer.host == TemporaryName.host
-        if isLocal ? writer.pid.map(isRunning) == true : changedRecently(path) { continue }
-        if unlink(path) == 0 { removed += 1 }
-    }
-    return removed
-}
-
-/// How long another machine's temporary file may go unchanged before it counts as left behind.
-package let staleTemporaryFileAge: TimeInterval = 600
-
-private func changedRecently(_ path: String) -> Bool {
-    guard let modified = FileStatus(path)?.modified else { return false }
-    return Date().timeIntervalSince1970 - Double(modified) / 1e9 < staleTemporaryFileAge
-}
-
-/// Whether process `pid` exists and has not ended (a zombie, ended but not yet waited for, has).
-func isRunning(_ pid: Int32) -> Bool {
-    guard pid > 0, kill(pid, 0) == 0 || errno == EPERM else { return false }
-    // /proc/PID/stat: "PID (command) STATE …"
-    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return true }
-    let state = stat[stat.index(after: close)...].drop { $0 == " " }.first
-    return state != "Z" && state != "X"
 }
 
 /// SHA-256 (FIPS 180-4), for fingerprints; swift-crypto is not a dependency.

@@ -1,4 +1,5 @@
 import Foundation
+import ReplayKitless
 import Yams
 
 /// The value a job spec or manifest row gives a render option.
@@ -119,7 +120,7 @@ package struct JobSpec: Sendable {
     package init(contentsOf path: String) throws(ReplayError) {
         let text = try readInputText(path, limit: InputLimits.jobSpecBytes, kind: "job spec")
         let parsed = try JobSpec(parsing: text, path: path, json: path.lowercased().hasSuffix(".json"))
-        self = parsed.resolvingPaths(against: BatchPaths.directory(of: BatchPaths.absolute(path)))
+        self = parsed.resolvingPaths(against: PathNames.directory(of: PathNames.absolute(path)))
     }
 
     /// The spec with each relative path its options name, read or written, resolved against `directory`.
