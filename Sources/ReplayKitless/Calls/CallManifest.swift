@@ -190,7 +190,7 @@ private struct ManifestFields {
     func time(_ value: Double, _ node: JSONNode, _ entry: String, _ key: String, unit: String) throws(ReplayError) -> Double {
         let seconds = unit == "ms" ? value / 1000 : value
         guard seconds >= 0, seconds < InputLimits.callTime else {
-            throw fail(node[key] ?? node, entry, key, "\(TextNumber.exact(value)) is out of range (0 up to a year, in \(unit == "ms" ? "milliseconds" : "seconds"); README, Limits)")
+            throw fail(node[key] ?? node, entry, key, "\(TextNumber.exact(value)) is out of range (0 up to a year, in \(unit == "ms" ? "milliseconds" : "seconds"); docs/limits.md)")
         }
         return seconds
     }
@@ -203,7 +203,7 @@ private struct ManifestFields {
         guard InputLimits.callEpoch.contains(seconds) else {
             let scale = unit == "ms" ? 1000.0 : 1
             let range = "\(Int64(InputLimits.callEpoch.lowerBound * scale)) to \(Int64(InputLimits.callEpoch.upperBound * scale))"
-            throw fail(root[key]!, nil, key, "\(TextNumber.exact(value)) is out of range (Unix time in \(unit == "ms" ? "milliseconds" : "seconds") from \(range): 1970 to 2096; README, Limits)")
+            throw fail(root[key]!, nil, key, "\(TextNumber.exact(value)) is out of range (Unix time in \(unit == "ms" ? "milliseconds" : "seconds") from \(range): 1970 to 2096; docs/limits.md)")
         }
         return seconds
     }
@@ -213,7 +213,7 @@ private struct ManifestFields {
     func capped(_ node: JSONNode, _ key: String, in entry: String?, limit: Int, what: String) throws(ReplayError) -> [JSONNode] {
         let items = try array(node, key, in: entry)
         guard items.count <= limit else {
-            throw fail(items[limit], (entry.map { "\($0), " } ?? "") + "\(key)[\(limit)]", key, "more than \(limit) \(what), the most fxreplay reads (README, Limits)")
+            throw fail(items[limit], (entry.map { "\($0), " } ?? "") + "\(key)[\(limit)]", key, "more than \(limit) \(what), the most fxreplay reads (docs/limits.md)")
         }
         return items
     }
@@ -263,7 +263,7 @@ private struct ManifestFields {
                 let trackEntry = "\(entry), tracks[\(trackIndex)]"
                 trackCount += 1
                 guard trackCount <= InputLimits.callTracks else {
-                    throw fail(trackItem, trackEntry, "tracks", "more than \(InputLimits.callTracks) tracks in the call, the most fxreplay reads (README, Limits)")
+                    throw fail(trackItem, trackEntry, "tracks", "more than \(InputLimits.callTracks) tracks in the call, the most fxreplay reads (docs/limits.md)")
                 }
                 tracks.append(try track(try object(trackItem, trackEntry), trackEntry, keys: ("file", "start", "end"), unit: "s"))
             }

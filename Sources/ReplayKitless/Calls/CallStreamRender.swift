@@ -36,7 +36,7 @@ extension Call {
         guard length <= InputLimits.callSeconds || allowLongCall else {
             throw .badInput(file: source, "\(track.name) lasts \(ComposeOptions.seconds(media)); rendering \(ComposeOptions.seconds(length)) of it "
                             + "is more than the \(ComposeOptions.seconds(InputLimits.callSeconds)) fxreplay renders of a call without "
-                            + "--allow-long-call (see README, Limits); give --from/--to, or --allow-long-call")
+                            + "--allow-long-call (see docs/limits.md); give --from/--to, or --allow-long-call")
         }
     }
 

@@ -86,7 +86,7 @@ enum CallZip {
                 // Each member is at most `totalBytes` (checkSize) and the sum is checked at each step: no overflow.
                 declaredTotal += entry.uncompressedSize
                 guard declaredTotal <= bound else {
-                    throw .badInput("\(zip): member \(memberPath) would bring the extracted files to \(declaredTotal) bytes, more than the \(bound) bytes fxreplay extracts from it (\(expansionRatio) times the archive's \(archiveSize) bytes, at least \(expansionFloor >> 20) MiB, at most \(totalBytes >> 30) GiB; README, Limits)")
+                    throw .badInput("\(zip): member \(memberPath) would bring the extracted files to \(declaredTotal) bytes, more than the \(bound) bytes fxreplay extracts from it (\(expansionRatio) times the archive's \(archiveSize) bytes, at least \(expansionFloor >> 20) MiB, at most \(totalBytes >> 30) GiB; docs/limits.md)")
                 }
                 uniqueIndex[memberPath] = unique.count
                 tracks.append(unique.count)
@@ -173,7 +173,7 @@ enum CallZip {
         let available = UInt64(info.f_bavail) * UInt64(info.f_frsize)
         let margin = min(freeSpaceMargin, UInt64(info.f_blocks) * UInt64(info.f_frsize) / freeSpaceFraction)
         guard bytes <= available, available - bytes >= margin else {
-            throw .processing("\(folder): extracting \(what) takes \(bytes) bytes, but its file system has \(available) free and fxreplay leaves \(margin) free (README, Limits; set TMPDIR to a larger one)")
+            throw .processing("\(folder): extracting \(what) takes \(bytes) bytes, but its file system has \(available) free and fxreplay leaves \(margin) free (docs/limits.md; set TMPDIR to a larger one)")
         }
     }
 

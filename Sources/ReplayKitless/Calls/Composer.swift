@@ -326,9 +326,11 @@ private final class ComposeSession: @unchecked Sendable {
                                                          source: "\(track.track.name) (stream \(track.stream.id))")
             labels.append(TileNames.Label(name: participants[participant].name, picture: placed ?? tile.rect))
         }
+        // The outline hugs the speaker's picture where it sits in its tile (a portrait picture in
+        // a wide cell is outlined, not the bars beside it).
         if options.highlightSpeaker, let speaking = activity?.loudest(at: t),
-           let tile = tiles.last(where: { participants[shown[$0.participant]].streams.contains { $0.id == speaking } }) {
-            outline(tile.rect, on: image)
+           let index = tiles.lastIndex(where: { participants[shown[$0.participant]].streams.contains { $0.id == speaking } }) {
+            outline(labels[index].picture, on: image)
         }
         names?.composite(labels, into: image)
         if !extraEffects.isEmpty && someoneShown {

@@ -58,7 +58,7 @@ public struct CustomLayout: Sendable, Equatable {
         // Every tile is painted on every frame: their number and the area they cover are capped.
         guard items.count <= InputLimits.layoutTiles else {
             throw fail(items[InputLimits.layoutTiles], "tiles[\(InputLimits.layoutTiles)]",
-                       "\(items.count) tiles; a layout has at most \(InputLimits.layoutTiles) (see README, Limits)")
+                       "\(items.count) tiles; a layout has at most \(InputLimits.layoutTiles) (see docs/limits.md)")
         }
         var covered = 0
         var tiles: [Tile] = []
@@ -80,7 +80,7 @@ public struct CustomLayout: Sendable, Equatable {
             covered += rect.width * rect.height  // (each inside the picture: no overflow)
             guard covered <= InputLimits.layoutCoverage * width * height else {
                 throw fail(rectNode, context + "rect", "the tiles up to this one cover the \(width)x\(height) picture more than "
-                           + "\(InputLimits.layoutCoverage) times over, the most a layout may paint a frame (see README, Limits)")
+                           + "\(InputLimits.layoutCoverage) times over, the most a layout may paint a frame (see docs/limits.md)")
             }
             var fit: BackgroundFit?
             if let fitNode = item["fit"] {

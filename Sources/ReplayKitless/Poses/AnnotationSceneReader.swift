@@ -80,7 +80,7 @@ private struct SceneReader {
         guard let list = root["annotations"] else { throw fail(root, nil, "annotations", "missing") }
         guard let items = list.array else { throw fail(list, nil, "annotations", "expected an array of annotations") }
         guard items.count <= InputLimits.annotations else {
-            throw fail(list, nil, "annotations", "\(items.count) annotations; a scene holds at most \(InputLimits.annotations) (see README, Limits)")
+            throw fail(list, nil, "annotations", "\(items.count) annotations; a scene holds at most \(InputLimits.annotations) (see docs/limits.md)")
         }
 
         var annotations: [Annotation] = []
@@ -174,7 +174,7 @@ private struct SceneReader {
         annotation.label = try string("label")
         if let label = annotation.label, label.unicodeScalars.count > InputLimits.labelCharacters {
             throw fail(node["label"] ?? node, context, "label", "\(label.unicodeScalars.count) characters; a label has at most "
-                       + "\(InputLimits.labelCharacters) (see README, Limits)")
+                       + "\(InputLimits.labelCharacters) (see docs/limits.md)")
         }
         if let labelSize = try number("labelSize", { $0 > 0 && $0 <= InputLimits.labelSize },
                                       expected: "a text height in pixels greater than 0, at most \(Int(InputLimits.labelSize))") {

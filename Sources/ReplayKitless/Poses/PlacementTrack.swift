@@ -201,7 +201,7 @@ public struct PlacementTrack: Sendable {
         let (count, overflow) = frames.count.multipliedReportingOverflow(by: scene.annotations.count)
         guard !overflow, count <= InputLimits.trackRows else {
             throw ReplayError.badInput(file: sceneFile, "\(scene.annotations.count) annotations on \(frames.count) frames make a track "
-                                       + "of more than \(InputLimits.trackRows) rows, the most fxreplay writes (see README, Limits)")
+                                       + "of more than \(InputLimits.trackRows) rows, the most fxreplay writes (see docs/limits.md)")
         }
         let placed = try scene.placed(frames: frames, sceneTimeOrigin: sceneTimeOrigin, file: sceneFile)
         return rows(frames: frames, annotations: placed, sceneTimeOrigin: sceneTimeOrigin)

@@ -82,7 +82,7 @@ package final class AnnotationRenderer: @unchecked Sendable {
             triangles += try mesh(for: annotation.shape).mesh.triangles.count + (annotation.stem ? stemMesh.triangles.count : 0)
             guard triangles <= InputLimits.sceneTriangles else {
                 throw ReplayError.badInput(file: scene, field: "annotation \"\(annotation.id)\"", "the scene's meshes add up to more than "
-                                           + "\(InputLimits.sceneTriangles) triangles, the most fxreplay draws (see README, Limits)")
+                                           + "\(InputLimits.sceneTriangles) triangles, the most fxreplay draws (see docs/limits.md)")
             }
             if let label = annotation.label, !label.isEmpty { _ = try glyphCache() }
         }
@@ -128,7 +128,7 @@ package final class AnnotationRenderer: @unchecked Sendable {
         func overBudget(_ id: String) -> ReplayError {
             ReplayError.badInput("annotation \"\(id)\": the annotations drawn so far cover the frame more than "
                                  + "\(Int(InputLimits.frameOverdraw)) times over, the most fxreplay draws on one frame "
-                                 + "(see README, Limits): too many, too large or too detailed on screen at once")
+                                 + "(see docs/limits.md): too many, too large or too detailed on screen at once")
         }
         for (_, index) in order {
             let placed = annotations[index]

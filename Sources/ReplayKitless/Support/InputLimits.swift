@@ -100,7 +100,7 @@ func checkPictureSize(width: Int, height: Int, source: String) throws(ReplayErro
         throw .badInput(file: source, "the picture is \(width)×\(height); fxreplay reads pictures of at most "
                         + "\(InputLimits.pictureSide) pixels a side and \(InputLimits.picturePixels) pixels in all "
                         + "(FFmpeg's own limit, av_image_check_size, is (width + 128) × (height + 128) < 268435456; "
-                        + "see README, Limits)")
+                        + "see docs/limits.md)")
     }
 }
 
