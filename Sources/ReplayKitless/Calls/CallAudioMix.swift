@@ -43,9 +43,6 @@ package final class CallAudioMix {
             .sorted { $0.track.start > $1.track.start }
     }
 
-    /// Whether any stream of `call` has sound.
-    package static func hasSound(_ call: Call) -> Bool { call.streams.contains { $0.hasAudio } }
-
     /// Packets of damaged media skipped (heard as silence), by stream id; empty when all was clean.
     package var damagedPackets: [String: Int] {
         playing.reduce(into: damage) { $0[$1.streamID, default: 0] += $1.damagedPackets }.filter { $0.value > 0 }
