@@ -18,8 +18,11 @@ import CFFmpeg
 ///
 /// Readers that report the decoder's own times (framehash matches `ffmpeg`'s) do not repair.
 final class FrameSource {
+    /// The open file, read only through this source once it runs.
     let demuxer: Demuxer
+    /// The stream decoded.
     let stream: StreamInfo
+    /// The stream's decoder, opened by the caller (its threads, alpha, reproducible errors).
     let decoder: Decoder
     /// What has been read and the damage met; shared with whoever reports it.
     let counters: SourceCounters
