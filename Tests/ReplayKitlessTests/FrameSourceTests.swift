@@ -20,14 +20,20 @@ import Testing
         return (times, source)
     }
 
+    /// `frames` pictures of 25 fps H.264 made by the ffmpeg CLI into `folder/name`.
+    static func h264Clip(_ name: String, in folder: String, frames: Int, bFrames: Int, format: [String] = []) throws -> String {
+        let path = folder + "/" + name
+        try runFFmpegCLI(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-frames:v", "\(frames)", "-c:v", "libx264",
+                          "-bf", "\(bFrames)", "-g", "12", "-preset", "veryfast", "-pix_fmt", "yuv420p"] + format + [path])
+        return path
+    }
+
     /// H.264 with B-frames (decoded out of order) at 25 fps in MP4, whose time base is 1/12800:
     /// frame i at i × 512 ticks, each shown 512 ticks, the last until the stream's declared end.
     @Test func givesEveryFrameInOrderWithItsTimeAndDuration() throws {
         let folder = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = folder + "/b-frames.mp4"
-        try runFFmpegCLI(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-frames:v", "30", "-c:v", "libx264",
-                          "-bf", "2", "-g", "12", "-preset", "veryfast", "-pix_fmt", "yuv420p", path])
+        let path = try Self.h264Clip("b-frames.mp4", in: folder, frames: 30, bFrames: 2)
         let (times, source) = try Self.read(path, repairs: true)
         #expect(source.stream.timeBase.seconds(1) == 1.0 / 12800)
         #expect(times.map(\.0) == (0..<30).map { Int64($0) * 512 }, "\(times)")
@@ -43,9 +49,7 @@ import Testing
     @Test func timesUntimedPicturesByTheStreamsRate() throws {
         let folder = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = folder + "/raw.h264"
-        try runFFmpegCLI(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-frames:v", "20", "-c:v", "libx264",
-                          "-bf", "0", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-f", "h264", path])
+        let path = try Self.h264Clip("raw.h264", in: folder, frames: 20, bFrames: 0, format: ["-f", "h264"])
         let (times, source) = try Self.read(path, repairs: true)
         #expect(source.stream.timeBase.seconds(1) == 1.0 / 1_200_000)
         #expect(times.map(\.0) == (0..<20).map { Int64($0) * 48000 }, "\(times)")
