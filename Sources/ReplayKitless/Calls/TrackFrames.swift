@@ -18,8 +18,8 @@ struct CallFrame: @unchecked Sendable {
 /// tracks holds open only the decoders of the tracks playing at once.
 ///
 /// Its pictures come from a ``FrameSource``, as `render`'s do: damage counted (the first named in
-/// a warning), timestamps repaired, a cut-short end noted. Per-stream effects (a job's `streams:`) run here, on this
-/// thread, at the picture's own size, before it is queued.
+/// a warning), timestamps repaired, a cut-short end noted. Per-stream effects (a job's `streams:`)
+/// run here, on this thread, at the picture's own size, before it is queued.
 final class TrackFrames: @unchecked Sendable {
     let stream: CallStream
     let track: CallTrack
