@@ -377,7 +377,7 @@ private final class ComposeSession: @unchecked Sendable {
         for (participant, list) in zip(participants, tracks) {
             var entry = ComposeReport.Participant(name: participant.name, streams: participant.streams.map(\.id))
             for track in list {
-                let counts = track.counters.withLock { $0 }
+                let counts = track.counters.counts
                 entry.framesDecoded += counts.decoded
                 entry.decodeErrors += counts.decodeErrors
                 entry.resolutionChanges += counts.resolutionChanges
@@ -385,7 +385,7 @@ private final class ComposeSession: @unchecked Sendable {
                 for (name, lines) in track.effectLines { entry.effects[name, default: [:]].merge(lines, uniquingKeysWith: +) }
                 if counts.decodeErrors > 0 {
                     report.warnings.append("stream \(track.stream.id) (\(track.stream.name), \(track.track.name)): \(counts.decodeErrors) decode errors "
-                                           + "concealed or skipped; the first: \(counts.firstProblem ?? "unknown")")
+                                           + "concealed or skipped; the first: \(counts.damage.first?.message ?? "unknown")")
                 }
                 if let cutShort = counts.cutShort {
                     entry.decodeErrors += 1

@@ -17,10 +17,9 @@ struct CallFrame: @unchecked Sendable {
 /// closed when its pictures run out or the track stops: a call of thousands of back-to-back
 /// tracks holds open only the decoders of the tracks playing at once.
 ///
-/// Damaged pictures are concealed by the decoder and counted, and unreadable packets skipped,
-/// as `render` does, with the first such problem named in a warning; pictures whose timestamps
-/// do not increase are dropped. Per-stream effects (a job's `streams:`) run here, on this
-/// thread, at the picture's own size, before it is queued.
+/// Its pictures come from a ``FrameSource``, as `render`'s do: damage counted (the first named in
+/// a warning), timestamps repaired, a cut-short end noted. Per-stream effects (a job's `streams:`)
+/// run here, on this thread, at the picture's own size, before it is queued.
 final class TrackFrames: @unchecked Sendable {
     let stream: CallStream
     let track: CallTrack
@@ -32,22 +31,11 @@ final class TrackFrames: @unchecked Sendable {
     /// The track's effects, made on the decoding thread once the file is open; read after ``stop()``.
     private var effects: TrackEffects?
     private let queue: BoundedQueue<CallFrame>
-    private let shells = FramePool(keepsBuffers: false)
     private let done = DispatchGroup()
     /// What went wrong on the thread that the composition must not survive (none for damage).
     private let failure = Locked<ReplayError?>(nil)
-    let counters = Locked(Counters())
-
-    struct Counters {
-        var decoded = 0
-        var decodeErrors = 0
-        var badTimestamps = 0
-        var resolutionChanges = 0
-        var lastSize: (Int, Int)?
-        var firstProblem: String?
-        /// The file's pictures end well before its declared duration (an archive cut short).
-        var cutShort: String?
-    }
+    /// The track's decoding (its ``FrameSource``'s): pictures, damage against the limit, a cut-short end.
+    let counters: SourceCounters
 
     /// The picture shown now, and the one after it (already taken from the queue).
     private(set) var current: CallFrame?
@@ -57,8 +45,6 @@ final class TrackFrames: @unchecked Sendable {
     /// The media time (seconds, the file's clock) of the composition's first output frame, when
     /// decoding starts at the keyframe before it instead of the file's start (`compose --from`).
     private let seekTarget: Double?
-    /// Damage tolerated before the composition fails (``ComposeOptions/maxDecodeErrors``).
-    private let maxDecodeErrors: Int?
 
     /// A track to decode with `threads` decoder threads (0 lets FFmpeg choose); nothing is opened
     /// until ``start()``.
@@ -67,8 +53,9 @@ final class TrackFrames: @unchecked Sendable {
     init(stream: CallStream, track: CallTrack, effects: RenderOptions?, threads: Int, from: Double = 0, capacity: Int = 3,
          maxDecodeErrors: Int? = nil) {
         self.stream = stream
-        self.maxDecodeErrors = maxDecodeErrors
         self.track = track
+        // Past ``ComposeOptions/maxDecodeErrors`` the track fails, and the composition with it.
+        counters = SourceCounters(limit: maxDecodeErrors, subject: "stream \(stream.id) (\(stream.name)): ")
         let target = track.mediaTime(ofCallTime: from)
         seekTarget = effects == nil && target > track.mediaStart ? target : nil
         effectOptions = effects
@@ -137,70 +124,12 @@ final class TrackFrames: @unchecked Sendable {
         let videoIndex = video.index, timeBase = video.timeBase
         demuxer.keepOnly(streams: [videoIndex])
         let decoder = try Decoder(demuxer: demuxer, stream: videoIndex, threads: threads)
-        let frameTicks = demuxer.nominalFrameTicks(ofStream: videoIndex)
         let opened = demuxer
         effects = try effectOptions.map { (options) throws(ReplayError) in try TrackEffects(options: options, demuxer: opened, video: video) }
-        let packet = Packet()
-        var previousPTS: Int64?
-        var previousDuration: Int64 = 0
-        var firstPTS: Int64?
-        var serial = 0
-        var reportedErrorsSeen = 0
-        /// Queues one decoded picture; `false` once the queue was cancelled.
-        func emit(_ frame: Frame) throws(ReplayError) -> Bool {
-            do { try decoder.checkSize(of: frame) } catch {
-                frame.recycle()
-                throw error
-            }
-            noteSize(frame)
-            let reported = decoder.reportedErrors
-            if frame.isDamaged || reported > reportedErrorsSeen {
-                reportedErrorsSeen = reported
-                do { try noteProblem("damaged picture at \(String(format: "%.3f", timeBase.seconds(frame.pts))) s (concealed by the decoder)") } catch {
-                    frame.recycle()
-                    throw error
-                }
-            }
-            if frame.pts == noPTS { frame.pts = UntimedFrames.pts(after: previousPTS.map { ($0, previousDuration) }, frameTicks: frameTicks) }
-            if let previousPTS, frame.pts <= previousPTS {
-                counters.withLock { $0.badTimestamps += 1 }
-                frame.recycle()
-                return true
-            }
-            previousDuration = previousPTS.map { frame.pts - $0 } ?? 0
-            previousPTS = frame.pts
-            let first = firstPTS ?? frame.pts
-            firstPTS = first
-            var shown = frame
-            if let effects {
-                let time = FrameTime(index: serial, pts: frame.pts, seconds: timeBase.seconds(frame.pts - first),
-                                     streamSeconds: timeBase.seconds(frame.pts), duration: timeBase.seconds(previousDuration))
-                shown = try effects.apply(to: frame, at: time, source: "\(track.name) (stream \(stream.id))")
-            }
-            serial += 1
-            let callTime = track.callTime(ofMediaTime: timeBase.seconds(shown.pts))
-            guard queue.put(CallFrame(frame: shown, callTime: callTime, serial: serial)) else { return false }
-            return true
-        }
-        func receiveAll() throws(ReplayError) -> Bool {
-            while true {
-                let frame = shells.takeShell()
-                let result: CodecOutput
-                do { result = try decoder.receive(into: frame) } catch {
-                    frame.recycle()
-                    try noteProblem(error.message)
-                    continue
-                }
-                guard result == .produced else {
-                    frame.recycle()
-                    return true
-                }
-                guard try emit(frame) else { return false }
-            }
-        }
         if let seekTarget, demuxer.seek(toSeconds: seekTarget) {
             // Only a keyframe at or before the target is a good start; past it, the pictures
             // before the target would be missing, so decode from the file's start after all.
+            let packet = Packet()
             var first: Int64?
             while first == nil, (try? demuxer.read(into: packet)) == true {
                 if packet.streamIndex == videoIndex { first = packet.pts != noPTS ? packet.pts : packet.dts }
@@ -210,70 +139,25 @@ final class TrackFrames: @unchecked Sendable {
                 demuxer.seek(toSeconds: seekTarget)
             } else {
                 demuxer = try Demuxer(url: track.path)
-                demuxer.keepOnly(streams: [videoIndex])
             }
         }
-        var demuxerErrorsSeen = demuxer.reportedErrors
-        // Where the last packet read lies (seconds, the file's clock): damage the demuxer skips lies after it.
-        var lastPacketSeconds: Double?
-        while true {
-            do {
-                guard try demuxer.read(into: packet) else { break }
-            } catch {
-                // A damaged tail (an archive cut short): keep what was read.
-                try noteProblem(error.message)
-                break
+        let source = FrameSource(demuxer: demuxer, stream: video, decoder: decoder, repairs: true, counters: counters, readErrorEndsStream: true)
+        var firstPTS: Int64?
+        var serial = 0
+        while let frame = try source.next() {
+            let first = firstPTS ?? frame.pts
+            firstPTS = first
+            var shown = frame
+            if let effects {
+                let time = FrameTime(index: serial, pts: frame.pts, seconds: timeBase.seconds(frame.pts - first),
+                                     streamSeconds: timeBase.seconds(frame.pts), duration: timeBase.seconds(frame.duration))
+                shown = try effects.apply(to: frame, at: time, source: "\(track.name) (stream \(stream.id))")
             }
-            guard packet.streamIndex == videoIndex else { packet.unref(); continue }
-            let time = packet.pts != noPTS ? packet.pts : packet.dts
-            let seconds = time == noPTS ? nil : timeBase.seconds(time)
-            if demuxer.reportedErrors > demuxerErrorsSeen {
-                demuxerErrorsSeen = demuxer.reportedErrors
-                try noteProblem("the demuxer skipped damaged data " + (lastPacketSeconds.map { String(format: "after %.3f s", $0) } ?? "")
-                                + (seconds.map { String(format: " before %.3f s", $0) } ?? ""))
-            }
-            lastPacketSeconds = seconds ?? lastPacketSeconds
-            do { try decoder.send(packet) } catch { try noteProblem(error.message) }
-            packet.unref()
-            guard try receiveAll() else { return }
+            serial += 1
+            let callTime = track.callTime(ofMediaTime: timeBase.seconds(shown.pts))
+            guard queue.put(CallFrame(frame: shown, callTime: callTime, serial: serial)) else { return }
         }
-        if demuxer.reportedErrors > demuxerErrorsSeen {
-            try noteProblem("the demuxer skipped damaged data" + (lastPacketSeconds.map { String(format: " after %.3f s", $0) } ?? ""))
-        }
-        do { try decoder.send(nil) } catch { try noteProblem(error.message) }
-        guard try receiveAll(), let last = previousPTS else { return }
-        let end = timeBase.seconds(last + max(previousDuration, frameTicks))
-        if let warning = demuxer.cutShortWarning(ofVideoStream: videoIndex, endingAt: end) {
-            // Counted as damage by the composition's report; here only against the limit.
-            let count = counters.withLock { $0.cutShort = warning; return $0.decodeErrors + 1 }
-            if let maxDecodeErrors, count > maxDecodeErrors { throw tooDamaged(warning) }
-        }
-    }
-
-    /// Counts a decode or read error; the first is kept for the warning that names the stream.
-    /// Past ``ComposeOptions/maxDecodeErrors`` the track fails, and the composition with it.
-    private func noteProblem(_ message: String) throws(ReplayError) {
-        let count = counters.withLock {
-            $0.decodeErrors += 1
-            if $0.firstProblem == nil { $0.firstProblem = message }
-            return $0.decodeErrors
-        }
-        if let maxDecodeErrors, count > maxDecodeErrors { throw tooDamaged(message) }
-    }
-
-    /// The failure of a track damaged past the limit, naming the stream, its participant and its file.
-    private func tooDamaged(_ message: String) -> ReplayError {
-        let limit = maxDecodeErrors ?? 0
-        return .badInput("stream \(stream.id) (\(stream.name), \(track.path)): \(message); "
-                         + (limit == 0 ? "stopping (--strict or --max-decode-errors 0)" : "more than \(limit) damaged packets or pictures (--max-decode-errors)"))
-    }
-
-    private func noteSize(_ frame: Frame) {
-        counters.withLock { counters in
-            counters.decoded += 1
-            let size = (frame.width, frame.height)
-            if let last = counters.lastSize, last != size { counters.resolutionChanges += 1 }
-            counters.lastSize = size
-        }
+        // Counted as damage by the composition's report; here only against the limit.
+        try counters.countCutShort(of: track.path)
     }
 }

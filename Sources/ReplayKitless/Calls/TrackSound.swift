@@ -13,14 +13,14 @@ final class TrackSound {
     /// The stream the track belongs to, for messages.
     let streamID: String
     /// Packets the decoder refused (damaged media, a file cut short), concealed as silence.
-    var damagedPackets: Int { frames.decodeErrors }
+    var damagedPackets: Int { frames.counters.counts.decodeErrors }
 
     static let gapTolerance = 0.020
 
     private let rate: Int
-    private let frames: StreamFrames
+    private let frames: FrameSource
     private var decoder: Decoder { frames.decoder }
-    /// The frame being placed (from ``StreamFrames/next()``).
+    /// The frame being placed (from ``FrameSource/next()``), recycled when the next is decoded.
     private var frame = Frame()
     private var resampler: Resampler?
     private let samples = PositionedSamples()
@@ -47,8 +47,8 @@ final class TrackSound {
         guard let audio = demuxer.streams.first(where: { $0.kind == .audio }) else {
             throw .badInput("\(track.path): stream \(streamID): no audio stream")
         }
-        frames = StreamFrames(demuxer: demuxer, stream: audio, decoder: try Decoder(demuxer: demuxer, stream: audio.index, threads: 1),
-                              readErrorEndsStream: true)
+        frames = FrameSource(demuxer: demuxer, stream: audio, decoder: try Decoder(demuxer: demuxer, stream: audio.index, threads: 1),
+                             repairs: false, readErrorEndsStream: true)
         let mediaTime = track.mediaTime(ofCallTime: Double(position) / Double(rate))
         if mediaTime - track.mediaStart > Self.seekDistance { seek(to: mediaTime) }
         samples.restart(at: position)
@@ -161,6 +161,7 @@ final class TrackSound {
     /// Decodes the next frame into `frame`; `false` at the end.
     private func decodeFrame() throws(ReplayError) -> Bool {
         guard let next = try frames.next() else { return false }
+        frame.recycle()
         frame = next
         return true
     }

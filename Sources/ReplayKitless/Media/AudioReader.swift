@@ -2,7 +2,8 @@ import CFFmpeg
 
 /// Decodes the first audio stream of a file to mono float samples with their presentation times:
 /// for checking sound against pictures (A/V sync probes). Encoder priming is dropped by the
-/// decoder (the container's skip-samples), so times are those a player uses.
+/// decoder (the container's skip-samples), so times are those a player uses. Packets the decoder
+/// rejects are skipped (``FrameSource``), as every reader skips them.
 package final class AudioReader {
     /// One decoded frame: when its first sample plays and its samples, channels averaged.
     package struct Chunk: Sendable {
@@ -12,41 +13,21 @@ package final class AudioReader {
     }
 
     package let stream: StreamInfo
-    private let demuxer: Demuxer
-    private let decoder: Decoder
-    private let packet = Packet()
-    private let frame = Frame()
-    private var draining = false
-    private var finished = false
+    private let source: FrameSource
 
     /// Opens the first audio stream of `url`; `badInput` when there is none.
     package init(url: String) throws(ReplayError) {
-        demuxer = try Demuxer(url: url)
+        let demuxer = try Demuxer(url: url)
         guard let audio = demuxer.streams.first(where: { $0.kind == .audio }) else { throw .badInput("\(url): no audio stream") }
         stream = audio
-        decoder = try Decoder(demuxer: demuxer, stream: audio.index)
-        demuxer.keepOnly(streams: [audio.index])
+        source = FrameSource(demuxer: demuxer, stream: audio, decoder: try Decoder(demuxer: demuxer, stream: audio.index), repairs: false)
     }
 
     /// The next decoded frame, or `nil` at the end of the stream.
     package func next() throws(ReplayError) -> Chunk? {
-        while !finished {
-            switch try decoder.receive(into: frame) {
-            case .produced: return try chunk(of: frame)
-            case .endOfStream: finished = true
-            case .needsInput:
-                if draining {
-                    finished = true
-                } else if try demuxer.read(into: packet) {
-                    if packet.streamIndex == stream.index { try decoder.send(packet) }
-                    packet.unref()
-                } else {
-                    draining = true
-                    try decoder.send(nil)
-                }
-            }
-        }
-        return nil
+        guard let frame = try source.next() else { return nil }
+        defer { frame.recycle() }
+        return try chunk(of: frame)
     }
 
     private func chunk(of frame: Frame) throws(ReplayError) -> Chunk {
@@ -58,7 +39,7 @@ package final class AudioReader {
         let bytes = Int(av_get_bytes_per_sample(format))
         guard channels > 0, let planes = f.extended_data,
               [AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_S16, AV_SAMPLE_FMT_S32, AV_SAMPLE_FMT_DBL].contains(packed) else {
-            throw .processing("\(demuxer.url): audio sample format \(String(cString: av_get_sample_fmt_name(format))) is not supported")
+            throw .processing("\(source.demuxer.url): audio sample format \(String(cString: av_get_sample_fmt_name(format))) is not supported")
         }
         /// Sample `index` of `channel`, scaled to −1…1.
         func value(_ channel: Int, _ index: Int) -> Float {
@@ -74,6 +55,6 @@ package final class AudioReader {
         let samples = (0..<count).map { index in
             (0..<channels).reduce(Float(0)) { $0 + value($1, index) } / Float(channels)
         }
-        return Chunk(seconds: decoder.timeBase.seconds(frame.pts), samples: samples)
+        return Chunk(seconds: stream.timeBase.seconds(frame.pts), samples: samples)
     }
 }

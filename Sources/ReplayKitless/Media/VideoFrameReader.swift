@@ -1,15 +1,17 @@
 import CFFmpeg
 
-/// Decodes the frames of one video stream in presentation order (``StreamFrames``), for every
-/// tool that reads pictures (compare, framehash, probe, masks).
+/// Decodes the frames of one video stream in presentation order (``FrameSource``, with the
+/// decoder's own timestamps), for every tool that reads pictures (compare, framehash, probe, masks).
 final class VideoFrameReader {
     let demuxer: Demuxer
     let stream: StreamInfo
-    private let frames: StreamFrames
+    private let source: FrameSource
+    /// The frame ``next()`` gave last, recycled at the next call.
+    private var lent: Frame?
     private let converted = Frame()
     private let scaler = Scaler()
     /// Packets the decoder rejected as corrupt (skipped).
-    var decodeErrors: Int { frames.decodeErrors }
+    var decodeErrors: Int { source.counters.counts.decodeErrors }
 
     /// Opens the best video stream of `url` (or stream `index`).
     /// - Parameters:
@@ -26,11 +28,15 @@ final class VideoFrameReader {
         if !imageSequence { try chosen.requireQuarterTurns(of: url) }
         stream = chosen
         let decoder = try Decoder(demuxer: demuxer, stream: chosen.index, threads: threads, keyframesOnly: keyframesOnly, alpha: alpha)
-        frames = StreamFrames(demuxer: demuxer, stream: chosen, decoder: decoder)
+        source = FrameSource(demuxer: demuxer, stream: chosen, decoder: decoder, repairs: false)
     }
 
     /// The next decoded frame, valid until the next call; `nil` at the end of the stream.
-    func next() throws(ReplayError) -> Frame? { try frames.next() }
+    func next() throws(ReplayError) -> Frame? {
+        lent?.recycle()
+        lent = try source.next()
+        return lent
+    }
 
     /// An 8-bit planar view of `frame` (a frame from ``next()``): the frame itself when it is
     /// 8-bit planar Y'CbCr, else a 4:2:0 conversion in a buffer reused between calls.

@@ -113,32 +113,25 @@ private final class RenderSession: @unchecked Sendable {
     /// 720p) and the decoder buffer behind it: 8 made peak RSS 1.14× ffmpeg's, 4 makes it 1.08×.
     let decoded = BoundedQueue<Frame>(capacity: 4)
     let processed = BoundedQueue<Frame>(capacity: 4)
-    let shells = FramePool(keepsBuffers: false)
     let buffers = FramePool(keepsBuffers: true)
     let failure = Locked<ReplayError?>(nil)
     /// The process stage's lanes, when it runs several frames at once.
     let inFlight = Locked<FramesInFlight<Frame, Frame>?>(nil)
     let framesDone = Atomic<Int>(0)
     let counters = Locked(Counters())
+    /// The video's decoding: pictures, damage (against `--max-decode-errors`), a cut-short end.
+    let sourceCounters: SourceCounters
 
     struct Counters {
-        var decoded = 0
-        var decodeErrors = 0
-        var badTimestamps = 0
         var badPackets = 0
-        var resolutionChanges = 0
-        var lastSize: (Int, Int)?
         var videoSeconds = 0.0
-        /// Where the last frame ends on the input's clock, seconds.
-        var videoEnd = 0.0
         /// Frames given a pose SEI (`embedPoses`).
         var framesWithPoseSEI = 0
-        /// Each damage counted, with its stream and time, for the report and the warnings.
-        var damage: [RenderReport.Damage] = []
     }
 
     init(options: RenderOptions, extraEffects: [any FrameEffect]) throws(ReplayError) {
         self.options = options
+        sourceCounters = SourceCounters(limit: options.maxDecodeErrors)
         demuxer = try Demuxer(url: options.input)
         guard let video = demuxer.bestVideoStream else { throw .badInput("\(options.input): no video stream") }
         try video.requireQuarterTurns(of: options.input)
@@ -368,130 +361,37 @@ private final class RenderSession: @unchecked Sendable {
     // MARK: Stage 1: demux and decode
 
     private func decodeStage() throws(ReplayError) {
-        let packet = Packet()
-        var pending: Frame?
-        // The last whole frame length seen, for the last frame.
-        var previousGap: Int64?
-        var reportedErrorsSeen = 0
-        var demuxerErrorsSeen = demuxer.reportedErrors
-        // Where the last video packet read lies, seconds on the input's clock: damage the demuxer
-        // skips lies between it and the next.
-        var lastVideoPacketSeconds: Double?
+        defer { decoded.close() }
         // Per copied output stream, the last decode time written.
         var lastCopiedDTS: [Int: Int64] = [:]
-        defer { decoded.close() }
+        let source = FrameSource(demuxer: demuxer, stream: demuxer.streams[videoIndex], decoder: decoder, repairs: true,
+                                 counters: sourceCounters, readErrorEndsStream: true) { [self] (packet) throws(ReplayError) in
+            guard let out = copied[packet.streamIndex],
+                  // Packets an edit list cuts (before a cut made with `-ss … -c copy`) are never played,
+                  // like the video frames there; a container without edit lists would play them.
+                  !(packet.isDiscarded && !muxer.isMP4Family), isInTrim(packet) else { return packet.unref() }
+            if packet.dts != noPTS, let last = lastCopiedDTS[out], packet.dts < last || (packet.dts == last && muxer.needsIncreasingTimestamps) {
+                counters.withLock { $0.badPackets += 1 }
+                return packet.unref()
+            }
+            if packet.dts != noPTS { lastCopiedDTS[out] = packet.dts }
+            try muxer.write(packet, stream: out)
+        }
         if let trim { demuxer.seek(toSeconds: timeBase.seconds(trim.start)) }
-        /// Hands a frame on; `false` stops decoding (a failure elsewhere, or the trim's end).
-        func emit(_ frame: Frame) -> Bool {
+        while !failed, let frame = try source.next() {
             if let trim {
                 if let end = trim.end, frame.pts >= end {
                     frame.recycle()
-                    return false
+                    return
                 }
                 // (The frame shown at the cut is kept: the encoder starts it there.)
                 if frame.pts + frame.duration <= trim.start {
                     frame.recycle()
-                    return true
+                    continue
                 }
                 if let end = trim.end { frame.duration = min(frame.duration, end - frame.pts) }
             }
-            return decoded.put(frame)
-        }
-        func receiveAll() throws(ReplayError) -> Bool {
-            while true {
-                let frame = shells.takeShell()
-                let result: CodecOutput
-                do { result = try decoder.receive(into: frame) } catch {
-                    frame.recycle()
-                    try noteDecodeError(error)
-                    continue
-                }
-                guard result == .produced else {
-                    frame.recycle()
-                    return true
-                }
-                do { try decoder.checkSize(of: frame) } catch {
-                    frame.recycle()
-                    throw error
-                }
-                noteSize(frame)
-                let reported = decoder.reportedErrors
-                if frame.isDamaged || reported > reportedErrorsSeen {
-                    reportedErrorsSeen = reported
-                    do {
-                        let seconds = timeBase.seconds(frame.pts)
-                        try noteDecodeError(.badInput("\(options.input): stream \(videoIndex): damaged picture at \(String(format: "%.3f", seconds)) s (concealed by the decoder)"),
-                                            at: seconds)
-                    } catch {
-                        frame.recycle()
-                        throw error
-                    }
-                }
-                if frame.pts == noPTS { frame.pts = UntimedFrames.pts(after: pending.map { ($0.pts, $0.duration) }, frameTicks: frameTicks) }
-                if let previous = pending {
-                    guard frame.pts > previous.pts else {
-                        counters.withLock { $0.badTimestamps += 1 }
-                        frame.recycle()
-                        continue
-                    }
-                    previous.duration = frame.pts - previous.pts
-                    previousGap = previous.duration
-                    guard emit(previous) else { return false }
-                }
-                pending = frame
-            }
-        }
-        while !failed {
-            do {
-                guard try demuxer.read(into: packet) else { break }
-            } catch {
-                // A damaged tail: keep what was read unless the user asked for strictness.
-                try noteDecodeError(error, at: lastVideoPacketSeconds, kind: .read)
-                break
-            }
-            let demuxerErrors = demuxer.reportedErrors
-            if packet.streamIndex == videoIndex || demuxerErrors > demuxerErrorsSeen {
-                let time = packet.pts != noPTS ? packet.pts : packet.dts
-                let seconds = time == noPTS ? nil : demuxer.streams[packet.streamIndex].timeBase.seconds(time)
-                if demuxerErrors > demuxerErrorsSeen {
-                    demuxerErrorsSeen = demuxerErrors
-                    try noteDemuxerDamage(from: lastVideoPacketSeconds, to: seconds)
-                }
-                if packet.streamIndex == videoIndex, let seconds { lastVideoPacketSeconds = seconds }
-            }
-            if packet.streamIndex == videoIndex {
-                do { try decoder.send(packet) } catch {
-                    try noteDecodeError(.badInput("\(error.message) (stream \(videoIndex), packet at \(lastVideoPacketSeconds.map { String(format: "%.3f s", $0) } ?? "an unknown time"))"),
-                                        at: lastVideoPacketSeconds, passing: error)
-                }
-                packet.unref()
-                guard try receiveAll() else { return }
-            } else if let out = copied[packet.streamIndex] {
-                // Packets an edit list cuts (before a cut made with `-ss … -c copy`) are never played,
-                // like the video frames there; a container without edit lists would play them.
-                if packet.isDiscarded && !muxer.isMP4Family || !isInTrim(packet) {
-                    packet.unref()
-                    continue
-                }
-                if packet.dts != noPTS, let last = lastCopiedDTS[out], packet.dts < last || (packet.dts == last && muxer.needsIncreasingTimestamps) {
-                    counters.withLock { $0.badPackets += 1 }
-                    packet.unref()
-                    continue
-                }
-                if packet.dts != noPTS { lastCopiedDTS[out] = packet.dts }
-                try muxer.write(packet, stream: out)
-            } else {
-                packet.unref()
-            }
-        }
-        if demuxer.reportedErrors > demuxerErrorsSeen { try noteDemuxerDamage(from: lastVideoPacketSeconds, to: nil) }
-        // Draining can report damage too (frame threads finishing): counted like any other.
-        do { try decoder.send(nil) } catch { try noteDecodeError(error) }
-        guard try receiveAll() else { return }
-        if let last = pending {
-            last.duration = LastFrameDuration.ticks(pts: last.pts, own: last.duration, previousGap: previousGap,
-                                                    declaredEnd: demuxer.declaredEnd(ofStream: videoIndex))
-            _ = emit(last)
+            guard decoded.put(frame) else { return }
         }
     }
 
@@ -501,49 +401,6 @@ private final class RenderSession: @unchecked Sendable {
         let source = demuxer.stream(packet.streamIndex).pointee.time_base
         let pts = av_rescale_q(packet.pts, source, timeBase.av)
         return pts >= trim.start && trim.end.map { pts < $0 } ?? true
-    }
-
-    /// Counts the data the demuxer logged errors on and skipped (a resync past overwritten bytes,
-    /// a block of an unknown track) as damage to the video stream, lying between the video packet
-    /// before (`start`) and the packet read after it (`end`), seconds on the input's clock.
-    private func noteDemuxerDamage(from start: Double?, to end: Double?) throws(ReplayError) {
-        let span = switch (start, end) {
-        case let (start?, end?): String(format: "between %.3f s and %.3f s", start, end)
-        case let (start?, nil): String(format: "after %.3f s", start)
-        case let (nil, end?): String(format: "before %.3f s", end)
-        case (nil, nil): "at an unknown time"
-        }
-        try noteDecodeError(.badInput("\(options.input): stream \(videoIndex): the demuxer skipped damaged data \(span)"),
-                            at: start ?? end, until: end, kind: .demuxer)
-    }
-
-    /// Counts a decode or read error; past `--max-decode-errors` (0 with `--strict`) the render fails.
-    /// - Parameters:
-    ///   - seconds: where the damage lies on the input's clock (its start, with `until` its end).
-    ///   - passing: the error to throw instead when it is no damage (out of memory).
-    private func noteDecodeError(_ error: ReplayError, at seconds: Double? = nil, until end: Double? = nil,
-                                 kind: RenderReport.Damage.Kind = .decoder, passing original: ReplayError? = nil) throws(ReplayError) {
-        guard (original ?? error).kind == .badInput else { throw original ?? error }  // out of memory is no damage to skip
-        let (count, frames) = counters.withLock { counters in
-            counters.decodeErrors += 1
-            counters.damage.append(RenderReport.Damage(stream: videoIndex, kind: kind, seconds: seconds, endSeconds: end, message: error.message))
-            return (counters.decodeErrors, counters.decoded)
-        }
-        let place = "\(error.message) (after frame \(frames))"
-        if let limit = options.maxDecodeErrors, count > limit {
-            throw .badInput(limit == 0 ? "\(place); stopping (--strict or --max-decode-errors 0)"
-                                       : "\(place); more than \(limit) decode errors (--max-decode-errors)")
-        }
-        if count == 1 { ReplayLog.warning("\(place), continuing") }
-    }
-
-    private func noteSize(_ frame: Frame) {
-        counters.withLock { counters in
-            counters.decoded += 1
-            let size = (frame.width, frame.height)
-            if let last = counters.lastSize, last != size { counters.resolutionChanges += 1 }
-            counters.lastSize = size
-        }
     }
 
     // MARK: Stage 2: orient, scale, apply effects
@@ -575,10 +432,7 @@ private final class RenderSession: @unchecked Sendable {
     /// The frame's time from `clock`, noting how far the video has got for the report.
     private func time(of frame: Frame, by clock: inout FrameClock) -> FrameTime {
         let (time, outputSeconds) = clock.time(of: frame, timeBase: timeBase)
-        counters.withLock {
-            $0.videoSeconds = outputSeconds
-            $0.videoEnd = time.streamSeconds + time.duration
-        }
+        counters.withLock { $0.videoSeconds = outputSeconds }
         return time
     }
 
@@ -716,13 +570,14 @@ private final class RenderSession: @unchecked Sendable {
     }
 
     func finish() throws(ReplayError) -> RenderReport {
-        let counts = counters.withLock { $0 }
+        let counts = counters.withLock { $0 }, source = sourceCounters.counts
         // A video without a single picture is no render (an index with its data cut off, say).
         guard framesDone.load(ordering: .relaxed) > 0 else {
             throw .badInput("\(options.input): no video frame could be decoded"
-                            + (counts.decodeErrors > 0 ? " (\(counts.decodeErrors) decode errors)" : ""))
+                            + (source.decodeErrors > 0 ? " (\(source.decodeErrors) decode errors)" : ""))
         }
-        let cutShort = counts.decoded > 0 && trim?.end == nil ? demuxer.cutShortWarning(ofVideoStream: videoIndex, endingAt: counts.videoEnd) : nil
+        // (A render cut with --to stops before the end: whether the file reaches it is not known.)
+        let cutShort = trim?.end == nil ? source.cutShort : nil
         let effectLines = effects.list.map { ($0.name, $0.reportLines()) }
         // A damaged mask video counts too: its frames silently took the mask before; so does one
         // cut short (its frames then held the last mask).
@@ -732,37 +587,34 @@ private final class RenderSession: @unchecked Sendable {
         if case .video(let path)? = options.background?.mask { maskFile = path }
         // Damage like a decode error: past --max-decode-errors (--strict) nothing is written.
         if let limit = options.maxDecodeErrors {
-            var damage = counts.decodeErrors
-            // A file cut off mid-cluster: the demuxer's error at its end is already this damage, counted once.
-            let cutOffCounted = counts.damage.last.map { $0.kind == .demuxer && $0.endSeconds == nil } ?? false
-            for (count, message) in [(cutShort == nil || cutOffCounted ? 0 : 1, "\(options.input): \(cutShort ?? "")"),
-                                     (maskErrors, "\(maskFile): \(maskErrors) damaged packets; stopping (--strict or --max-decode-errors)"),
+            var damage = cutShort == nil ? source.decodeErrors : try sourceCounters.countCutShort(of: options.input)
+            for (count, message) in [(maskErrors, "\(maskFile): \(maskErrors) damaged packets; stopping (--strict or --max-decode-errors)"),
                                      (maskCutShort == nil ? 0 : 1, "\(maskFile): \(maskCutShort ?? "")")] where count > 0 {
                 damage += count
                 if damage > limit { throw .badInput(message) }
             }
         }
         try muxer.finish(commit: false)
-        report.framesDecoded = counts.decoded
+        report.framesDecoded = source.decoded
         report.framesEncoded = framesDone.load(ordering: .relaxed)
-        report.decodeErrors = counts.decodeErrors
-        report.framesWithBadTimestamps = counts.badTimestamps
+        report.decodeErrors = source.decodeErrors
+        report.framesWithBadTimestamps = source.badTimestamps
         report.packetsWithBadTimestamps = counts.badPackets
-        report.resolutionChanges = counts.resolutionChanges
+        report.resolutionChanges = source.resolutionChanges
         report.videoSeconds = counts.videoSeconds
         // (Not yet moved into place: the file is still under its temporary name.)
         report.output.bytes = (try? FileManager.default.attributesOfItem(atPath: muxer.output.temporaryPath)[.size] as? Int64) ?? 0
         for (name, lines) in effectLines { report.effects[name] = lines }
         if let framePoses { report.effects["poses"] = framePoses.timeline.report.counts }
         if options.embedPoses { report.effects["poses", default: [:]]["framesWithPoseSEI"] = counts.framesWithPoseSEI }
-        report.damage = counts.damage
-        if counts.decodeErrors > 0 { report.warnings.append("\(counts.decodeErrors) decode errors skipped") }
-        for damage in counts.damage.prefix(RenderReport.Damage.warningsListed) { report.warnings.append(damage.message) }
-        if counts.damage.count > RenderReport.Damage.warningsListed {
-            report.warnings.append("\(counts.damage.count - RenderReport.Damage.warningsListed) more damaged places (see the report's damage list)")
+        report.damage = source.damage
+        if source.decodeErrors > 0 { report.warnings.append("\(source.decodeErrors) decode errors skipped") }
+        for damage in source.damage.prefix(RenderReport.Damage.warningsListed) { report.warnings.append(damage.message) }
+        if source.damage.count > RenderReport.Damage.warningsListed {
+            report.warnings.append("\(source.damage.count - RenderReport.Damage.warningsListed) more damaged places (see the report's damage list)")
         }
         if maskErrors > 0 { report.warnings.append("\(maskFile): \(maskErrors) damaged packets skipped (their frames kept the mask before)") }
-        if counts.badTimestamps > 0 { report.warnings.append("\(counts.badTimestamps) frames with non-increasing timestamps dropped") }
+        if source.badTimestamps > 0 { report.warnings.append("\(source.badTimestamps) frames with non-increasing timestamps dropped") }
         if counts.badPackets > 0 {
             report.warnings.append("\(counts.badPackets) copied packets (audio…) whose timestamps went back dropped")
         }
