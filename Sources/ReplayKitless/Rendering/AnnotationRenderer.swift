@@ -159,11 +159,13 @@ package final class AnnotationRenderer: @unchecked Sendable {
             guard anchor.depth > camera.clippingNear else { continue }
             // Clear of the shape: most of its projected radius, plus a little air.
             let radius = camera.focal.fy * placed.annotation.size / 2 / anchor.depth
-            let layer = labelLayer(for: image)
+            let renderer = LabelRenderer(glyphs: try glyphCache(), colorSpace: image.colorSpace), clearance = 0.7 * radius + 3
+            guard let place = renderer.placement(size: placed.annotation.labelSize, anchorX: anchor.x, anchorY: anchor.y,
+                                                 clearance: clearance) else { continue }
+            // The plate's rows, and an em above and below for glyphs reaching past it.
+            let layer = labelLayer(for: image, rows: Int(place.top) - place.em..<Int(place.top + place.plateHeight) + place.em)
             let (drawn, kept) = labelPictures.draw(label, size: placed.annotation.labelSize, anchorX: anchor.x, anchorY: anchor.y,
-                                                   clearance: 0.7 * radius + 3,
-                                                   with: LabelRenderer(glyphs: try glyphCache(), colorSpace: image.colorSpace),
-                                                   colorSpace: image.colorSpace, into: layer)
+                                                   clearance: clearance, with: renderer, colorSpace: image.colorSpace, into: layer)
             spent += Double(drawn)
             guard spent <= budget else {
                 layer.clear()
@@ -180,11 +182,21 @@ package final class AnnotationRenderer: @unchecked Sendable {
         }
     }
 
-    /// The frame-sized layer labels are drawn in, made (again) when the frame size changes.
-    private func labelLayer(for image: YUVImage) -> RenderLayer {
-        if let labelLayer, labelLayer.width == image.width, labelLayer.height == image.height { return labelLayer }
-        let layer = RenderLayer(width: image.width, height: image.height)
-        labelLayer = layer
+    /// The layer a label is drawn in: a window of the frame as wide as it, over `rows` (as far as
+    /// the frame reaches), its top on an even row (the compositor reads 2×2 blocks). Inside the
+    /// frame, it clips and keeps labels as a frame-sized layer does, at a few rows' memory: a
+    /// frame-sized one cost every process lane 14.7 MB at 720p (issue #37). Made again when the
+    /// frame's size changes or a label needs more rows.
+    private func labelLayer(for image: YUVImage, rows: Range<Int>) -> RenderLayer {
+        let height = min(image.height, (rows.count + 2) & ~1)
+        let layer: RenderLayer
+        if let labelLayer, labelLayer.width == image.width, labelLayer.height >= height, labelLayer.height <= image.height {
+            layer = labelLayer
+        } else {
+            layer = RenderLayer(width: image.width, height: height)
+            labelLayer = layer
+        }
+        layer.move(toX: 0, y: max(0, min(rows.lowerBound & ~1, image.height - layer.height)))
         return layer
     }
 

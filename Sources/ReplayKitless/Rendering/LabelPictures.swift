@@ -1,7 +1,7 @@
 /// Labels as drawn once, laid again on later frames: a label sits on whole pixels and its pixels
 /// depend only on its text, size and colours, so wherever it lands whole inside the frame it is
 /// composited straight from the picture kept of it (no plate outline or glyph blending again, and
-/// no copy into the frame-sized layer), giving the same bytes. A label cut by the layer's edge is
+/// no copy into the label layer), giving the same bytes. A label cut by the layer's edge is
 /// drawn as usual (and not kept: it is not whole).
 final class LabelPictures {
     private struct Key: Hashable {

@@ -26,7 +26,7 @@ struct LabelRenderer {
         guard let place = placement(size: size, anchorX: anchorX, anchorY: anchorY, clearance: clearance) else { return 0 }
         let em = place.em, metrics = place.metrics, padX = place.padX, padY = place.padY
         let plateHeight = place.plateHeight, left = place.left, top = place.top
-        let visibleText = Double(layer.width) - left - padX
+        let visibleText = Double(layer.bounds.maxX) - left - padX
         var textWidth = 0.0
         for scalar in label.unicodeScalars where scalar.value >= 0x20 {
             guard textWidth < visibleText else { break }
@@ -39,7 +39,7 @@ struct LabelRenderer {
         var pen = left + padX
         let baseline = Int(top + padY + metrics.ascender.rounded())
         for scalar in label.unicodeScalars where scalar.value >= 0x20 {
-            guard pen < Double(layer.width) else { break }
+            guard pen < Double(layer.bounds.maxX) else { break }
             let glyph = glyphs.glyph(scalar.value, size: em)
             drawn += stamp(glyph, x: Int(pen.rounded()) + glyph.left, y: baseline - glyph.top, into: layer)
             pen += glyph.advance
@@ -66,7 +66,7 @@ struct LabelRenderer {
     /// from each pixel centre to the outline.
     private func fillPlate(left: Double, top: Double, width: Double, height: Double, radius: Double, into layer: RenderLayer) -> Int {
         let rect = PixelBounds.covering(x0: left, y0: top, x1: left + width, y1: top + height,
-                                      width: layer.width, height: layer.height).intersection(layer.bounds)
+                                      width: layer.bounds.maxX, height: layer.bounds.maxY).intersection(layer.bounds)
         guard !rect.isEmpty else { return 0 }
         layer.touch(rect)
         let halfWidth = width / 2, halfHeight = height / 2
