@@ -78,9 +78,12 @@ final class AnnotationEffect: SplitFrameEffect {
         sceneTimeOrigin = try poses.settings.sceneTimeOrigin(for: scan, scene: scene, file: settings.scene)
         let placed = try scene.placed(frames: frames, sceneTimeOrigin: sceneTimeOrigin, file: settings.scene)
         self.placed = placed
+        // The first lane's renderer makes the meshes; the lanes added later share them.
+        var first: AnnotationRenderer?
         lanes = try LaneStates(throwing: { () throws(ReplayError) -> Lane in
-            let renderer = AnnotationRenderer(options: options)
+            let renderer = AnnotationRenderer(options: options, sharingMeshesWith: first)
             try renderer.prepare(scene.annotations, scene: settings.scene)
+            if first == nil { first = renderer }
             return Lane(renderer: renderer, capacity: placed.count)
         })
     }

@@ -45,7 +45,7 @@ package final class AnnotationRenderer: @unchecked Sendable {
     /// The colour of stems (a neutral grey).
     static let stemColor = RGBAColor(red: 142, green: 142, blue: 147)
 
-    /// Frame-sized, for labels (shapes are blended tile by tile); made at the first label.
+    /// For labels, a window around the one being drawn (shapes are blended tile by tile); made at the first label.
     private var labelLayer: RenderLayer?
     private let rasterizer: MeshRasterizer
     /// Stems are a few pixels wide: eight sides are plenty.
@@ -64,11 +64,15 @@ package final class AnnotationRenderer: @unchecked Sendable {
     /// Annotation indices far to near, rebuilt each frame in place.
     private var order: [(depth: Double, index: Int)] = []
 
-    /// A renderer for frames of any size (buffers follow the frames they are given).
-    package init(options: Options = Options()) {
+    /// A renderer for frames of any size (buffers follow the frames they are given). With `other`,
+    /// it starts with the meshes `other` has made: each process lane has a renderer, and the meshes
+    /// (every tessellation of every round shape, with their edges) are read-only once made, so
+    /// lanes share one copy of them (Swift arrays share storage until written) instead of one each.
+    package init(options: Options = Options(), sharingMeshesWith other: AnnotationRenderer? = nil) {
         self.options = options
         rasterizer = MeshRasterizer(lighting: Lighting(ambient: options.ambient))
-        stemEdges = MeshEdges(stemMesh)
+        stemEdges = other?.stemEdges ?? MeshEdges(stemMesh)
+        meshes = other?.meshes ?? [:]
     }
 
     /// Loads what `annotations` need (meshes, and the font when any has a label) so that bad files
@@ -162,8 +166,11 @@ package final class AnnotationRenderer: @unchecked Sendable {
             let renderer = LabelRenderer(glyphs: try glyphCache(), colorSpace: image.colorSpace), clearance = 0.7 * radius + 3
             guard let place = renderer.placement(size: placed.annotation.labelSize, anchorX: anchor.x, anchorY: anchor.y,
                                                  clearance: clearance) else { continue }
-            // The plate's rows, and an em above and below for glyphs reaching past it.
-            let layer = labelLayer(for: image, rows: Int(place.top) - place.em..<Int(place.top + place.plateHeight) + place.em)
+            // The plate, and an em all round for glyphs reaching past it.
+            let plateWidth = renderer.plateWidth(of: label, em: place.em, padX: place.padX, left: place.left, rightEdge: image.width)
+            let layer = labelLayer(for: image, around: PixelBounds(minX: Int(place.left) - place.em, minY: Int(place.top) - place.em,
+                                                                   maxX: Int(place.left + plateWidth) + place.em,
+                                                                   maxY: Int(place.top + place.plateHeight) + place.em))
             let (drawn, kept) = labelPictures.draw(label, size: placed.annotation.labelSize, anchorX: anchor.x, anchorY: anchor.y,
                                                    clearance: clearance, with: renderer, colorSpace: image.colorSpace, into: layer)
             spent += Double(drawn)
@@ -182,21 +189,24 @@ package final class AnnotationRenderer: @unchecked Sendable {
         }
     }
 
-    /// The layer a label is drawn in: a window of the frame as wide as it, over `rows` (as far as
-    /// the frame reaches), its top on an even row (the compositor reads 2×2 blocks). Inside the
-    /// frame, it clips and keeps labels as a frame-sized layer does, at a few rows' memory: a
-    /// frame-sized one cost every process lane 14.7 MB at 720p (issue #37). Made again when the
-    /// frame's size changes or a label needs more rows.
-    private func labelLayer(for image: YUVImage, rows: Range<Int>) -> RenderLayer {
-        let height = min(image.height, (rows.count + 2) & ~1)
+    /// The layer a label is drawn in: a window of the frame over `rect` (as far as the frame
+    /// reaches), its corner on even pixels (the compositor reads 2×2 blocks). Inside the frame, it
+    /// clips and keeps labels as a frame-sized layer does, at a label's memory: a frame-sized one
+    /// cost every process lane 14.7 MB at 720p (issue #37). Made again when the frame's size
+    /// changes or a label needs a larger one.
+    private func labelLayer(for image: YUVImage, around rect: PixelBounds) -> RenderLayer {
+        let width = min(image.width, (rect.maxX - rect.minX + 2) & ~1), height = min(image.height, (rect.maxY - rect.minY + 2) & ~1)
         let layer: RenderLayer
-        if let labelLayer, labelLayer.width == image.width, labelLayer.height >= height, labelLayer.height <= image.height {
+        if let labelLayer, labelLayer.width >= width, labelLayer.height >= height,
+           labelLayer.width <= image.width, labelLayer.height <= image.height {
             layer = labelLayer
         } else {
-            layer = RenderLayer(width: image.width, height: height)
+            // (Never smaller than the last one, so labels of several sizes settle on one layer.)
+            layer = RenderLayer(width: min(image.width, max(width, labelLayer?.width ?? 0)),
+                                height: min(image.height, max(height, labelLayer?.height ?? 0)))
             labelLayer = layer
         }
-        layer.move(toX: 0, y: max(0, min(rows.lowerBound & ~1, image.height - layer.height)))
+        layer.move(toX: max(0, min(rect.minX & ~1, image.width - layer.width)), y: max(0, min(rect.minY & ~1, image.height - layer.height)))
         return layer
     }
 

@@ -26,13 +26,7 @@ struct LabelRenderer {
         guard let place = placement(size: size, anchorX: anchorX, anchorY: anchorY, clearance: clearance) else { return 0 }
         let em = place.em, metrics = place.metrics, padX = place.padX, padY = place.padY
         let plateHeight = place.plateHeight, left = place.left, top = place.top
-        let visibleText = Double(layer.bounds.maxX) - left - padX
-        var textWidth = 0.0
-        for scalar in label.unicodeScalars where scalar.value >= 0x20 {
-            guard textWidth < visibleText else { break }
-            textWidth += glyphs.glyph(scalar.value, size: em).advance
-        }
-        let plateWidth = textWidth.rounded(.up) + 2 * padX
+        let plateWidth = plateWidth(of: label, em: em, padX: padX, left: left, rightEdge: layer.bounds.maxX)
         var drawn = fillPlate(left: left, top: top, width: plateWidth, height: plateHeight,
                               radius: min(0.35 * Double(em), plateHeight / 2), into: layer)
 
@@ -45,6 +39,18 @@ struct LabelRenderer {
             pen += glyph.advance
         }
         return drawn
+    }
+
+    /// The width of the plate of `label` at `em` pixels per em whose left edge is at `left`: its
+    /// text measured up to where it passes `rightEdge` (what shows of it), and the padding.
+    func plateWidth(of label: String, em: Int, padX: Double, left: Double, rightEdge: Int) -> Double {
+        let visibleText = Double(rightEdge) - left - padX
+        var textWidth = 0.0
+        for scalar in label.unicodeScalars where scalar.value >= 0x20 {
+            guard textWidth < visibleText else { break }
+            textWidth += glyphs.glyph(scalar.value, size: em).advance
+        }
+        return textWidth.rounded(.up) + 2 * padX
     }
 
     /// Where a label of `size` pixels per em goes for an anchor at pixel (`anchorX`, `anchorY`):
