@@ -15,9 +15,11 @@ public final class Renderer {
         self.init(options: options, extraEffects: [])
     }
 
-    /// - Parameter extraEffects: processing steps of the caller's own, applied after the ones the
-    ///   options ask for (background replacement, annotations).
-    package init(options: RenderOptions, extraEffects: [any FrameEffect]) {
+    /// A render that also runs effects of the caller's own on every frame.
+    /// - Parameter extraEffects: processing steps of the caller's own, applied in order after the
+    ///   ones the options ask for (background replacement, annotations); each is used by this
+    ///   render's processing thread only, so hand a new instance to each render.
+    public init(options: RenderOptions, extraEffects: [any FrameEffect]) {
         self.options = options
         self.extraEffects = extraEffects
     }
