@@ -32,7 +32,7 @@ struct Fxreplay: ParsableCommand {
                 try command.run()
                 return 0
             } catch let error as ReplayError {
-                printError("fxreplay: error: \(error.message)")
+                printError("fxreplay: error: \(OptionFlags.message(of: error))")
                 return error.exitCode
             } catch {
                 let code = exitCode(for: error)

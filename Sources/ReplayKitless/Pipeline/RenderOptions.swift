@@ -75,7 +75,7 @@ public struct RenderOptions: Sendable, Codable, Equatable {
 /// turned into a timestamp or a frame count, which could overflow.
 package func checkTimeOption(_ name: String, _ seconds: Double) throws(ReplayError) {
     guard seconds.isFinite, (0...InputLimits.optionSeconds).contains(seconds) else {
-        throw .usage("\(name) \(seconds): must be a time from 0 to \(Int(InputLimits.optionSeconds)) seconds")
+        throw .usage("`\(name)` \(seconds): must be a time from 0 to \(Int(InputLimits.optionSeconds)) seconds", options: [name])
     }
 }
 

@@ -21,6 +21,8 @@ package final class AtomicOutput: @unchecked Sendable {
     /// `destination` with every symbolic link on the way resolved: one file, one spelling.
     var resolvedDestination: String { URL(fileURLWithPath: destination).resolvingSymlinksInPath().path }
     private let overwrite: Bool
+    /// What the refusal to replace a file calls the option that would: the caller's property.
+    private let overwriteOption: String
     /// The output deliberately rewrites a file the run read (`framehash --check G --update`).
     private let rewritesReadFile: Bool
     private var done = false
@@ -28,10 +30,14 @@ package final class AtomicOutput: @unchecked Sendable {
     /// Checks the destination and reserves a temporary path next to it.
     /// - Parameters:
     ///   - overwrite: replace an existing file instead of refusing.
+    ///   - overwriteOption: the property `overwrite` comes from (`RenderOptions.overwrite`), which the
+    ///     refusal names (``ReplayError/options``); `overwrite`, a call's parameter, by default.
     ///   - inputs: files that must never be written over.
     ///   - rewritesReadFile: the output is meant to replace a file the run has read (a golden file
     ///     being updated), so ``ReadFiles`` does not refuse it; `inputs` still do.
-    package init(path: String, overwrite: Bool, inputs: [String] = [], rewritesReadFile: Bool = false) throws(ReplayError) {
+    package init(path: String, overwrite: Bool, overwriteOption: String = "overwrite", inputs: [String] = [],
+                 rewritesReadFile: Bool = false) throws(ReplayError) {
+        self.overwriteOption = overwriteOption
         let written = path == "-" ? "/dev/stdout" : path
         let url = URL(fileURLWithPath: written)
         let directory = url.deletingLastPathComponent().path
@@ -62,7 +68,7 @@ package final class AtomicOutput: @unchecked Sendable {
         }
         if exists {
             if status.st_mode & S_IFMT == S_IFDIR { throw .usage("\(path): is a directory") }
-            if !overwrite { throw .usage("\(path): already exists (pass --overwrite to replace it)") }
+            if !overwrite { throw .usage("\(path): already exists (`\(overwriteOption)` replaces it)", options: [overwriteOption]) }
         }
         let target = links[links.count - 1]
         let targetDirectory = target.deletingLastPathComponent().path
@@ -105,7 +111,8 @@ package final class AtomicOutput: @unchecked Sendable {
         if !overwrite {
             if link(temporaryPath, destination) == 0 { return }
             if errno == EEXIST {
-                throw .usage("\(finalPath): appeared while this run was writing it; left as it is (pass --overwrite to replace it)")
+                throw .usage("\(finalPath): appeared while this run was writing it; left as it is (`\(overwriteOption)` replaces it)",
+                             options: [overwriteOption])
             }
             // (A file system without hard links: a plain rename.)
         }
