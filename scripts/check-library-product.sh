@@ -120,7 +120,9 @@ if nm "$binary" | grep -q ArgumentParser; then
 fi
 "$(swift build --show-bin-path)/EffectCheck" "$repo/Samples/call.mp4" "$work/painted.mkv"
 # Every frame's 2x2 block at (24, 24), as 4:2:0: four luma samples, then Cb and Cr; all must be the paint.
-blocks=$(ffmpeg -v error -i "$work/painted.mkv" -fps_mode passthrough -vf crop=2:2:24:24 -f rawvideo -pix_fmt yuv420p - | od -An -v -tu1 -w6 | sort | uniq -c)
+# (-v fatal: the rawvideo muxer complains of repeated millisecond timestamps; the count against ffprobe's
+# catches a frame lost.)
+blocks=$(ffmpeg -v fatal -i "$work/painted.mkv" -fps_mode passthrough -vf crop=2:2:24:24 -f rawvideo -pix_fmt yuv420p - | od -An -v -tu1 -w6 | sort | uniq -c)
 frames=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 "$work/painted.mkv")
 if [ "$(echo "$blocks" | wc -l)" != 1 ] || ! echo "$blocks" | grep -Eq "^ *$frames +200 +200 +200 +200 +60 +190$"; then
     echo "check-library-product: the custom effect's square is not in every frame of the output:" >&2

@@ -133,7 +133,7 @@ private final class ComposeSession: @unchecked Sendable {
             tracks.append(list)
         }
         self.tracks = tracks
-        painters = participants.map { _ in TilePainter() }
+        painters = try participants.map { _ throws(ReplayError) in try TilePainter() }
 
         colorSpace = ColorSpace(tag: AVCOL_SPC_UNSPECIFIED, fullRange: false, height: height)
         var backgroundColor = options.background

@@ -140,7 +140,7 @@ final class TrackFrames: @unchecked Sendable {
         let frameTicks = demuxer.nominalFrameTicks(ofStream: videoIndex)
         let opened = demuxer
         effects = try effectOptions.map { (options) throws(ReplayError) in try TrackEffects(options: options, demuxer: opened, video: video) }
-        let packet = Packet()
+        let packet = try Packet()
         var previousPTS: Int64?
         var previousDuration: Int64 = 0
         var firstPTS: Int64?
@@ -184,7 +184,7 @@ final class TrackFrames: @unchecked Sendable {
         }
         func receiveAll() throws(ReplayError) -> Bool {
             while true {
-                let frame = shells.takeShell()
+                let frame = try shells.takeShell()
                 let result: CodecOutput
                 do { result = try decoder.receive(into: frame) } catch {
                     frame.recycle()

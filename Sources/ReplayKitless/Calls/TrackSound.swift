@@ -21,7 +21,7 @@ final class TrackSound {
     private let frames: StreamFrames
     private var decoder: Decoder { frames.decoder }
     /// The frame being placed (from ``StreamFrames/next()``).
-    private var frame = Frame()
+    private var frame: Frame
     private var resampler: Resampler?
     private let samples = PositionedSamples()
     /// First call sample not heard: the track's stop.
@@ -42,12 +42,13 @@ final class TrackSound {
         self.track = track
         self.streamID = streamID
         self.rate = rate
+        frame = try Frame()
         stopSample = Int64((track.stop * Double(rate)).rounded())
         let demuxer = try Demuxer(url: track.path)
         guard let audio = demuxer.streams.first(where: { $0.kind == .audio }) else {
             throw .badInput("\(track.path): stream \(streamID): no audio stream")
         }
-        frames = StreamFrames(demuxer: demuxer, stream: audio, decoder: try Decoder(demuxer: demuxer, stream: audio.index, threads: 1),
+        frames = try StreamFrames(demuxer: demuxer, stream: audio, decoder: try Decoder(demuxer: demuxer, stream: audio.index, threads: 1),
                               readErrorEndsStream: true)
         let mediaTime = track.mediaTime(ofCallTime: Double(position) / Double(rate))
         if mediaTime - track.mediaStart > Self.seekDistance { seek(to: mediaTime) }

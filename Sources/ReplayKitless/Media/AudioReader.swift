@@ -14,13 +14,15 @@ package final class AudioReader {
     package let stream: StreamInfo
     private let demuxer: Demuxer
     private let decoder: Decoder
-    private let packet = Packet()
-    private let frame = Frame()
+    private let packet: Packet
+    private let frame: Frame
     private var draining = false
     private var finished = false
 
     /// Opens the first audio stream of `url`; `badInput` when there is none.
     package init(url: String) throws(ReplayError) {
+        packet = try Packet()
+        frame = try Frame()
         demuxer = try Demuxer(url: url)
         guard let audio = demuxer.streams.first(where: { $0.kind == .audio }) else { throw .badInput("\(url): no audio stream") }
         stream = audio

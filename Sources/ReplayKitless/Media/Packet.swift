@@ -4,8 +4,9 @@ import CFFmpeg
 final class Packet: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<AVPacket>
 
-    init() {
-        guard let packet = av_packet_alloc() else { InterruptCleanup.shared.outOfMemory("av_packet_alloc") }
+    /// - Throws: `processing` when it cannot be allocated (out of memory): exit 4, no output.
+    init() throws(ReplayError) {
+        guard let packet = av_packet_alloc() else { throw .processing("out of memory (av_packet_alloc)") }
         pointer = packet
     }
 
@@ -36,13 +37,6 @@ final class Packet: @unchecked Sendable {
 
     /// Drops the payload so the packet can be reused.
     func unref() { av_packet_unref(pointer) }
-
-    /// Moves this packet's payload into a new packet (for handing to another thread).
-    func moveToNew() -> Packet {
-        let moved = Packet()
-        av_packet_move_ref(moved.pointer, pointer)
-        return moved
-    }
 
     func rescale(from source: AVRational, to destination: AVRational) {
         av_packet_rescale_ts(pointer, source, destination)

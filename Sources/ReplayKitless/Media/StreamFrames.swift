@@ -8,14 +8,16 @@ final class StreamFrames {
     /// A read error ends the stream (counted) instead of being thrown: for a file that may be cut
     /// short (an archive's last stream) and is worth hearing up to the cut.
     private let readErrorEndsStream: Bool
-    private let packet = Packet()
-    private let frame = Frame()
+    private let packet: Packet
+    private let frame: Frame
     private var draining = false
     private var finished = false
     /// Packets the decoder rejected as corrupt (skipped), and read errors that ended the stream.
     private(set) var decodeErrors = 0
 
-    init(demuxer: Demuxer, stream: StreamInfo, decoder: Decoder, readErrorEndsStream: Bool = false) {
+    init(demuxer: Demuxer, stream: StreamInfo, decoder: Decoder, readErrorEndsStream: Bool = false) throws(ReplayError) {
+        packet = try Packet()
+        frame = try Frame()
         self.demuxer = demuxer
         self.stream = stream
         self.decoder = decoder

@@ -6,7 +6,7 @@ final class VideoFrameReader {
     let demuxer: Demuxer
     let stream: StreamInfo
     private let frames: StreamFrames
-    private let converted = Frame()
+    private let converted: Frame
     private let scaler = Scaler()
     /// Packets the decoder rejected as corrupt (skipped).
     var decodeErrors: Int { frames.decodeErrors }
@@ -17,6 +17,7 @@ final class VideoFrameReader {
     ///   - alpha: decode an alpha channel the codec's default decoder would drop (VP9's).
     init(url: String, stream index: Int? = nil, threads: Int = 0, keyframesOnly: Bool = false,
          imageSequence: Bool = false, alpha: Bool = true) throws(ReplayError) {
+        converted = try Frame()
         let demuxer = try Demuxer(url: url, format: imageSequence ? "image2" : nil)
         self.demuxer = demuxer
         let requested = index.flatMap { demuxer.streams.indices.contains($0) ? demuxer.streams[$0] : nil }
@@ -26,7 +27,7 @@ final class VideoFrameReader {
         if !imageSequence { try chosen.requireQuarterTurns(of: url) }
         stream = chosen
         let decoder = try Decoder(demuxer: demuxer, stream: chosen.index, threads: threads, keyframesOnly: keyframesOnly, alpha: alpha)
-        frames = StreamFrames(demuxer: demuxer, stream: chosen, decoder: decoder)
+        frames = try StreamFrames(demuxer: demuxer, stream: chosen, decoder: decoder)
     }
 
     /// The next decoded frame, valid until the next call; `nil` at the end of the stream.

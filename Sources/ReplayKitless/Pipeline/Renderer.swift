@@ -379,7 +379,7 @@ private final class RenderSession: @unchecked Sendable {
     // MARK: Stage 1: demux and decode
 
     private func decodeStage() throws(ReplayError) {
-        let packet = Packet()
+        let packet = try Packet()
         var pending: Frame?
         // The last whole frame length seen, for the last frame.
         var previousGap: Int64?
@@ -410,7 +410,7 @@ private final class RenderSession: @unchecked Sendable {
         }
         func receiveAll() throws(ReplayError) -> Bool {
             while true {
-                let frame = shells.takeShell()
+                let frame = try shells.takeShell()
                 let result: CodecOutput
                 do { result = try decoder.receive(into: frame) } catch {
                     frame.recycle()

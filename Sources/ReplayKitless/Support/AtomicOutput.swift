@@ -174,9 +174,10 @@ package final class AtomicOutput: @unchecked Sendable {
     }
 }
 
-/// Removes registered temporary files when the process is interrupted, then exits with
-/// 128 + the signal number (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP: a closed terminal,
-/// 152 for SIGXCPU: the CPU-time limit, 142 for SIGALRM, 138/140 for SIGUSR1/SIGUSR2).
+/// Removes registered temporary files when the process is interrupted, then hands the signal to
+/// the program, which ends the process (the library never does): `fxreplay` exits with 128 + the
+/// signal number (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP: a closed terminal, 152 for
+/// SIGXCPU: the CPU-time limit, 142 for SIGALRM, 138/140 for SIGUSR1/SIGUSR2).
 ///
 /// SIGXFSZ (the file-size limit, `ulimit -f`) is ignored instead: the write past the limit then
 /// fails with EFBIG, and the run ends as any failed write does, exit 4 naming the limit. What
@@ -196,13 +197,18 @@ package final class InterruptCleanup: @unchecked Sendable {
     private var directories: Set<String> = []
     private var sources: [DispatchSourceSignal] = []
 
-    /// Installs the handlers (once per process). A signal the process was started with ignored
-    /// stays ignored: `nohup` runs keep running when the terminal closes.
-    package func install() {
+    /// Installs the handlers (once per process): on one of ``caught``, every registered temporary
+    /// file and folder is removed, then `stop` runs with the signal's number (and is expected to end
+    /// the process). A signal the process was started with ignored stays ignored: `nohup` runs keep
+    /// running when the terminal closes.
+    package func install(then stop: @escaping @Sendable (_ signal: Int32) -> Void) {
         lock.withLock {
             guard sources.isEmpty else { return }
             Self.ignoreFileSizeSignal()
-            sources = Self.handle { [unowned self] in self.interrupted(by: $0) }
+            sources = Self.handle { [unowned self] signalNumber in
+                self.removeRegistered()
+                stop(signalNumber)
+            }
         }
     }
 
@@ -231,31 +237,18 @@ package final class InterruptCleanup: @unchecked Sendable {
     func registerDirectory(_ path: String) { lock.withLock { _ = directories.insert(path) } }
     func unregisterDirectory(_ path: String) { lock.withLock { _ = directories.remove(path) } }
 
-    private func interrupted(by signalNumber: Int32) {
-        endRun(status: 128 + signalNumber, message: "\(Self.reason(signalNumber)), no output written")
-    }
-
-    /// Ends the process at once when an allocation that has no error path (an `AVFrame` or
-    /// `AVPacket` shell) fails: exit 4 naming the resource, temporary files removed, never a trap.
-    package func outOfMemory(_ resource: String) -> Never {
-        endRun(status: 4, message: "out of memory (\(resource)), no output written")
-    }
-
-    /// Removes every registered temporary file and folder, says why on stderr and exits.
-    private func endRun(status: Int32, message: String) -> Never {
+    /// Removes every registered temporary file and folder.
+    private func removeRegistered() {
         let pending = lock.withLock { paths }
         for path in pending { unlink(path) }
         for directory in lock.withLock({ directories }) {
             // Again if a file appeared while the folder was emptied (the work goes on meanwhile).
             for _ in 0..<3 where FileManager.default.fileExists(atPath: directory) { try? FileManager.default.removeItem(atPath: directory) }
         }
-        let newLine = ProgressReporter.barIsOpen.withLock { $0 } ? "\n" : ""
-        Console.write(newLine + "fxreplay: \(message)\n")
-        _exit(status)
     }
 
     /// What ended the run, as the message says it.
-    static func reason(_ signalNumber: Int32) -> String {
+    package static func reason(_ signalNumber: Int32) -> String {
         switch signalNumber {
         case SIGINT, SIGTERM, SIGHUP: "interrupted"
         case SIGXCPU: "stopped by SIGXCPU (the CPU-time limit, ulimit -t)"
