@@ -3,12 +3,15 @@
 # (issue #26 item 11): it sees the public API alone (the tests and the CLI, in this package, also see
 # `package` symbols, so they cannot tell), compiles the README's library example verbatim and a call
 # of each public job, and checks that swift-argument-parser (the CLI's) is neither compiled nor linked.
+# Then runs a second client (issue #36 item 6) that adds a FrameEffect of its own, renders the bundled
+# sample with it and reads the painted pixels back with ffmpeg, and catches a library error that names
+# the option property (`RenderOptions.overwrite`), not the command line's flag.
 # About as long as a debug build of the library (a few minutes on 2 cores).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/replaykitless-client.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/Sources/Client"
+mkdir -p "$work/Sources/Client" "$work/Sources/EffectCheck"
 cat > "$work/Package.swift" <<SWIFT
 // swift-tools-version:6.0
 import PackageDescription
@@ -22,6 +25,9 @@ let package = Package(
         .executableTarget(name: "Client", dependencies: [
             .product(name: "ReplayKitless", package: "$(basename "$repo")"),
             .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "EffectCheck", dependencies: [
+            .product(name: "ReplayKitless", package: "$(basename "$repo")"),
         ]),
     ]
 )
@@ -59,6 +65,52 @@ func everyJob() async throws {
     FFmpegLogging.configure(verbose: true)
 }
 SWIFT
+cat > "$work/Sources/EffectCheck/main.swift" <<'SWIFT'
+import Foundation
+import ReplayKitless
+
+/// Paints a 32x32 square of one Y'CbCr colour with its top-left corner at (16, 16) on every frame.
+final class PaintSquare: FrameEffect {
+    let name = "paintSquare"
+    private var frames = 0
+    func apply(to image: YUVImage, at time: FrameTime) throws(ReplayError) {
+        image.luma.fill(200, x: 16, y: 16, width: 32, height: 32)
+        let sx = image.subsampling.shiftX, sy = image.subsampling.shiftY
+        image.cb.fill(60, x: 16 >> sx, y: 16 >> sy, width: 32 >> sx, height: 32 >> sy)
+        image.cr.fill(190, x: 16 >> sx, y: 16 >> sy, width: 32 >> sx, height: 32 >> sy)
+        frames += 1
+    }
+    func reportLines() -> [String: Int] { ["frames": frames] }
+}
+
+func fail(_ text: String) -> Never {
+    FileHandle.standardError.write(Data("EffectCheck: \(text)\n".utf8))
+    exit(1)
+}
+
+let arguments = CommandLine.arguments
+var options = RenderOptions(input: arguments[1], output: arguments[2])
+options.encoder.codec = .ffv1   // lossless: the painted samples come back exactly
+do {
+    let report = try await Renderer(options: options, extraEffects: [PaintSquare()]).run()
+    guard report.effects["paintSquare"]?["frames"] == report.framesEncoded, report.framesEncoded > 0 else {
+        fail("the effect's count \(report.effects) does not match \(report.framesEncoded) frames")
+    }
+    print("rendered \(report.framesEncoded) frames with PaintSquare")
+} catch {
+    fail("render failed: \(error.message)")
+}
+// The output exists now: a second render without `overwrite` must refuse, naming the property.
+do {
+    _ = try await Renderer(options: options, extraEffects: [PaintSquare()]).run()
+    fail("a second render replaced \(options.output) without options.overwrite")
+} catch {
+    guard error.kind == .usage, error.message.contains("RenderOptions.overwrite"), !error.message.contains("--") else {
+        fail("the refusal does not name RenderOptions.overwrite: \(error.message)")
+    }
+    print("refused: \(error.message)")
+}
+SWIFT
 cd "$work"
 swift build -j "${JOBS:-2}" 2>&1 | grep -E 'error|warning: .*Client|Compiling Client|Build complete' || true
 binary="$(swift build --show-bin-path)/Client"
@@ -66,4 +118,15 @@ test -x "$binary" || { echo "check-library-product: the client did not build" >&
 if nm "$binary" | grep -q ArgumentParser; then
     echo "check-library-product: the ReplayKitless product links swift-argument-parser" >&2; exit 1
 fi
-echo "check-library-product: a client of the ReplayKitless product builds from the public API; no ArgumentParser in it"
+"$(swift build --show-bin-path)/EffectCheck" "$repo/Samples/call.mp4" "$work/painted.mkv"
+# Every frame's 2x2 block at (24, 24), as 4:2:0: four luma samples, then Cb and Cr; all must be the paint.
+# (-v fatal: the rawvideo muxer complains of repeated millisecond timestamps; the count against ffprobe's
+# catches a frame lost.)
+blocks=$(ffmpeg -v fatal -i "$work/painted.mkv" -fps_mode passthrough -vf crop=2:2:24:24 -f rawvideo -pix_fmt yuv420p - | od -An -v -tu1 -w6 | sort | uniq -c)
+frames=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 "$work/painted.mkv")
+if [ "$(echo "$blocks" | wc -l)" != 1 ] || ! echo "$blocks" | grep -Eq "^ *$frames +200 +200 +200 +200 +60 +190$"; then
+    echo "check-library-product: the custom effect's square is not in every frame of the output:" >&2
+    echo "$blocks" >&2; exit 1
+fi
+echo "check-library-product: a client of the ReplayKitless product builds from the public API; no ArgumentParser in it;"
+echo "  its own FrameEffect painted all $frames frames of the sample, and the library's refusal named RenderOptions.overwrite"

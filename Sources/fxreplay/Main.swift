@@ -27,12 +27,12 @@ struct Fxreplay: ParsableCommand {
                 var command = try parseAsRoot(RenderJob.expand(arguments))
                 MessageStyle.json = (command as? ReportsProgress)?.progress.progress == .json
                 // Every command that may write a file removes it on a signal; batch forwards its signals instead.
-                if command is Batch { InterruptCleanup.ignoreFileSizeSignal() } else { InterruptCleanup.shared.install() }
+                if command is Batch { InterruptCleanup.ignoreFileSizeSignal() } else { InterruptCleanup.shared.install { SignalExit.stop($0) } }
                 if let reader = command as? ReadsInputs { InputPolicy.current = reader.inputAccess.policy }
                 try command.run()
                 return 0
             } catch let error as ReplayError {
-                printError("fxreplay: error: \(error.message)")
+                printError("fxreplay: error: \(OptionFlags.message(of: error))")
                 return error.exitCode
             } catch {
                 let code = exitCode(for: error)

@@ -29,7 +29,9 @@ import Testing
     }
 
     /// Outlives the planes it hands out.
-    let extractor = MaskExtractor()
+    let extractor: MaskExtractor
+
+    init() throws { extractor = try MaskExtractor() }
 
     static func values(_ plane: Plane) -> [UInt8] {
         (0..<plane.height).flatMap { y in (0..<plane.width).map { plane[$0, y] } }

@@ -202,7 +202,7 @@ final class CallAudioMixTests: XCTestCase {
             let sound = try CallSoundTrack(call: call, from: 0.5, to: 2.9, muxer: muxer)
             try muxer.writeHeader()
             let picture = try Frame(width: 64, height: 48, format: AV_PIX_FMT_YUV420P)
-            let packet = Packet()
+            let packet = try Packet()
             func drain() throws {
                 while try encoder.receive(into: packet) == .produced { try muxer.write(packet, stream: video) }
             }

@@ -10,7 +10,7 @@ import Testing
     static func read(_ path: String, repairs: Bool, limit: Int? = nil) throws -> (times: [(Int64, Int64)], source: FrameSource) {
         let demuxer = try Demuxer(url: path)
         let video = try #require(demuxer.bestVideoStream)
-        let source = FrameSource(demuxer: demuxer, stream: video, decoder: try Decoder(demuxer: demuxer, stream: video.index),
+        let source = try FrameSource(demuxer: demuxer, stream: video, decoder: try Decoder(demuxer: demuxer, stream: video.index),
                                  repairs: repairs, counters: SourceCounters(limit: limit), readErrorEndsStream: true)
         var times: [(Int64, Int64)] = []
         while let frame = try source.next() {

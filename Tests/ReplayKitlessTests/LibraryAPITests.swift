@@ -40,6 +40,35 @@ import ReplayKitless
         }
     }
 
+    /// Errors name the option property, not the command line's flag, and list it so that a front
+    /// end can show its own name instead (issue #36 item 6; the CLI shows `--overwrite`).
+    @Test func errorsNameTheOptionPropertyForAFrontEndToRename() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("exists.mp4").path
+        #expect(FileManager.default.createFile(atPath: output, contents: Data("kept".utf8)))
+        do {
+            _ = try Renderer(options: RenderOptions(input: Self.call.string, output: output)).run(progress: .none)
+            Issue.record("replaced an existing output without overwrite")
+        } catch {
+            #expect(error.kind == .usage && error.options == ["RenderOptions.overwrite"])
+            #expect(error.message == "\(output): already exists (`RenderOptions.overwrite` replaces it)")
+            #expect(error.message(naming: { $0 == "RenderOptions.overwrite" ? "--overwrite" : nil })
+                    == "\(output): already exists (--overwrite replaces it)")
+            #expect(error.message(naming: { _ in nil }) == error.message)
+        }
+        #expect(try String(contentsOfFile: output, encoding: .utf8) == "kept")
+        var embedding = RenderOptions(input: Self.call.string, output: directory.appendingPathComponent("embedded.mp4").path)
+        embedding.embedPoses = true
+        do {
+            _ = try Renderer(options: embedding).run(progress: .none)
+            Issue.record("embedded poses without a pose source")
+        } catch {
+            #expect(error.message == "`RenderOptions.embedPoses` needs `RenderOptions.poses`")
+            #expect(error.options == ["RenderOptions.embedPoses", "RenderOptions.poses"])
+        }
+    }
+
     // MARK: Item 9: no output of its own
 
     @Test func warningsAndFFmpegsLogGoToTheCallersLoggerAndNothingToStderr() async throws {

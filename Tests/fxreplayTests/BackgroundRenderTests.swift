@@ -223,7 +223,7 @@ struct DecodedPicture {
 /// Decodes every picture of `path`, converting deeper or other layouts to 8-bit 4:2:0 (with alpha when present).
 func decodePictures(_ path: String) throws -> [DecodedPicture] {
     let reader = try VideoFrameReader(url: path)
-    let scaler = Scaler(), converted = Frame()
+    let scaler = Scaler(), converted = try Frame()
     var pictures: [DecodedPicture] = []
     func values(_ plane: Plane) -> [UInt8] { (0..<plane.height).flatMap { y in Array(plane.row(y)) } }
     while let frame = try reader.next() {

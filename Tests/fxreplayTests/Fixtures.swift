@@ -110,7 +110,7 @@ func decodeFrames(_ path: String, measure: Bool = true) throws -> [DecodedFrame]
 func readPackets(_ path: String, kind: MediaKind) throws -> [(pts: Double, bytes: [UInt8])] {
     let demuxer = try Demuxer(url: path)
     guard let stream = demuxer.streams.first(where: { $0.kind == kind }) else { return [] }
-    let packet = Packet()
+    let packet = try Packet()
     var result: [(Double, [UInt8])] = []
     while try demuxer.read(into: packet) {
         if packet.streamIndex == stream.index { result.append((stream.timeBase.seconds(packet.pts), Array(packet.data))) }

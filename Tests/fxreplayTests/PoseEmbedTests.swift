@@ -71,7 +71,7 @@ import Testing
         let poses = try writePoses(count: frames, to: sidecar)
         // The case at hand: B-frames reordered, no packet durations.
         let demuxer = try Demuxer(url: input)
-        let packet = Packet()
+        let packet = try Packet()
         var packets: [(pts: Int64, dts: Int64, duration: Int64)] = []
         while try demuxer.read(into: packet) {
             packets.append((packet.pts, packet.dts, packet.duration))

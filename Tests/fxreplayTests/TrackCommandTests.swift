@@ -268,7 +268,7 @@ import Testing
         try Self.writeFixture(video, codec: codec, preset: "medium", skipping: [])
         func timestamps(_ path: String) throws -> [(pts: Int64, dts: Int64)] {
             let demuxer = try Demuxer(url: path)
-            let packet = Packet()
+            let packet = try Packet()
             var result: [(pts: Int64, dts: Int64)] = []
             while try demuxer.read(into: packet) {
                 result.append((packet.pts, packet.dts))

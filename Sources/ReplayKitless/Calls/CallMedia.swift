@@ -39,7 +39,7 @@ struct CallMedia: Sendable, Equatable {
         let streamStarts = demuxer.streams.filter { wanted.contains($0.index) }.compactMap { s in s.startTime.map { s.timeBase.seconds($0) } }
         var latest = -Double.infinity
         var earliest = Double.infinity
-        let packet = Packet()
+        let packet = try Packet()
         while (try? demuxer.read(into: packet)) == true {
             defer { packet.unref() }
             guard wanted.contains(packet.streamIndex) else { continue }

@@ -80,14 +80,17 @@ public struct ComposeOptions: Sendable {
     /// call's length); and the span more than ``InputLimits/callSeconds`` without ``allowLongCall``
     /// (bad input naming the call and its length).
     package func checkTimes() throws(ReplayError) {
-        try checkTimeOption("--from", from)
-        if let to { try checkTimeOption("--to", to) }
+        try checkTimeOption("ComposeOptions.from", from)
+        if let to { try checkTimeOption("ComposeOptions.to", to) }
         let length = call.duration
         guard length > 0 else { throw .badInput(file: call.source, "the call is empty: none of its streams has any media") }
         guard from < length else {
-            throw .usage("\(call.source): --from \(from) s is at or past the end of the call, which lasts \(Self.seconds(length))")
+            throw .usage("\(call.source): `ComposeOptions.from` \(from) s is at or past the end of the call, which lasts \(Self.seconds(length))",
+                         options: ["ComposeOptions.from"])
         }
-        if let to, to <= from { throw .usage("--to \(to): must be later than --from \(from)") }
+        if let to, to <= from {
+            throw .usage("`ComposeOptions.to` \(to): must be later than `ComposeOptions.from` \(from)", options: ["ComposeOptions.to", "ComposeOptions.from"])
+        }
         guard end - from <= InputLimits.callSeconds || allowLongCall else {
             throw .badInput(file: call.source, "composing \(Self.seconds(end - from)) of call time (the call lasts \(Self.seconds(length))) "
                             + "is more than the \(Self.seconds(InputLimits.callSeconds)) fxreplay composes without --allow-long-call "

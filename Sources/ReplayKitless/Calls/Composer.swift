@@ -100,7 +100,7 @@ private final class ComposeSession: @unchecked Sendable {
         self.options = options
         self.extraEffects = extraEffects
         let call = options.call
-        guard options.fps > 0, options.fps <= 240 else { throw .usage("--fps \(options.fps): must be 1 to 240") }
+        guard options.fps > 0, options.fps <= 240 else { throw .usage("`ComposeOptions.fps` \(options.fps): must be 1 to 240", options: ["ComposeOptions.fps"]) }
         try options.checkTimes()
         // 4:2:0 needs even dimensions.
         width = max(2, options.size.width & ~1)
@@ -133,7 +133,7 @@ private final class ComposeSession: @unchecked Sendable {
             tracks.append(list)
         }
         self.tracks = tracks
-        painters = participants.map { _ in TilePainter() }
+        painters = try participants.map { _ throws(ReplayError) in try TilePainter() }
 
         colorSpace = ColorSpace(tag: AVCOL_SPC_UNSPECIFIED, fullRange: false, height: height)
         var backgroundColor = options.background
@@ -141,7 +141,8 @@ private final class ComposeSession: @unchecked Sendable {
         background = colorSpace.yuv(red: backgroundColor.red, green: backgroundColor.green, blue: backgroundColor.blue)
         names = options.names ? try TileNames(width: width, height: height, colorSpace: colorSpace, font: options.font) : nil
 
-        let output = try AtomicOutput(path: options.output, overwrite: options.overwrite, inputs: options.inputFiles)
+        let output = try AtomicOutput(path: options.output, overwrite: options.overwrite, overwriteOption: "ComposeOptions.overwrite",
+                                      inputs: options.inputFiles)
         muxer = try Muxer(output: output, bitexact: options.encoder.deterministic)
         muxer.faststart = options.encoder.faststart
         let codec = options.encoder.codec ?? VideoCodec.defaultCodec(forOutput: options.output)

@@ -14,11 +14,17 @@ import CFFmpeg
 /// the part of the tile the picture leaves uncovered (contain's bars) is painted background.
 final class TilePainter {
     private let scaler = Scaler(flags: SWS_BICUBIC)
-    private let cropped = Frame()
-    private let scaled = Frame()
-    private let turned = Frame()
+    private let cropped: Frame
+    private let scaled: Frame
+    private let turned: Frame
     /// What `scaled` holds: the picture (its track and serial) and where it goes.
     private var key: Key?
+
+    init() throws(ReplayError) {
+        cropped = try Frame()
+        scaled = try Frame()
+        turned = try Frame()
+    }
 
     private struct Key: Equatable {
         var track: ObjectIdentifier

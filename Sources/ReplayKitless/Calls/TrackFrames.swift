@@ -129,7 +129,7 @@ final class TrackFrames: @unchecked Sendable {
         if let seekTarget, demuxer.seek(toSeconds: seekTarget) {
             // Only a keyframe at or before the target is a good start; past it, the pictures
             // before the target would be missing, so decode from the file's start after all.
-            let packet = Packet()
+            let packet = try Packet()
             var first: Int64?
             while first == nil, (try? demuxer.read(into: packet)) == true {
                 if packet.streamIndex == videoIndex { first = packet.pts != noPTS ? packet.pts : packet.dts }
@@ -141,7 +141,7 @@ final class TrackFrames: @unchecked Sendable {
                 demuxer = try Demuxer(url: track.path)
             }
         }
-        let source = FrameSource(demuxer: demuxer, stream: video, decoder: decoder, repairs: true, counters: counters, readErrorEndsStream: true)
+        let source = try FrameSource(demuxer: demuxer, stream: video, decoder: decoder, repairs: true, counters: counters, readErrorEndsStream: true)
         var firstPTS: Int64?
         var serial = 0
         while let frame = try source.next() {

@@ -21,7 +21,7 @@ final class TrackSound {
     private let frames: FrameSource
     private var decoder: Decoder { frames.decoder }
     /// The frame being placed (from ``FrameSource/next()``), recycled when the next is decoded.
-    private var frame = Frame()
+    private var frame: Frame
     private var resampler: Resampler?
     private let samples = PositionedSamples()
     /// First call sample not heard: the track's stop.
@@ -39,6 +39,7 @@ final class TrackSound {
     /// Opens the track's first audio stream; with `position` (a call sample) well into the
     /// media, seeks close before it instead of decoding everything before.
     init(track: CallTrack, streamID: String, rate: Int, position: Int64) throws(ReplayError) {
+        frame = try Frame()
         self.track = track
         self.streamID = streamID
         self.rate = rate
@@ -47,7 +48,7 @@ final class TrackSound {
         guard let audio = demuxer.streams.first(where: { $0.kind == .audio }) else {
             throw .badInput("\(track.path): stream \(streamID): no audio stream")
         }
-        frames = FrameSource(demuxer: demuxer, stream: audio, decoder: try Decoder(demuxer: demuxer, stream: audio.index, threads: 1),
+        frames = try FrameSource(demuxer: demuxer, stream: audio, decoder: try Decoder(demuxer: demuxer, stream: audio.index, threads: 1),
                              repairs: false, readErrorEndsStream: true)
         let mediaTime = track.mediaTime(ofCallTime: Double(position) / Double(rate))
         if mediaTime - track.mediaStart > Self.seekDistance { seek(to: mediaTime) }

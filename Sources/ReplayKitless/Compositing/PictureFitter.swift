@@ -23,13 +23,13 @@ final class PictureFitter {
     private let output: Frame
     private let canvas: Frame
     /// The picture's cropped region (a reference, no copy), and that region scaled when it leaves bars.
-    private let cropped = Frame()
-    private let scaled = Frame()
+    private let cropped: Frame
+    private let scaled: Frame
     private let pictureScaler = Scaler()
     private let canvasScaler = Scaler()
     /// A turned picture, and the full-resolution planes it is turned from.
-    private let planar = Frame()
-    private let upright = Frame()
+    private let planar: Frame
+    private let upright: Frame
     private let uprightScaler = Scaler()
 
     /// - Throws: `ReplayError.processing` when the buffers cannot be allocated.
@@ -39,6 +39,10 @@ final class PictureFitter {
         self.colorSpace = colorSpace
         self.fit = fit
         self.barColor = barColor
+        cropped = try Frame()
+        scaled = try Frame()
+        planar = try Frame()
+        upright = try Frame()
         do {
             output = try Frame(width: width, height: height, format: AV_PIX_FMT_YUV420P)
             canvas = try Frame(width: width, height: height, format: AV_PIX_FMT_GBRP)

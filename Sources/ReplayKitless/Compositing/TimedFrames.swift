@@ -12,7 +12,7 @@ final class TimedFrames {
     /// The path, for messages.
     let url: String
     /// The picture shown at the time last asked for (valid after the first ``advance(to:)``).
-    let current = Frame()
+    let current: Frame
     /// When ``current`` stops being shown.
     private(set) var currentEnd = 0.0
     /// Whether the video holds a single picture (a still image): it is shown at every time.
@@ -40,6 +40,7 @@ final class TimedFrames {
     /// - Throws: `ReplayError.badInput` naming the file when it is missing, unreadable or has no picture.
     init(url: String) throws(ReplayError) {
         self.url = url
+        current = try Frame()
         reader = try VideoFrameReader(url: url)
         nominalInterval = Self.nominalInterval(reader.demuxer.stream(reader.stream.index))
         try readNext()

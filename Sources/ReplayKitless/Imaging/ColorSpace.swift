@@ -1,28 +1,37 @@
 /// A Y'CbCr colour matrix and range: how RGB colours (annotation colours, background
 /// pictures) map onto the samples of a video frame.
-package struct ColorSpace: Sendable, Equatable, Hashable {
+public struct ColorSpace: Sendable, Equatable, Hashable {
     /// The luma coefficients (Kr, Kb) of a colour matrix.
-    package enum Matrix: Sendable, Equatable, Hashable {
-        case bt601, bt709, bt2020
+    public enum Matrix: Sendable, Equatable, Hashable {
+        /// ITU-R BT.601 (standard definition).
+        case bt601
+        /// ITU-R BT.709 (HD).
+        case bt709
+        /// ITU-R BT.2020 (UHD), non-constant luminance.
+        case bt2020
 
         var kr: Double { switch self { case .bt601: 0.299; case .bt709: 0.2126; case .bt2020: 0.2627 } }
         var kb: Double { switch self { case .bt601: 0.114; case .bt709: 0.0722; case .bt2020: 0.0593 } }
     }
 
-    package var matrix: Matrix
+    /// The colour matrix.
+    public var matrix: Matrix
     /// `true` for full range (0…255), `false` for limited "TV" range (16…235 luma, 16…240 chroma).
-    package var fullRange: Bool
+    public var fullRange: Bool
 
-    package init(matrix: Matrix, fullRange: Bool) {
+    /// A colour space from its matrix and range.
+    public init(matrix: Matrix, fullRange: Bool) {
         self.matrix = matrix
         self.fullRange = fullRange
     }
 
-    package static let bt709Limited = ColorSpace(matrix: .bt709, fullRange: false)
-    package static let bt601Limited = ColorSpace(matrix: .bt601, fullRange: false)
+    /// BT.709, limited range: HD video.
+    public static let bt709Limited = ColorSpace(matrix: .bt709, fullRange: false)
+    /// BT.601, limited range: standard-definition video.
+    public static let bt601Limited = ColorSpace(matrix: .bt601, fullRange: false)
 
     /// Converts 8-bit gamma-encoded R'G'B' to 8-bit Y'CbCr in this space (rounded, clamped).
-    package func yuv(red: UInt8, green: UInt8, blue: UInt8) -> YUVColor {
+    public func yuv(red: UInt8, green: UInt8, blue: UInt8) -> YUVColor {
         let (y, cb, cr) = yuvUnrounded(red: Double(red), green: Double(green), blue: Double(blue))
         return YUVColor(y: Self.clamp(y), cb: Self.clamp(cb), cr: Self.clamp(cr))
     }
@@ -41,7 +50,7 @@ package struct ColorSpace: Sendable, Equatable, Hashable {
     }
 
     /// Converts 8-bit Y'CbCr in this space back to R'G'B' (rounded, clamped).
-    package func rgb(_ color: YUVColor) -> (red: UInt8, green: UInt8, blue: UInt8) {
+    public func rgb(_ color: YUVColor) -> (red: UInt8, green: UInt8, blue: UInt8) {
         let kr = matrix.kr, kb = matrix.kb, kg = 1 - kr - kb
         let y: Double, pb: Double, pr: Double
         if fullRange {
@@ -65,11 +74,15 @@ package struct ColorSpace: Sendable, Equatable, Hashable {
 }
 
 /// One 8-bit Y'CbCr sample triple.
-package struct YUVColor: Sendable, Equatable, Hashable {
-    package var y: UInt8
-    package var cb: UInt8
-    package var cr: UInt8
-    package init(y: UInt8, cb: UInt8, cr: UInt8) { self.y = y; self.cb = cb; self.cr = cr }
+public struct YUVColor: Sendable, Equatable, Hashable {
+    /// Luma.
+    public var y: UInt8
+    /// Blue-difference chroma.
+    public var cb: UInt8
+    /// Red-difference chroma.
+    public var cr: UInt8
+    /// A colour from its three samples.
+    public init(y: UInt8, cb: UInt8, cr: UInt8) { self.y = y; self.cb = cb; self.cr = cr }
 }
 
 /// An sRGB colour with straight alpha, as written in scene files and on the command line

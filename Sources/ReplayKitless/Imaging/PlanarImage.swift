@@ -2,11 +2,15 @@
 ///
 /// A `Plane` does not own its memory. Whoever hands one out (a ``PlanarBuffer`` or a decoded frame)
 /// keeps the memory alive while the view is used; that is why it may cross threads unchecked.
-package struct Plane: @unchecked Sendable {
-    package let base: UnsafeMutablePointer<UInt8>
-    package let stride: Int
-    package let width: Int
-    package let height: Int
+public struct Plane: @unchecked Sendable {
+    /// The first sample of the first row.
+    public let base: UnsafeMutablePointer<UInt8>
+    /// Bytes from one row's start to the next (at least `width`; padding may follow each row).
+    public let stride: Int
+    /// Samples per row.
+    public let width: Int
+    /// Rows.
+    public let height: Int
 
     package init(base: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int) {
         self.base = base
@@ -16,17 +20,18 @@ package struct Plane: @unchecked Sendable {
     }
 
     /// Row `y` as a mutable buffer of `width` samples.
-    @inlinable package func row(_ y: Int) -> UnsafeMutableBufferPointer<UInt8> {
+    @inlinable public func row(_ y: Int) -> UnsafeMutableBufferPointer<UInt8> {
         UnsafeMutableBufferPointer(start: base + y * stride, count: width)
     }
 
-    @inlinable package subscript(x: Int, y: Int) -> UInt8 {
+    /// The sample at column `x`, row `y` (unchecked: both must be inside the plane).
+    @inlinable public subscript(x: Int, y: Int) -> UInt8 {
         get { base[y * stride + x] }
         nonmutating set { base[y * stride + x] = newValue }
     }
 
     /// Sets every sample to `value`.
-    package func fill(_ value: UInt8) {
+    public func fill(_ value: UInt8) {
         for y in 0..<height { row(y).update(repeating: value) }
     }
 
@@ -38,7 +43,7 @@ package struct Plane: @unchecked Sendable {
     }
 
     /// Sets the samples of columns `x ..< x + width`, rows `y ..< y + height` (clipped to the plane) to `value`.
-    func fill(_ value: UInt8, x: Int, y: Int, width: Int, height: Int) {
+    public func fill(_ value: UInt8, x: Int, y: Int, width: Int, height: Int) {
         let left = max(0, x), right = min(self.width, x + width)
         guard left < right else { return }
         for row in max(0, y)..<max(max(0, y), min(self.height, y + height)) {
@@ -60,29 +65,42 @@ package struct Plane: @unchecked Sendable {
 }
 
 /// How far chroma planes are subsampled: 4:2:0 is (1, 1), 4:2:2 is (1, 0), 4:4:4 is (0, 0).
-package struct ChromaSubsampling: Sendable, Equatable, Hashable {
-    package var shiftX: Int
-    package var shiftY: Int
-    package init(shiftX: Int, shiftY: Int) { self.shiftX = shiftX; self.shiftY = shiftY }
-    package static let yuv420 = ChromaSubsampling(shiftX: 1, shiftY: 1)
-    package static let yuv422 = ChromaSubsampling(shiftX: 1, shiftY: 0)
-    package static let yuv444 = ChromaSubsampling(shiftX: 0, shiftY: 0)
+public struct ChromaSubsampling: Sendable, Equatable, Hashable {
+    /// log2 of the horizontal subsampling: chroma column `x >> shiftX` covers luma column `x`.
+    public var shiftX: Int
+    /// log2 of the vertical subsampling: chroma row `y >> shiftY` covers luma row `y`.
+    public var shiftY: Int
+    /// Subsampling from its two shifts.
+    public init(shiftX: Int, shiftY: Int) { self.shiftX = shiftX; self.shiftY = shiftY }
+    /// Half the chroma columns and half the rows (the usual video layout).
+    public static let yuv420 = ChromaSubsampling(shiftX: 1, shiftY: 1)
+    /// Half the chroma columns, every row.
+    public static let yuv422 = ChromaSubsampling(shiftX: 1, shiftY: 0)
+    /// Chroma at full resolution.
+    public static let yuv444 = ChromaSubsampling(shiftX: 0, shiftY: 0)
 
     /// Chroma plane size for a luma size (rounded up, as FFmpeg does).
-    package func chromaSize(width: Int, height: Int) -> (width: Int, height: Int) {
+    public func chromaSize(width: Int, height: Int) -> (width: Int, height: Int) {
         ((width + (1 << shiftX) - 1) >> shiftX, (height + (1 << shiftY) - 1) >> shiftY)
     }
 }
 
 /// An 8-bit planar Y'CbCr picture, optionally with an alpha plane: the form every
-/// compositing and rendering stage works on, without any RGB round trip.
-package struct YUVImage: Sendable {
-    package var luma: Plane
-    package var cb: Plane
-    package var cr: Plane
-    package var alpha: Plane?
-    package var subsampling: ChromaSubsampling
-    package var colorSpace: ColorSpace
+/// compositing and rendering stage works on, without any RGB round trip (what a ``FrameEffect``
+/// is handed: views of the frame's memory, valid during the call).
+public struct YUVImage: Sendable {
+    /// The luma (Y') plane, full size.
+    public package(set) var luma: Plane
+    /// The blue-difference chroma plane, subsampled as ``subsampling`` says.
+    public package(set) var cb: Plane
+    /// The red-difference chroma plane, subsampled as ``subsampling`` says.
+    public package(set) var cr: Plane
+    /// The alpha plane (0 transparent … 255 opaque), full size; `nil` for video frames.
+    public package(set) var alpha: Plane?
+    /// How the chroma planes are subsampled (video frames: 4:2:0 unless the input says otherwise).
+    public package(set) var subsampling: ChromaSubsampling
+    /// The colour matrix and range of the samples: convert colours with ``ColorSpace/yuv(red:green:blue:)``.
+    public package(set) var colorSpace: ColorSpace
 
     package init(luma: Plane, cb: Plane, cr: Plane, alpha: Plane? = nil,
                 subsampling: ChromaSubsampling, colorSpace: ColorSpace) {
@@ -94,11 +112,13 @@ package struct YUVImage: Sendable {
         self.colorSpace = colorSpace
     }
 
-    package var width: Int { luma.width }
-    package var height: Int { luma.height }
+    /// Width in luma samples.
+    public var width: Int { luma.width }
+    /// Height in luma rows.
+    public var height: Int { luma.height }
 
     /// Fills the picture with one colour (alpha, when present, opaque).
-    package func fill(_ color: YUVColor) {
+    public func fill(_ color: YUVColor) {
         luma.fill(color.y)
         cb.fill(color.cb)
         cr.fill(color.cr)

@@ -24,8 +24,8 @@ final class AudioEncoder {
     let sampleRate: Int
     private let context: UnsafeMutablePointer<AVCodecContext>
     private let muxer: Muxer
-    private let frame = Frame()
-    private let packet = Packet()
+    private let frame: Frame
+    private let packet: Packet
     private let planar: Bool
     private let frameSize: Int
     /// Samples (per channel) already in `frame`.
@@ -41,6 +41,8 @@ final class AudioEncoder {
     /// - Parameter startSample: timestamp of the first sample, in samples (an audio/video offset).
     init(codec: AudioCodec, sampleRate: Int, channels: Int, startSample: Int64 = 0, bitRate: Int = 96_000,
          bitexact: Bool = true, muxer: Muxer) throws(ReplayError) {
+        frame = try Frame()
+        packet = try Packet()
         guard let avCodec = avcodec_find_encoder_by_name(codec.encoderName),
               let context = avcodec_alloc_context3(avCodec) else {
             throw .processing("audio encoder \(codec.encoderName) is not available in this FFmpeg build")

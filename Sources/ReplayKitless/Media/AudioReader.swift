@@ -20,7 +20,7 @@ package final class AudioReader {
         let demuxer = try Demuxer(url: url)
         guard let audio = demuxer.streams.first(where: { $0.kind == .audio }) else { throw .badInput("\(url): no audio stream") }
         stream = audio
-        source = FrameSource(demuxer: demuxer, stream: audio, decoder: try Decoder(demuxer: demuxer, stream: audio.index), repairs: false)
+        source = try FrameSource(demuxer: demuxer, stream: audio, decoder: try Decoder(demuxer: demuxer, stream: audio.index), repairs: false)
     }
 
     /// The next decoded frame, or `nil` at the end of the stream.

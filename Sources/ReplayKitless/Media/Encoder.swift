@@ -259,7 +259,7 @@ extension Encoder {
     /// A frame shown before `start` (the one on screen at a trim's cut) starts at `start` instead.
     func encodeAll(from queue: BoundedQueue<Frame>, into muxer: Muxer, stream: Int, failed: () -> Bool, written: () -> Void,
                    startingAt start: Int64? = nil, afterFrame: (Int64) throws(ReplayError) -> Void = { _ in }) throws(ReplayError) {
-        let packet = Packet()
+        let packet = try Packet()
         func drain() throws(ReplayError) {
             while try receive(into: packet) == .produced {
                 try muxer.write(packet, stream: stream)

@@ -7,16 +7,20 @@ final class Frame: @unchecked Sendable {
     /// The pool this frame goes back to when the pipeline is done with it.
     weak var pool: FramePool?
 
-    init() {
-        guard let frame = av_frame_alloc() else { InterruptCleanup.shared.outOfMemory("av_frame_alloc") }
-        pointer = frame
+    /// An empty frame (no picture buffers).
+    /// - Throws: `processing` when it cannot be allocated (out of memory): exit 4, no output.
+    convenience init() throws(ReplayError) {
+        guard let frame = av_frame_alloc() else { throw .processing("out of memory (av_frame_alloc)") }
+        self.init(owning: frame)
     }
 
     /// A frame with its own picture buffers of the given size and format.
     convenience init(width: Int, height: Int, format: AVPixelFormat) throws(FFmpegFailure) {
-        self.init()
+        self.init(owning: try ffmpegAlloc("av_frame_alloc", av_frame_alloc()))
         try allocate(width: width, height: height, format: format)
     }
+
+    fileprivate init(owning frame: UnsafeMutablePointer<AVFrame>) { pointer = frame }
 
     deinit {
         var frame: UnsafeMutablePointer<AVFrame>? = pointer
@@ -140,17 +144,25 @@ final class FramePool: @unchecked Sendable {
 
     /// A frame with writable buffers of the given size and format.
     func take(width: Int, height: Int, format: AVPixelFormat) throws(FFmpegFailure) -> Frame {
-        let frame = lock.withLock { free.popLast() } ?? Frame()
+        let frame = try recycledOrNew()
         frame.pool = self
         try frame.allocate(width: width, height: height, format: format)
         return frame
     }
 
     /// An empty frame shell (no buffers), e.g. for a decoder to fill.
-    func takeShell() -> Frame {
-        let frame = lock.withLock { free.popLast() } ?? Frame()
+    /// - Throws: `processing` when a new shell cannot be allocated (out of memory).
+    func takeShell() throws(ReplayError) -> Frame {
+        let frame: Frame
+        do { frame = try recycledOrNew() } catch { throw .processing("\(error)") }
         frame.pool = self
         return frame
+    }
+
+    /// A frame handed back earlier, or a new one.
+    private func recycledOrNew() throws(FFmpegFailure) -> Frame {
+        if let frame = lock.withLock({ free.popLast() }) { return frame }
+        return Frame(owning: try ffmpegAlloc("av_frame_alloc", av_frame_alloc()))
     }
 
     func give(_ frame: Frame) {

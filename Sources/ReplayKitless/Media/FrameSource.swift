@@ -29,7 +29,7 @@ final class FrameSource {
     private let repairs: Bool
     private let readErrorEndsStream: Bool
     private let otherPacket: ((Packet) throws(ReplayError) -> Void)?
-    private let packet = Packet()
+    private let packet: Packet
     private let shells = FramePool(keepsBuffers: false)
     /// One frame at the stream's nominal rate: the step between pictures without timestamps.
     private let frameTicks: Int64
@@ -52,7 +52,8 @@ final class FrameSource {
     ///   - otherPacket: takes the packets of the demuxer's other streams (render copies them); without
     ///     it the demuxer reads only this stream.
     init(demuxer: Demuxer, stream: StreamInfo, decoder: Decoder, repairs: Bool, counters: SourceCounters = SourceCounters(),
-         readErrorEndsStream: Bool = false, otherPacket: ((Packet) throws(ReplayError) -> Void)? = nil) {
+         readErrorEndsStream: Bool = false, otherPacket: ((Packet) throws(ReplayError) -> Void)? = nil) throws(ReplayError) {
+        packet = try Packet()
         self.demuxer = demuxer
         self.stream = stream
         self.decoder = decoder
@@ -98,7 +99,7 @@ final class FrameSource {
     /// The decoder's next picture, checked and counted; `nil` once the stream is drained.
     private func decoded() throws(ReplayError) -> Frame? {
         while !finished {
-            let frame = shells.takeShell()
+            let frame = try shells.takeShell()
             let result: CodecOutput
             do { result = try decoder.receive(into: frame) } catch {
                 frame.recycle()

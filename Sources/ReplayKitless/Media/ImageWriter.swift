@@ -110,7 +110,7 @@ package enum ImageWriter {
             frame.pts = 0
             try ffmpeg("avcodec_send_frame", avcodec_send_frame(allocated, frame.pointer))
             try ffmpeg("avcodec_send_frame", avcodec_send_frame(allocated, nil))
-            let packet = Packet()
+            let packet = try Packet()
             try ffmpeg("avcodec_receive_packet", avcodec_receive_packet(allocated, packet.pointer))
             return Data(packet.data)
         } catch {

@@ -55,10 +55,10 @@ package final class MediaWriter {
     private var encoder: Encoder?
     private let videoStream: Int
     private let audio: AudioEncoder?
-    private let picture = Frame()
-    private let converted = Frame()
+    private let picture: Frame
+    private let converted: Frame
     private let scaler = Scaler()
-    private let packet = Packet()
+    private let packet: Packet
     private let commitsOnFinish: Bool
 
     /// - Parameter group: write the file as one of the group's outputs, moved into place when the
@@ -75,6 +75,9 @@ package final class MediaWriter {
 
     private init(path: String, optionalVideo video: VideoSpec?, audio audioSpec: AudioSpec?, overwrite: Bool,
                  group: OutputGroup?) throws(ReplayError) {
+        picture = try Frame()
+        converted = try Frame()
+        packet = try Packet()
         spec = video ?? VideoSpec(size: PictureSize(width: 0, height: 0), timeBase: Rational(1, 1))
         codec = spec.encoder.codec ?? VideoCodec.defaultCodec(forOutput: path)
         let output = if let group { try group.reserve(path, overwrite: overwrite) } else { try AtomicOutput(path: path, overwrite: overwrite) }

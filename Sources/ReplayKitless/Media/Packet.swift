@@ -4,8 +4,9 @@ import CFFmpeg
 final class Packet: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<AVPacket>
 
-    init() {
-        guard let packet = av_packet_alloc() else { InterruptCleanup.shared.outOfMemory("av_packet_alloc") }
+    /// - Throws: `processing` when it cannot be allocated (out of memory): exit 4, no output.
+    init() throws(ReplayError) {
+        guard let packet = av_packet_alloc() else { throw .processing("out of memory (av_packet_alloc)") }
         pointer = packet
     }
 

@@ -110,8 +110,8 @@ public enum MediaProbe {
         var packetCounts = [Int](repeating: 0, count: demuxer.streams.count)
         var videoPTS: [Int64] = []
         var resolutions: [String] = []
-        let packet = Packet()
-        let frame = Frame()
+        let packet = try Packet()
+        let frame = try Frame()
         func noteFrames() throws(ReplayError) {
             guard let keyframeDecoder else { return }
             while (try? keyframeDecoder.receive(into: frame)) == .produced {

@@ -8,7 +8,7 @@ final class VideoFrameReader {
     private let source: FrameSource
     /// The frame ``next()`` gave last, recycled at the next call.
     private var lent: Frame?
-    private let converted = Frame()
+    private let converted: Frame
     private let scaler = Scaler()
     /// Packets the decoder rejected as corrupt (skipped).
     var decodeErrors: Int { source.counters.counts.decodeErrors }
@@ -28,7 +28,8 @@ final class VideoFrameReader {
         if !imageSequence { try chosen.requireQuarterTurns(of: url) }
         stream = chosen
         let decoder = try Decoder(demuxer: demuxer, stream: chosen.index, threads: threads, keyframesOnly: keyframesOnly, alpha: alpha)
-        source = FrameSource(demuxer: demuxer, stream: chosen, decoder: decoder, repairs: false)
+        source = try FrameSource(demuxer: demuxer, stream: chosen, decoder: decoder, repairs: false)
+        converted = try Frame()
     }
 
     /// The next decoded frame, valid until the next call; `nil` at the end of the stream.

@@ -30,7 +30,7 @@ package final class ContactSheet: FrameEffect {
     private var nextPoint = 0
     /// The frames' colour space (the same for the whole render).
     private var colorSpace = ColorSpace.bt709Limited
-    private let copy = Frame()
+    private let copy: Frame
     private let scaler = Scaler()
 
     /// Gap between cells and around the grid, pixels (even, for 4:2:0).
@@ -46,6 +46,7 @@ package final class ContactSheet: FrameEffect {
         guard count >= 2, columns >= 1, cellWidth >= 16 else {
             throw .usage("a contact sheet needs 2 or more frames, 1 or more columns and cells 16 or more pixels wide")
         }
+        copy = try Frame()
         self.output = output
         self.count = count
         self.columns = columns

@@ -62,7 +62,7 @@ final class MaskReader {
     private let policy: MissingMaskPolicy
     /// The frames are mirrored (`--mirror`): masks, made from the recording, are mirrored with them.
     private let mirror: Bool
-    private let extractor = MaskExtractor()
+    private let extractor: MaskExtractor
     private let scaler = BilinearPlaneScaler()
     /// Threads that scale a mask of another size (row bands).
     var workers: Int {
@@ -90,6 +90,7 @@ final class MaskReader {
     init(source: MaskSource, policy: MissingMaskPolicy, mirror: Bool = false) throws(ReplayError) {
         self.policy = policy
         self.mirror = mirror
+        extractor = try MaskExtractor()
         switch source {
         case .video(let path):
             self.source = path
@@ -181,8 +182,10 @@ final class MaskReader {
 /// when it has one, else its luma (which the caller expands to full range when it is limited).
 final class MaskExtractor {
     private let scaler = Scaler()
-    private let converted = Frame()
+    private let converted: Frame
     private var alphaMemory = ScratchBuffer<UInt8>()
+
+    init() throws(ReplayError) { converted = try Frame() }
 
     /// The mask samples of `frame` at its own size and orientation, valid until the next call or
     /// until the frame changes, and whether they are limited-range luma (16…235).

@@ -43,8 +43,8 @@ package enum PoseEmbedder {
         var result = Result()
         result.match = poses.timeline.report
         result.warnings = poses.pose32Warning.map { [$0] } ?? []
-        let packet = Packet()
-        let rewritten = Packet()
+        let packet = try Packet()
+        let rewritten = try Packet()
         while try demuxer.read(into: packet) {
             guard let out = streamMap[packet.streamIndex] else { packet.unref(); continue }
             guard packet.streamIndex == video.index else {

@@ -364,7 +364,7 @@ private final class RenderSession: @unchecked Sendable {
         defer { decoded.close() }
         // Per copied output stream, the last decode time written.
         var lastCopiedDTS: [Int: Int64] = [:]
-        let source = FrameSource(demuxer: demuxer, stream: demuxer.streams[videoIndex], decoder: decoder, repairs: true,
+        let source = try FrameSource(demuxer: demuxer, stream: demuxer.streams[videoIndex], decoder: decoder, repairs: true,
                                  counters: sourceCounters, readErrorEndsStream: true) { [self] (packet) throws(ReplayError) in
             guard let out = copied[packet.streamIndex],
                   // Packets an edit list cuts (before a cut made with `-ss … -c copy`) are never played,

@@ -41,7 +41,7 @@ package struct VideoPacketScan: Sendable {
         var packets: [Timed] = []
         // Timestamps of packets whose SEI walk stopped at a message running past its NAL unit.
         var overruns: [Int64] = []
-        let packet = Packet()
+        let packet = try Packet()
         while try demuxer.read(into: packet) {
             defer { packet.unref() }
             // Frames before the start of the container's edit list are decoded but never shown.

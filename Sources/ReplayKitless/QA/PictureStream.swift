@@ -59,7 +59,7 @@ final class PictureStream: @unchecked Sendable {
         var index = 0
         do {
             while let frame = try reader.next() {
-                let shell = shells.takeShell()
+                let shell = try shells.takeShell()
                 try ffmpeg("av_frame_ref", av_frame_ref(shell.pointer, frame.pointer))
                 var pts = frame.pts
                 // A frame without a timestamp follows its predecessor.

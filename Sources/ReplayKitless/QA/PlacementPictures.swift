@@ -105,7 +105,7 @@ package enum PlacementThumbnails {
         let rowsA = DrawableRows(a), rowsB = DrawableRows(b)
         let byFrame = Dictionary(grouping: requests, by: \.frame)
         let reader = try VideoFrameReader(url: video)
-        let upright = UprightPictures(stream: reader.stream, convertOtherFormats: true)
+        let upright = try UprightPictures(stream: reader.stream, convertOtherFormats: true)
         var written: [QAThumbnail] = []
         var index = 0
         while index <= last, let frame = try reader.next() {

@@ -9,13 +9,14 @@ final class UprightPictures {
     let mirror: Bool
     private let convertOtherFormats: Bool
     private let scaler = Scaler()
-    private let converted = Frame()
+    private let converted: Frame
     private var upright: PlanarBuffer?
     /// The pixel format of the first picture that had to be converted to 4:2:0, if one had.
     private(set) var convertedFormat: String?
 
     /// `convertOtherFormats`: pictures in other pixel formats are converted to 4:2:0 (else they are refused).
-    init(stream: StreamInfo, convertOtherFormats: Bool) {
+    init(stream: StreamInfo, convertOtherFormats: Bool) throws(ReplayError) {
+        converted = try Frame()
         quarterTurns = stream.rotation / 90
         mirror = stream.mirrored
         self.convertOtherFormats = convertOtherFormats
@@ -111,7 +112,7 @@ public struct VideoComparison {
             streamB.cancel()
         }
         let tolerance = options.maxTimeDelta ?? min(streamA.nominalInterval, streamB.nominalInterval) / 2
-        var run = ComparisonRun(a: streamA, b: streamB, keepPictures: options.diffPicture, perFrame: options.perFrame)
+        var run = try ComparisonRun(a: streamA, b: streamB, keepPictures: options.diffPicture, perFrame: options.perFrame)
         var itemA = try streamA.next(), itemB = try streamB.next()
         while let x = itemA, let y = itemB {
             let delta = x.time - y.time
@@ -176,14 +177,15 @@ private struct ComparisonRun {
     var worstPictures: (a: PlanarBuffer, b: PlanarBuffer)?
     /// B's picture in A's pixel format, when the two differ and A's is measured as it is: ffmpeg's
     /// filter graph converts its second input to the first's format (bicubic libswscale).
-    let convertedB = Frame()
+    let convertedB: Frame
     let converterB = Scaler(flags: SWS_BICUBIC)
 
-    init(a: PictureStream, b: PictureStream, keepPictures: Bool, perFrame: Bool) {
+    init(a: PictureStream, b: PictureStream, keepPictures: Bool, perFrame: Bool) throws(ReplayError) {
         streamA = a
         streamB = b
-        uprightA = UprightPictures(stream: a.stream, convertOtherFormats: true)
-        uprightB = UprightPictures(stream: b.stream, convertOtherFormats: true)
+        convertedB = try Frame()
+        uprightA = try UprightPictures(stream: a.stream, convertOtherFormats: true)
+        uprightB = try UprightPictures(stream: b.stream, convertOtherFormats: true)
         self.keepPictures = keepPictures
         keepFrames = perFrame
         factsA = VideoFacts(path: a.url, frames: 0, duration: 0, hasAudio: a.hasAudio, frameInterval: a.nominalInterval)

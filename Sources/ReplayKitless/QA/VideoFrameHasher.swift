@@ -42,9 +42,9 @@ package final class VideoFrameHasher {
     /// The first picture's size and pixel format, and the later pictures scaled back to them.
     private var firstGeometry: (width: Int32, height: Int32, format: Int32)?
     private let rescaler = Scaler(flags: SWS_BICUBIC)
-    private let rescaled = Frame()
+    private let rescaled: Frame
     /// A picture turned upright: of another size, before it is scaled; or of another pixel format.
-    private let turnedUpright = Frame()
+    private let turnedUpright: Frame
     /// Frames listed so far.
     package private(set) var frames = 0
 
@@ -55,6 +55,8 @@ package final class VideoFrameHasher {
     package init(url: String) throws(ReplayError) {
         // ffmpeg decodes with the codec's default decoder: VP9's drops the alpha channel.
         pictures = try PictureStream(url: url, alpha: false)
+        rescaled = try Frame()
+        turnedUpright = try Frame()
         md5 = try MD5()
         let info = pictures.stream
         let stream = pictures.demuxer.stream(info.index)
@@ -73,7 +75,7 @@ package final class VideoFrameHasher {
             ? av_rescale(1, Int64(rate.den) * Int64(base.den), Int64(rate.num) * Int64(base.num)) : 0
         frameMicroseconds = rate.num > 0 && rate.den > 0 ? av_rescale_q(1, AVRational(num: rate.den, den: rate.num), fx_time_base_q()) : 0
         quarterTurns = info.rotation / 90
-        upright = UprightPictures(stream: info, convertOtherFormats: false)
+        upright = try UprightPictures(stream: info, convertOtherFormats: false)
         // ffmpeg gives frames the container's aspect ratio, else the decoder's (the first frame's:
         // FFV1, for one, keeps it in frame headers); an unknown one stays 0/1, and a quarter turn
         // (its transpose filter) inverts a known one.

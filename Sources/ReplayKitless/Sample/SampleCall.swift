@@ -136,7 +136,7 @@ struct SampleCall {
         let demuxer = try Demuxer(url: path)
         guard let start = demuxer.startSeconds else { throw .processing("\(name): libavformat reads no start time back") }
         var end = start
-        let packet = Packet()
+        let packet = try Packet()
         while try demuxer.read(into: packet) {
             if packet.pts != noPTS {
                 end = max(end, demuxer.streams[packet.streamIndex].timeBase.seconds(packet.pts + packet.duration))

@@ -45,7 +45,7 @@ public enum SampleGenerator {
         try settings.validate()
         let paths = fileNames.map { path($0, in: directory) }
         if !overwrite, let existing = paths.first(where: { FileManager.default.fileExists(atPath: $0) }) {
-            throw .usage("\(existing): already exists (pass --overwrite to replace the sample)")
+            throw .usage("\(existing): already exists (`overwrite` replaces the sample)", options: ["overwrite"])
         }
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

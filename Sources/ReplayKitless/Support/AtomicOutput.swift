@@ -21,6 +21,8 @@ package final class AtomicOutput: @unchecked Sendable {
     /// `destination` with every symbolic link on the way resolved: one file, one spelling.
     var resolvedDestination: String { URL(fileURLWithPath: destination).resolvingSymlinksInPath().path }
     private let overwrite: Bool
+    /// What the refusal to replace a file calls the option that would: the caller's property.
+    private let overwriteOption: String
     /// The output deliberately rewrites a file the run read (`framehash --check G --update`).
     private let rewritesReadFile: Bool
     private var done = false
@@ -28,10 +30,14 @@ package final class AtomicOutput: @unchecked Sendable {
     /// Checks the destination and reserves a temporary path next to it.
     /// - Parameters:
     ///   - overwrite: replace an existing file instead of refusing.
+    ///   - overwriteOption: the property `overwrite` comes from (`RenderOptions.overwrite`), which the
+    ///     refusal names (``ReplayError/options``); `overwrite`, a call's parameter, by default.
     ///   - inputs: files that must never be written over.
     ///   - rewritesReadFile: the output is meant to replace a file the run has read (a golden file
     ///     being updated), so ``ReadFiles`` does not refuse it; `inputs` still do.
-    package init(path: String, overwrite: Bool, inputs: [String] = [], rewritesReadFile: Bool = false) throws(ReplayError) {
+    package init(path: String, overwrite: Bool, overwriteOption: String = "overwrite", inputs: [String] = [],
+                 rewritesReadFile: Bool = false) throws(ReplayError) {
+        self.overwriteOption = overwriteOption
         let written = path == "-" ? "/dev/stdout" : path
         let url = URL(fileURLWithPath: written)
         let directory = url.deletingLastPathComponent().path
@@ -62,7 +68,7 @@ package final class AtomicOutput: @unchecked Sendable {
         }
         if exists {
             if status.st_mode & S_IFMT == S_IFDIR { throw .usage("\(path): is a directory") }
-            if !overwrite { throw .usage("\(path): already exists (pass --overwrite to replace it)") }
+            if !overwrite { throw .usage("\(path): already exists (`\(overwriteOption)` replaces it)", options: [overwriteOption]) }
         }
         let target = links[links.count - 1]
         let targetDirectory = target.deletingLastPathComponent().path
@@ -105,7 +111,8 @@ package final class AtomicOutput: @unchecked Sendable {
         if !overwrite {
             if link(temporaryPath, destination) == 0 { return }
             if errno == EEXIST {
-                throw .usage("\(finalPath): appeared while this run was writing it; left as it is (pass --overwrite to replace it)")
+                throw .usage("\(finalPath): appeared while this run was writing it; left as it is (`\(overwriteOption)` replaces it)",
+                             options: [overwriteOption])
             }
             // (A file system without hard links: a plain rename.)
         }
@@ -167,9 +174,10 @@ package final class AtomicOutput: @unchecked Sendable {
     }
 }
 
-/// Removes registered temporary files when the process is interrupted, then exits with
-/// 128 + the signal number (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP: a closed terminal,
-/// 152 for SIGXCPU: the CPU-time limit, 142 for SIGALRM, 138/140 for SIGUSR1/SIGUSR2).
+/// Removes registered temporary files when the process is interrupted, then hands the signal to
+/// the program, which ends the process (the library never does): `fxreplay` exits with 128 + the
+/// signal number (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP: a closed terminal, 152 for
+/// SIGXCPU: the CPU-time limit, 142 for SIGALRM, 138/140 for SIGUSR1/SIGUSR2).
 ///
 /// SIGXFSZ (the file-size limit, `ulimit -f`) is ignored instead: the write past the limit then
 /// fails with EFBIG, and the run ends as any failed write does, exit 4 naming the limit. What
@@ -189,13 +197,18 @@ package final class InterruptCleanup: @unchecked Sendable {
     private var directories: Set<String> = []
     private var sources: [DispatchSourceSignal] = []
 
-    /// Installs the handlers (once per process). A signal the process was started with ignored
-    /// stays ignored: `nohup` runs keep running when the terminal closes.
-    package func install() {
+    /// Installs the handlers (once per process): on one of ``caught``, every registered temporary
+    /// file and folder is removed, then `stop` runs with the signal's number (and is expected to end
+    /// the process). A signal the process was started with ignored stays ignored: `nohup` runs keep
+    /// running when the terminal closes.
+    package func install(then stop: @escaping @Sendable (_ signal: Int32) -> Void) {
         lock.withLock {
             guard sources.isEmpty else { return }
             Self.ignoreFileSizeSignal()
-            sources = Self.handle { [unowned self] in self.interrupted(by: $0) }
+            sources = Self.handle { [unowned self] signalNumber in
+                self.removeRegistered()
+                stop(signalNumber)
+            }
         }
     }
 
@@ -224,31 +237,18 @@ package final class InterruptCleanup: @unchecked Sendable {
     func registerDirectory(_ path: String) { lock.withLock { _ = directories.insert(path) } }
     func unregisterDirectory(_ path: String) { lock.withLock { _ = directories.remove(path) } }
 
-    private func interrupted(by signalNumber: Int32) {
-        endRun(status: 128 + signalNumber, message: "\(Self.reason(signalNumber)), no output written")
-    }
-
-    /// Ends the process at once when an allocation that has no error path (an `AVFrame` or
-    /// `AVPacket` shell) fails: exit 4 naming the resource, temporary files removed, never a trap.
-    package func outOfMemory(_ resource: String) -> Never {
-        endRun(status: 4, message: "out of memory (\(resource)), no output written")
-    }
-
-    /// Removes every registered temporary file and folder, says why on stderr and exits.
-    private func endRun(status: Int32, message: String) -> Never {
+    /// Removes every registered temporary file and folder.
+    private func removeRegistered() {
         let pending = lock.withLock { paths }
         for path in pending { unlink(path) }
         for directory in lock.withLock({ directories }) {
             // Again if a file appeared while the folder was emptied (the work goes on meanwhile).
             for _ in 0..<3 where FileManager.default.fileExists(atPath: directory) { try? FileManager.default.removeItem(atPath: directory) }
         }
-        let newLine = ProgressReporter.barIsOpen.withLock { $0 } ? "\n" : ""
-        Console.write(newLine + "fxreplay: \(message)\n")
-        _exit(status)
     }
 
     /// What ended the run, as the message says it.
-    static func reason(_ signalNumber: Int32) -> String {
+    package static func reason(_ signalNumber: Int32) -> String {
         switch signalNumber {
         case SIGINT, SIGTERM, SIGHUP: "interrupted"
         case SIGXCPU: "stopped by SIGXCPU (the CPU-time limit, ulimit -t)"

@@ -18,7 +18,7 @@ package final class ProgressReporter: @unchecked Sendable {
     /// with it, the output time reached and the speed in × realtime, as ffmpeg reports them.
     private let seconds: Double?
     /// Whether a terminal bar is on screen without its line ended, so a message must start a new line.
-    static let barIsOpen = Locked(false)
+    package static let barIsOpen = Locked(false)
 
     package init(style: ProgressStyle, label: String, total: Int?, unit: String = "frames", seconds: Double? = nil) {
         let terminal = isatty(STDERR_FILENO) != 0

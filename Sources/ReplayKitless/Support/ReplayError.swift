@@ -3,7 +3,9 @@ import Foundation
 /// The one error type ReplayKitless throws. Its ``Kind`` maps to the documented exit status.
 ///
 /// Messages are written for the person running the tool: they name the file and, where it
-/// applies, the line, frame or field, and say what to do.
+/// applies, the line, frame or field, and say what to do. An option is named by its property
+/// (`RenderOptions.overwrite`), listed in ``options`` so that a front end can show its own name for
+/// it instead (the command line shows its flag, `--overwrite`): ``message(naming:)``.
 ///
 /// It is a `LocalizedError` whose `errorDescription` is ``message``, so a caller's
 /// `catch { print(error.localizedDescription) }` shows the same text the command line prints.
@@ -29,15 +31,26 @@ public struct ReplayError: Error, LocalizedError, CustomStringConvertible, Senda
     public var kind: Kind
     /// The sentence shown to the person running the job: names the file and the line, frame or field.
     public var message: String
+    /// The option properties ``message`` names (`RenderOptions.overwrite`), each written in it
+    /// between backticks; empty when it names none.
+    public var options: [String]
 
-    /// An error of `kind` saying `message`.
-    public init(_ kind: Kind, _ message: String) {
+    /// An error of `kind` saying `message`, which names `options` between backticks.
+    public init(_ kind: Kind, _ message: String, options: [String] = []) {
         self.kind = kind
         self.message = message
+        self.options = options
     }
 
-    /// A wrong argument or option (exit 2).
-    public static func usage(_ message: String) -> ReplayError { ReplayError(.usage, message) }
+    /// ``message`` with each of ``options`` (and its backticks) replaced by what `name` calls it:
+    /// a front end's own name for the option, such as a command-line flag. An option `name`
+    /// returns `nil` for keeps its property name.
+    public func message(naming name: (String) -> String?) -> String {
+        options.reduce(message) { text, option in text.replacingOccurrences(of: "`\(option)`", with: name(option) ?? "`\(option)`") }
+    }
+
+    /// A wrong argument or option (exit 2), naming `options` between backticks.
+    public static func usage(_ message: String, options: [String] = []) -> ReplayError { ReplayError(.usage, message, options: options) }
     /// A missing, unreadable or malformed input (exit 3).
     public static func badInput(_ message: String) -> ReplayError { ReplayError(.badInput, message) }
     /// Processing or writing the output failed (exit 4).
