@@ -5,7 +5,7 @@ import ReplayKitless
 
 /// The README's "Using ReplayKitless from Swift" example, compiled with the test target: the test
 /// below checks that the README shows exactly these lines (less the imports, which sit at the top of
-/// this file), so the example cannot drift from an API that compiles. Never called: it would render
+/// this file, and its comment lines), so the example cannot drift from an API that compiles. Never called: it would render
 /// `call.mp4` in the working directory.
 func readmeExample() async {
     // README-EXAMPLE-BEGIN
@@ -14,8 +14,14 @@ func readmeExample() async {
     options.encoder.codec = .h264
     options.encoder.crf = 20
     options.overwrite = true   // replace the file an earlier run wrote
+    final class CornerMark: FrameEffect {
+        let name = "cornerMark"
+        func apply(to image: YUVImage, at time: FrameTime) throws(ReplayError) {
+            image.luma.fill(235, x: 0, y: 0, width: 16, height: 16)   // a light square, top left
+        }
+    }
     do {
-        let report = try await Renderer(options: options).run { progress in
+        let report = try await Renderer(options: options, extraEffects: [CornerMark()]).run { progress in
             print("\(progress.framesDone) of \(progress.framesExpected.map(String.init) ?? "?") frames")
         }
         print("\(report.framesEncoded) frames, \(report.output.width)x\(report.output.height), \(report.output.bytes) bytes")

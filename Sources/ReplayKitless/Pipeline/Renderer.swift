@@ -15,9 +15,11 @@ public final class Renderer {
         self.init(options: options, extraEffects: [])
     }
 
-    /// - Parameter extraEffects: processing steps of the caller's own, applied after the ones the
-    ///   options ask for (background replacement, annotations).
-    package init(options: RenderOptions, extraEffects: [any FrameEffect]) {
+    /// A render that also runs effects of the caller's own on every frame.
+    /// - Parameter extraEffects: processing steps of the caller's own, applied in order after the
+    ///   ones the options ask for (background replacement, annotations); each is used by this
+    ///   render's processing thread only, so hand a new instance to each render.
+    public init(options: RenderOptions, extraEffects: [any FrameEffect]) {
         self.options = options
         self.extraEffects = extraEffects
     }
@@ -153,7 +155,8 @@ private final class RenderSession: @unchecked Sendable {
         unturnedSize = shown.turned(workingSize)
         outputSize = options.keepRotation ? unturnedSize : workingSize
 
-        let output = try AtomicOutput(path: options.output, overwrite: options.overwrite, inputs: options.inputFiles)
+        let output = try AtomicOutput(path: options.output, overwrite: options.overwrite, overwriteOption: "RenderOptions.overwrite",
+                                      inputs: options.inputFiles)
         muxer = try Muxer(output: output, bitexact: options.encoder.deterministic)
         muxer.faststart = options.encoder.faststart
         muxer.copyMetadata(from: demuxer)
@@ -163,7 +166,8 @@ private final class RenderSession: @unchecked Sendable {
         if options.keepRotation && (video.rotation % 360 != 0 || video.mirrored) && !muxer.isMP4Family {
             let orientation = (video.rotation % 360 != 0 ? ["\(video.rotation)° rotation"] : []) + (video.mirrored ? ["mirroring"] : [])
             throw .usage("\(options.output): a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot store the input's "
-                         + "\(orientation.joined(separator: " and ")), which --keep-rotation (and poses embed) keeps: write .mp4 or .mov")
+                         + "\(orientation.joined(separator: " and ")), which `RenderOptions.keepRotation` (and poses embed) keeps: write .mp4 or .mov",
+                         options: ["RenderOptions.keepRotation"])
         }
         let ignoredSettings = try options.encoder.check(for: codec)
         if !muxer.accepts(video: Self.codecID(codec), width: outputSize.width, height: outputSize.height) {
@@ -198,8 +202,8 @@ private final class RenderSession: @unchecked Sendable {
         // Trim times are seconds after the first frame (poses' t); the stream's clock may start elsewhere.
         let tick = video.timeBase.seconds(1)
         let videoStart = stream.pointee.start_time == noPTS ? 0 : video.timeBase.seconds(stream.pointee.start_time)
-        if let from = options.from { try checkTimeOption("--from", from) }
-        if let to = options.to { try checkTimeOption("--to", to) }
+        if let from = options.from { try checkTimeOption("RenderOptions.from", from) }
+        if let to = options.to { try checkTimeOption("RenderOptions.to", to) }
         let trimSeconds = (start: options.from.map { videoStart + $0 }, end: options.to.map { videoStart + $0 })
         /// (A stream whose clock starts near Int64's end cannot overflow.)
         func ticks(_ seconds: Double) -> Int64 { Int64(Int(clamping: seconds / tick, rounding: .toNearestOrAwayFromZero)) }
@@ -222,8 +226,13 @@ private final class RenderSession: @unchecked Sendable {
         self.sound = sound
         demuxer.keepOnly(streams: Set(copied.keys).union([video.index]))
         if options.embedPoses {
-            guard options.poses != nil else { throw .usage("--embed-poses needs --poses FILE or --poses-from-sei") }
-            guard codec.carriesSEI else { throw .usage("--embed-poses needs an H.264 or HEVC output (--codec h264 or hevc)") }
+            guard options.poses != nil else {
+                throw .usage("`RenderOptions.embedPoses` needs `RenderOptions.poses`", options: ["RenderOptions.embedPoses", "RenderOptions.poses"])
+            }
+            guard codec.carriesSEI else {
+                throw .usage("`RenderOptions.embedPoses` needs an H.264 or HEVC output (`RenderOptions.encoder.codec` h264 or hevc)",
+                             options: ["RenderOptions.embedPoses", "RenderOptions.encoder.codec"])
+            }
         }
         poseSEI = try options.poses?.seiFormat() ?? PoseSEI()
         framePoses = try options.poses.map { (settings: PoseSettings) throws(ReplayError) in
@@ -242,7 +251,8 @@ private final class RenderSession: @unchecked Sendable {
             // A start after the last frame would decode nothing: the user is told how long the video is.
             let length = timeBase.seconds(inputFrames.lastPTS &- inputFrames.firstPTS &+ max(frameTicks, 1))
             guard from < length else {
-                throw .usage("--from \(from): at or past the end of \(options.input), whose video lasts " + String(format: "%.3f s", length))
+                throw .usage("`RenderOptions.from` \(from): at or past the end of \(options.input), whose video lasts "
+                             + String(format: "%.3f s", length), options: ["RenderOptions.from"])
             }
         }
         colorSpace = ColorSpace(codecParameters: stream.pointee.codecpar.pointee, height: outputSize.height)
@@ -320,7 +330,8 @@ private final class RenderSession: @unchecked Sendable {
         guard options.audio.mode != .none, let first = demuxer.streams.first(where: { $0.kind == .audio }) else { return nil }
         let codec = options.audio.codec ?? AudioCodec.defaultCodec(forOutput: options.output)
         guard muxer.accepts(audio: codec) else {
-            throw .usage("--audio-codec \(codec.rawValue): a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot hold it")
+            throw .usage("`RenderOptions.audio.codec` \(codec.rawValue): a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot hold it",
+                         options: ["RenderOptions.audio.codec"])
         }
         if options.audio.mode == .encode || trimmed { return (first.index, nil) }
         if muxer.accepts(demuxer.stream(first.index).pointee.codecpar) { return nil }
