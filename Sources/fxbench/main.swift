@@ -12,7 +12,8 @@
 //
 //     .build/release/fxbench process CLIP MASK PICTURE POSES SCENE [FRAMES] [THREADS…]
 //
-// The process stage alone (benchmarks/process.sh makes the inputs): the first FRAMES (60) frames
+// The process stage alone (benchmarks/process.sh makes the inputs): the first FRAMES (60, and at
+// least 8 per thread of the most threads measured, so every lane gets enough frames to measure) frames
 // of CLIP decoded beforehand, then blurred background (σ = 12), picture background and the
 // scene's annotations applied to each, as a render applies them, with 1 and 2 process threads
 // (or those given): frames per second, the ratio to 1 thread, and CPU seconds with the load average.
@@ -174,8 +175,9 @@ func measureProcessStage(_ arguments: [String]) -> Never {
         exit(2)
     }
     let (clipPath, mask, picture, poses, scene) = (arguments[0], arguments[1], arguments[2], arguments[3], arguments[4])
-    let frames = arguments.count > 5 ? Int(arguments[5]) ?? 60 : 60
     let threadCounts = arguments.count > 6 ? arguments[6...].compactMap(Int.init) : [1, 2]
+    // Fewer than 8 frames a lane measure the start and the drain, not the lanes (issue #37).
+    let frames = max(arguments.count > 5 ? Int(arguments[5]) ?? 60 : 60, 8 * (threadCounts.max() ?? 1))
     var blurred = RenderOptions(input: clipPath, output: "/dev/null")
     blurred.background = BackgroundSettings(mask: .video(path: mask), background: .blur(sigma: 12))
     var pictured = RenderOptions(input: clipPath, output: "/dev/null")
