@@ -17,6 +17,16 @@ enum OptionFlags {
         "RenderOptions.poses": "--poses FILE or --poses-from-sei",
         "RenderOptions.encoder.codec": "--codec",
         "RenderOptions.audio.codec": "--audio-codec",
+        "RenderOptions.annotations": "--annotations",
+        "AnnotationSettings.occludeWithMask": "--occlude-with-mask",
+        "BackgroundSettings.mask": "--mask",
+        "BackgroundSettings.background": "--background",
+        "BackgroundSettings.feather": "--feather",
+        "BackgroundSettings.expand": "--mask-expand",
+        "BackgroundSettings.shrink": "--mask-shrink",
+        "BackgroundSettings.smoothFrames": "--mask-smooth",
+        "BackgroundSettings.premultiply": "--premultiply",
+        "BackgroundSettings.blurMode": "--blur-mode",
     ]
 
     /// `error`'s message with the flags in place of the option properties it names.

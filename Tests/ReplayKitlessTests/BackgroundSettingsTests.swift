@@ -50,7 +50,12 @@ import Testing
         #expect(throws: ReplayError.self) { try settings.validate() }
         settings.smoothFrames = 4
         settings.premultiply = true
-        #expect(throws: ReplayError.usage("--premultiply needs --background transparent")) { try settings.validate() }
+        // In the library's terms, which a front end renames (the CLI: "--premultiply needs --background transparent").
+        let error = #expect(throws: ReplayError.self) { try settings.validate() }
+        #expect(error?.message == "`BackgroundSettings.premultiply` needs `BackgroundSettings.background` transparent")
+        #expect(error?.options == ["BackgroundSettings.premultiply", "BackgroundSettings.background"])
+        #expect(error?.message(naming: { ["BackgroundSettings.premultiply": "--premultiply", "BackgroundSettings.background": "--background"][$0] })
+                == "--premultiply needs --background transparent")
     }
 
     @Test func settingsRoundTripThroughJSON() throws {

@@ -70,17 +70,31 @@ public struct BackgroundSettings: Sendable, Codable, Equatable {
     public func validate() throws(ReplayError) {
         let limit = Self.maximumShapingPixels
         guard feather.isFinite, (0...Double(limit)).contains(feather) else {
-            throw .usage("--feather: \(feather) is not a number of pixels from 0 to \(limit)")
+            throw .usage("`BackgroundSettings.feather`: \(feather) is not a number of pixels from 0 to \(limit)", options: ["BackgroundSettings.feather"])
         }
-        guard (0...limit).contains(expand) else { throw .usage("--mask-expand: \(expand) is not a number of pixels from 0 to \(limit)") }
-        guard (0...limit).contains(shrink) else { throw .usage("--mask-shrink: \(shrink) is not a number of pixels from 0 to \(limit)") }
-        guard expand == 0 || shrink == 0 else { throw .usage("--mask-expand and --mask-shrink exclude each other") }
+        guard (0...limit).contains(expand) else {
+            throw .usage("`BackgroundSettings.expand`: \(expand) is not a number of pixels from 0 to \(limit)", options: ["BackgroundSettings.expand"])
+        }
+        guard (0...limit).contains(shrink) else {
+            throw .usage("`BackgroundSettings.shrink`: \(shrink) is not a number of pixels from 0 to \(limit)", options: ["BackgroundSettings.shrink"])
+        }
+        guard expand == 0 || shrink == 0 else {
+            throw .usage("`BackgroundSettings.expand` and `BackgroundSettings.shrink` exclude each other",
+                         options: ["BackgroundSettings.expand", "BackgroundSettings.shrink"])
+        }
         guard (1...MaskSmoother.maximumFrames).contains(smoothFrames) else {
-            throw .usage("--mask-smooth: \(smoothFrames) is not a frame count from 1 to \(MaskSmoother.maximumFrames)")
+            throw .usage("`BackgroundSettings.smoothFrames`: \(smoothFrames) is not a frame count from 1 to \(MaskSmoother.maximumFrames)",
+                         options: ["BackgroundSettings.smoothFrames"])
         }
-        guard !premultiply || outputsAlpha else { throw .usage("--premultiply needs --background transparent") }
+        guard !premultiply || outputsAlpha else {
+            throw .usage("`BackgroundSettings.premultiply` needs `BackgroundSettings.background` transparent",
+                         options: ["BackgroundSettings.premultiply", "BackgroundSettings.background"])
+        }
         if let blurMode, blurMode != .plain {
-            guard case .blur? = background else { throw .usage("--blur-mode \(blurMode.rawValue) needs --background blur:SIGMA") }
+            guard case .blur? = background else {
+                throw .usage("`BackgroundSettings.blurMode` \(blurMode.rawValue) needs `BackgroundSettings.background` blur:SIGMA",
+                             options: ["BackgroundSettings.blurMode", "BackgroundSettings.background"])
+            }
         }
     }
 

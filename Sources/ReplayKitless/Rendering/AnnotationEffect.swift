@@ -58,10 +58,11 @@ final class AnnotationEffect: SplitFrameEffect {
 
     init(settings: AnnotationSettings, context: EffectContext, masks: FrameMaskProvider?) throws(ReplayError) {
         guard let poses = context.poses else {
-            throw .usage("--annotations needs camera poses: --poses FILE or --poses-from-sei")
+            throw .usage("`RenderOptions.annotations` needs camera poses: `RenderOptions.poses`", options: ["RenderOptions.annotations", "RenderOptions.poses"])
         }
         if settings.occludeWithMask && masks == nil {
-            throw .usage("--occlude-with-mask needs a mask (--mask)")
+            throw .usage("`AnnotationSettings.occludeWithMask` needs a mask (`BackgroundSettings.mask`)",
+                         options: ["AnnotationSettings.occludeWithMask", "BackgroundSettings.mask"])
         }
         self.poses = poses
         scene = settings.scene
