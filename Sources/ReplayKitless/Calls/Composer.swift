@@ -65,12 +65,12 @@ public final class Composer {
 /// The state of one running composition; private to ``Composer``.
 private final class ComposeSession: @unchecked Sendable {
     let options: ComposeOptions
-    let participants: [CallParticipant]
+    /// Who is shown where, frame by frame.
+    let plan: ComposePlan
+    var participants: [CallParticipant] { plan.participants }
     /// Per participant, its video tracks (by start) being decoded.
     let tracks: [[TrackFrames]]
     let painters: [TilePainter]
-    let layout: CallLayout
-    let width: Int, height: Int
     let colorSpace: ColorSpace
     let background: YUVColor
     let encoder: Encoder
@@ -79,18 +79,14 @@ private final class ComposeSession: @unchecked Sendable {
     let sound: CallSoundTrack?
     let extraEffects: [any FrameEffect]
     let names: TileNames?
-    /// Who speaks when, if the `speaker` layout or the speaker's outline needs it.
-    let activity: SpeakerActivity?
-    /// Who is large per frame in `speaker`, and in `focus` when a screen share may take over.
-    let focusTimeline: FocusTimeline?
     var report: ComposeReport
 
     let composed = BoundedQueue<Frame>(capacity: 4)
     let canvases = FramePool(keepsBuffers: true)
-    /// Counts the layouts shown so far; per canvas of the pool, the layout whose background it
-    /// holds outside the tiles (the area no tile repaints), so it is painted once per layout.
-    private var layoutGeneration = 0
-    private var canvasLayout: [ObjectIdentifier: Int] = [:]
+    /// The plan's scene being shown; per canvas of the pool, the scene whose background it
+    /// holds outside the tiles (the area no tile repaints), so it is painted once per scene.
+    private var sceneShown = -1
+    private var canvasScene: [ObjectIdentifier: Int] = [:]
     /// Whether a picture has been shown yet: the caller's effects (a contact sheet) see the frames from the first that shows someone.
     private var someoneShown = false
     let failure = Locked<ReplayError?>(nil)
@@ -100,20 +96,14 @@ private final class ComposeSession: @unchecked Sendable {
         self.options = options
         self.extraEffects = extraEffects
         let call = options.call
-        guard options.fps > 0, options.fps <= 240 else { throw .usage("`ComposeOptions.fps` \(options.fps): must be 1 to 240", options: ["ComposeOptions.fps"]) }
-        try options.checkTimes()
-        // 4:2:0 needs even dimensions.
-        width = max(2, options.size.width & ~1)
-        height = max(2, options.size.height & ~1)
-        participants = CallParticipant.withVideo(in: call)
-        layout = options.layout
-        try Self.check(layout: layout, participants: participants, call: call)
-        if let measured = options.speakerActivity {
-            activity = measured
-        } else {
-            activity = layout == .speaker || options.highlightSpeaker ? try SpeakerActivity.measure(call, from: options.from, to: options.end) : nil
+        // Who speaks when, if the `speaker` layout or the speaker's outline needs it.
+        plan = try ComposePlan(options: options) { () throws(ReplayError) in
+            if let measured = options.speakerActivity { return measured }
+            guard options.layout == .speaker || options.highlightSpeaker else { return nil }
+            return try SpeakerActivity.measure(call, from: options.from, to: options.end)
         }
-        focusTimeline = Self.focusTimeline(layout: layout, activity: activity, participants: participants, options: options)
+        let width = plan.size.width, height = plan.size.height
+        let participants = plan.participants
         let effects = try Self.streamEffects(options.streamEffects, call: call)
 
         let videoTracks = participants.reduce(0) { $0 + $1.videoTracks.count }
@@ -137,7 +127,7 @@ private final class ComposeSession: @unchecked Sendable {
 
         colorSpace = ColorSpace(tag: AVCOL_SPC_UNSPECIFIED, fullRange: false, height: height)
         var backgroundColor = options.background
-        if case .custom(let custom) = layout, let color = custom.background { backgroundColor = color }
+        if case .custom(let custom) = options.layout, let color = custom.background { backgroundColor = color }
         background = colorSpace.yuv(red: backgroundColor.red, green: backgroundColor.green, blue: backgroundColor.blue)
         names = options.names ? try TileNames(width: width, height: height, colorSpace: colorSpace, font: options.font) : nil
 
@@ -165,44 +155,10 @@ private final class ComposeSession: @unchecked Sendable {
         report = ComposeReport(input: call.source, output: .init(
             path: options.output, container: muxer.formatName, codec: codec.encoderName, width: width, height: height,
             pixelFormat: String(cString: av_get_pix_fmt_name(encoder.pixelFormat)), bytes: 0, copiedStreams: 0),
-            layout: layout.name, fps: options.fps, from: options.from, to: options.end)
+            layout: options.layout.name, fps: options.fps, from: options.from, to: options.end)
         report.audioOnly = call.streams.filter { $0.hasAudio && !$0.hasVideo }.map(\.id)
-        report.warnings += ignoredSettings
-        if width != options.size.width || height != options.size.height {
-            report.warnings.append("\(options.size) is rounded to \(width)x\(height): 4:2:0 needs an even width and height")
-        }
-    }
-
-    /// `--focus` names a participant with video; a layout file's tiles name streams of the call.
-    static func check(layout: CallLayout, participants: [CallParticipant], call: Call) throws(ReplayError) {
-        let known = call.streams.map { "\($0.id) (\($0.name))" }.joined(separator: ", ")
-        switch layout {
-        case .focus(let key), .pip(let key):
-            guard participants.contains(where: { $0.keys.contains(key) }) else {
-                throw .usage("--focus \(key): no participant with video has that id or name; the call has \(known)")
-            }
-        case .custom(let custom):
-            for (index, tile) in custom.tiles.enumerated() where !call.streams.contains(where: { $0.id == tile.stream || $0.name == tile.stream }) {
-                throw .badInput(file: custom.file, line: tile.line, field: "tiles[\(index)].stream",
-                                "no stream '\(tile.stream)'; the call has \(known)")
-            }
-        case .grid, .speaker:
-            break
-        }
-    }
-
-    /// `speaker`: the speech rule over `activity`; `focus`: its participant, but a screen share
-    /// first while active, if the call has one and ``ComposeOptions/screenShareTakesFocus``.
-    static func focusTimeline(layout: CallLayout, activity: SpeakerActivity?, participants: [CallParticipant],
-                              options: ComposeOptions) -> FocusTimeline? {
-        switch layout {
-        case .speaker:
-            return activity.map { FocusTimeline(speaker: $0, participants: participants, from: options.from) }
-        case .focus(let key) where options.screenShareTakesFocus && options.call.streams.contains(where: { $0.videoType == "screen" }):
-            return participants.firstIndex { $0.keys.contains(key) }.map { FocusTimeline(fixed: $0, screensFirst: true) }
-        default:
-            return nil
-        }
+        report.warnings += ignoredSettings + plan.warnings
+        report.layoutChanges = plan.layoutChanges
     }
 
     /// A job's `streams:` keyed by stream id: unknown keys are bad input naming the key and the ids.
@@ -252,11 +208,9 @@ private final class ComposeSession: @unchecked Sendable {
     private var failed: Bool { failure.withLock { $0 != nil } }
 
     private func composeAll(progress: (Int) throws(ReplayError) -> Void) throws(ReplayError) {
-        var shown: [Int]?
-        var arranged = layout
-        var tiles: [CallLayout.Tile] = []
+        var sceneIndex = 0
         var stopped = Set<ObjectIdentifier>()
-        for k in 0..<options.frameCount {
+        for k in 0..<plan.frameCount {
             guard !failed else { return }
             let t = options.callTime(ofFrame: k)
             // Tracks that have left are stopped, which frees their pictures and closes their files;
@@ -270,25 +224,17 @@ private final class ComposeSession: @unchecked Sendable {
                     }
                 }
             }
-            let now = participants.indices.filter { participants[$0].isShown(at: t) }
-            let arrangement = focusTimeline?.focus(at: t, shown: now, participants: participants)
-                .map { CallLayout.focus(participants[$0].streams[0].id) } ?? layout
-            if now != shown || arrangement != arranged {
-                if shown != nil && now != shown { report.layoutChanges += 1 }
-                shown = now
-                arranged = arrangement
-                layoutGeneration += 1
-                tiles = arrangement.tiles(for: now.map { participants[$0].keys }, width: width, height: height,
-                                          pictures: now.map { participants[$0].shownSize(at: t) })
-            }
+            while sceneIndex + 1 < plan.scenes.count && plan.scenes[sceneIndex + 1].firstFrame <= k { sceneIndex += 1 }
+            let scene = plan.scenes[sceneIndex]
+            sceneShown = sceneIndex
             let canvas: Frame
-            do { canvas = try canvases.take(width: width, height: height, format: AV_PIX_FMT_YUV420P) } catch {
+            do { canvas = try canvases.take(width: plan.size.width, height: plan.size.height, format: AV_PIX_FMT_YUV420P) } catch {
                 throw .processing("\(options.output): \(error)")
             }
             do {
                 canvas.pts = Int64(k)
                 canvas.duration = 1
-                try paint(canvas, tiles: tiles, shown: now, at: t, frame: k)
+                try paint(canvas, tiles: scene.tiles, shown: scene.shown, at: t, frame: k)
             } catch {
                 canvas.recycle()
                 throw error
@@ -309,7 +255,7 @@ private final class ComposeSession: @unchecked Sendable {
         canvas.pointer.pointee.color_range = AVCOL_RANGE_MPEG
         // Every tile is repainted whole below (picture and bars), so the rest of a canvas that
         // already shows this layout's background is left as it is; effects may paint anywhere.
-        if !extraEffects.isEmpty || canvasLayout.updateValue(layoutGeneration, forKey: ObjectIdentifier(canvas)) != layoutGeneration {
+        if !extraEffects.isEmpty || canvasScene.updateValue(sceneShown, forKey: ObjectIdentifier(canvas)) != sceneShown {
             image.fill(background)
         }
         var labels: [TileNames.Label] = []
@@ -329,7 +275,7 @@ private final class ComposeSession: @unchecked Sendable {
         }
         // The outline hugs the speaker's picture where it sits in its tile (a portrait picture in
         // a wide cell is outlined, not the bars beside it).
-        if options.highlightSpeaker, let speaking = activity?.loudest(at: t),
+        if options.highlightSpeaker, let speaking = plan.activity?.loudest(at: t),
            let index = tiles.lastIndex(where: { participants[shown[$0.participant]].streams.contains { $0.id == speaking } }) {
             outline(labels[index].picture, on: image)
         }

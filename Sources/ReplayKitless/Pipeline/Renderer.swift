@@ -79,20 +79,17 @@ private final class RenderSession: @unchecked Sendable {
     /// Input stream index → output stream index, for streams copied untouched.
     let copied: [Int: Int]
     let timeBase: Rational
-    /// How a decoded picture is turned for the effects: upright (display orientation), then
-    /// mirrored when asked.
-    let upright: PictureOrientation
-    /// With --keep-rotation, how the upright picture is turned back to the stored orientation the
-    /// kept rotation matrix expects.
-    let turnBack: PictureOrientation?
+    /// How pictures are turned, the sizes they pass through and the stretch kept.
+    let plan: RenderPlan
+    var upright: PictureOrientation { plan.upright }
+    var turnBack: PictureOrientation? { plan.turnBack }
+    var outputSize: PictureSize { plan.outputSize }
+    var workingSize: PictureSize { plan.workingSize }
+    var unturnedSize: PictureSize { plan.unturnedSize }
+    /// With `from`/`to`: the frames kept, as video timestamps on the input's clock.
+    var trim: RenderPlan.Trim? { plan.trim }
     /// Whether pictures are turned at all: not with a kept rotation when nothing looks at the picture.
     let turnsUpright: Bool
-    /// The encoded picture's size (stored orientation with --keep-rotation).
-    let outputSize: PictureSize
-    /// The size effects see: display orientation.
-    let workingSize: PictureSize
-    /// The size frames are scaled to before being turned upright.
-    let unturnedSize: PictureSize
     /// The pictures' format between decoding and encoding (with alpha when the output or the mask needs it).
     let workingFormat: AVPixelFormat
     /// Colour matrix and range of the frames between decoding and encoding.
@@ -106,8 +103,6 @@ private final class RenderSession: @unchecked Sendable {
     let poseSEI: PoseSEI
     /// The input's sound encoded anew (`--audio encode`, a container that cannot hold its codec, a trim).
     let sound: RenderSound?
-    /// With --from/--to: the frames kept, as video timestamps (start, end), the input's clock.
-    let trim: (start: Int64, end: Int64?)?
     /// With a trim: the input's frames by timestamp (``FrameClock``).
     let inputFrames: InputFrameNumbers?
 
@@ -141,19 +136,16 @@ private final class RenderSession: @unchecked Sendable {
         timeBase = video.timeBase
         decoder = try Decoder(demuxer: demuxer, stream: video.index, reproducibleErrors: options.encoder.deterministic)
         guard video.width > 0, video.height > 0 else { throw .badInput("\(options.input): video stream has no picture size") }
-
-        // Masks, backgrounds and the contract's pixel coordinates are in display orientation, so
-        // effects always work on the upright picture; a kept rotation turns it back afterwards.
-        let shown = PictureOrientation(rotation: video.rotation, mirrored: video.mirrored)
-        upright = shown.mirrored(options.mirror)
-        turnBack = options.keepRotation ? shown.inverse : nil
-        let stored = PictureSize(width: video.width, height: video.height)
-        let display = shown.turned(stored)
-        let requested = options.size ?? display
-        // 4:2:0 needs even dimensions.
-        workingSize = PictureSize(width: max(2, requested.width & ~1), height: max(2, requested.height & ~1))
-        unturnedSize = shown.turned(workingSize)
-        outputSize = options.keepRotation ? unturnedSize : workingSize
+        let stream = demuxer.stream(video.index)
+        let frameRate = demuxer.nominalFrameRate(ofStream: video.index)
+        let facts = RenderPlan.Video(stored: PictureSize(width: video.width, height: video.height), rotation: video.rotation,
+                                     mirrored: video.mirrored, timeBase: video.timeBase, startTicks: video.startTime,
+                                     declaredFrames: Int(clamping: video.declaredFrames), frameRate: Rational(frameRate),
+                                     containerSeconds: demuxer.durationSeconds)
+        let plan = try RenderPlan(video: facts, options: options)
+        self.plan = plan
+        let shown = plan.shown, stored = facts.stored, display = shown.turned(stored)
+        let outputSize = plan.outputSize, trim = plan.trim
 
         let output = try AtomicOutput(path: options.output, overwrite: options.overwrite, overwriteOption: "RenderOptions.overwrite",
                                       inputs: options.inputFiles)
@@ -173,13 +165,11 @@ private final class RenderSession: @unchecked Sendable {
         if !muxer.accepts(video: Self.codecID(codec), width: outputSize.width, height: outputSize.height) {
             throw .usage("\(options.output): a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot hold \(codec.rawValue) video")
         }
-        let stream = demuxer.stream(video.index)
-        let frameRate = demuxer.nominalFrameRate(ofStream: video.index)
         frameTicks = demuxer.nominalFrameTicks(ofStream: video.index)
         encoder = try Encoder(settings: options.encoder, codec: codec, width: outputSize.width, height: outputSize.height,
                               timeBase: stream.pointee.time_base, frameRate: frameRate,
-                              sampleAspectRatio: Self.sampleAspectRatio(of: stream, turned: turnBack == nil && shown.swapsSides,
-                                                                        from: turnBack == nil ? display : stored, to: outputSize),
+                              sampleAspectRatio: Self.sampleAspectRatio(of: stream, turned: plan.turnBack == nil && shown.swapsSides,
+                                                                        from: plan.turnBack == nil ? display : stored, to: outputSize),
                               colorOf: stream.pointee.codecpar, alpha: options.background?.outputsAlpha ?? false, globalHeader: muxer.needsGlobalHeader)
         videoOut = try options.keepRotation ? muxer.addStream(encoder: encoder, rotation: video.rotation, mirrored: video.mirrored)
             : muxer.addStream(encoder: encoder)
@@ -199,21 +189,12 @@ private final class RenderSession: @unchecked Sendable {
 
         var copied: [Int: Int] = [:]
         var dropped: [String] = []
-        // Trim times are seconds after the first frame (poses' t); the stream's clock may start elsewhere.
-        let tick = video.timeBase.seconds(1)
-        let videoStart = stream.pointee.start_time == noPTS ? 0 : video.timeBase.seconds(stream.pointee.start_time)
-        if let from = options.from { try checkTimeOption("RenderOptions.from", from) }
-        if let to = options.to { try checkTimeOption("RenderOptions.to", to) }
-        let trimSeconds = (start: options.from.map { videoStart + $0 }, end: options.to.map { videoStart + $0 })
-        /// (A stream whose clock starts near Int64's end cannot overflow.)
-        func ticks(_ seconds: Double) -> Int64 { Int64(Int(clamping: seconds / tick, rounding: .toNearestOrAwayFromZero)) }
-        trim = options.from == nil && options.to == nil ? nil : (ticks(trimSeconds.start ?? videoStart), trimSeconds.end.map(ticks))
         var sound: RenderSound?
         let encodedAudio = try Self.audioToEncode(options: options, demuxer: demuxer, muxer: muxer, trimmed: trim != nil)
         for info in demuxer.streams where info.index != video.index {
             if info.kind == .audio && options.audio.mode == .none { continue }
             if info.index == encodedAudio?.index {
-                sound = try RenderSound(input: options.input, from: trimSeconds.start, to: trimSeconds.end, settings: options.audio, muxer: muxer)
+                sound = try RenderSound(input: options.input, from: trim?.startSeconds, to: trim?.endSeconds, settings: options.audio, muxer: muxer)
                 continue
             }
             if let out = try muxer.addCopiedStream(from: demuxer, stream: info.index) {
@@ -247,20 +228,15 @@ private final class RenderSession: @unchecked Sendable {
         } else {
             inputFrames = InputFrameNumbers(scan: try VideoPacketScan(path: options.input))
         }
-        if let from = options.from, let inputFrames {
-            // A start after the last frame would decode nothing: the user is told how long the video is.
-            let length = timeBase.seconds(inputFrames.lastPTS &- inputFrames.firstPTS &+ max(frameTicks, 1))
-            guard from < length else {
-                throw .usage("`RenderOptions.from` \(from): at or past the end of \(options.input), whose video lasts "
-                             + String(format: "%.3f s", length), options: ["RenderOptions.from"])
-            }
+        if let inputFrames {
+            try plan.checkFrom(options, firstPTS: inputFrames.firstPTS, lastPTS: inputFrames.lastPTS, frameTicks: frameTicks, timeBase: timeBase)
         }
         colorSpace = ColorSpace(codecParameters: stream.pointee.codecpar.pointee, height: outputSize.height)
         encoderColorSpace = codec.storesFullRange ? colorSpace : ColorSpace(matrix: colorSpace.matrix, fullRange: false)
         let context = EffectContext(options: options, demuxer: demuxer, videoStream: video,
-                                    outputSize: workingSize, colorSpace: colorSpace, poses: framePoses)
+                                    outputSize: plan.workingSize, colorSpace: colorSpace, poses: framePoses)
         effects = EffectBox(try makeEffects(for: context) + extraEffects)
-        turnsUpright = turnBack == nil || options.mirror || !effects.list.isEmpty
+        turnsUpright = plan.turnBack == nil || options.mirror || !effects.list.isEmpty
         let videoTimeBase = stream.pointee.time_base
         // MP4/MOV hide what lies before 0 behind the edit list (AAC priming, rightly): a video
         // starting before 0 (an MPEG-TS whose clock wrapped) would lose its first frames in every
@@ -279,19 +255,7 @@ private final class RenderSession: @unchecked Sendable {
         }
         try muxer.writeHeader(movieTimeScale: videoTimeBase.den > 1000 ? videoTimeBase.den : nil)
 
-        if trim != nil {
-            expectedFrames = nil
-        } else if let framePoses {
-            // The packet scan counts the frames shown (a declared count includes those an edit list cuts).
-            expectedFrames = framePoses.scan.frames.count
-        } else if video.declaredFrames > 0 {
-            expectedFrames = Int(video.declaredFrames)
-        } else if let seconds = demuxer.durationSeconds, frameRate.num > 0 {
-            // (A damaged container may declare any duration and rate.)
-            expectedFrames = Int(clamping: seconds * Double(frameRate.num) / Double(frameRate.den), to: 0...Int.max)
-        } else {
-            expectedFrames = nil
-        }
+        expectedFrames = plan.expectedFrames(of: facts, scannedFrames: framePoses?.scan.frames.count)
         report = RenderReport(input: options.input, output: .init(
             path: options.output, container: muxer.formatName, codec: codec.encoderName,
             width: outputSize.width, height: outputSize.height,
@@ -301,9 +265,7 @@ private final class RenderSession: @unchecked Sendable {
         if muxer.isFragmented { report.warnings.append("\(options.output) cannot seek (a pipe): written as fragmented MP4") }
         if options.embedPoses, encoder.carriesSEI, let warning = framePoses?.pose32Warning { report.warnings.append(warning) }
         if let warning = framePoses?.timeline.warning { report.warnings.append(warning) }
-        if workingSize != requested {
-            report.warnings.append("\(requested) is rounded to \(workingSize): 4:2:0 needs an even width and height")
-        }
+        report.warnings += plan.warnings
         // Frames are processed as 8-bit 4:2:0: deeper or fuller pictures lose precision, said once.
         let inputFormat = AVPixelFormat(rawValue: stream.pointee.codecpar.pointee.format)
         if let descriptor = av_pix_fmt_desc_get(inputFormat)?.pointee,
