@@ -73,10 +73,9 @@ private final class ComposeSession: @unchecked Sendable {
     let painters: [TilePainter]
     let colorSpace: ColorSpace
     let background: YUVColor
-    let encoder: Encoder
-    let muxer: Muxer
-    let videoOut: Int
-    let sound: CallSoundTrack?
+    /// Encodes the composed frames and writes them with the call's sound, in step.
+    let output: OutputStage
+    var muxer: Muxer { output.muxer }
     let extraEffects: [any FrameEffect]
     let names: TileNames?
     var report: ComposeReport
@@ -131,9 +130,9 @@ private final class ComposeSession: @unchecked Sendable {
         background = colorSpace.yuv(red: backgroundColor.red, green: backgroundColor.green, blue: backgroundColor.blue)
         names = options.names ? try TileNames(width: width, height: height, colorSpace: colorSpace, font: options.font) : nil
 
-        let output = try AtomicOutput(path: options.output, overwrite: options.overwrite, overwriteOption: "ComposeOptions.overwrite",
+        let file = try AtomicOutput(path: options.output, overwrite: options.overwrite, overwriteOption: "ComposeOptions.overwrite",
                                       inputs: options.inputFiles)
-        muxer = try Muxer(output: output, bitexact: options.encoder.deterministic)
+        let muxer = try Muxer(output: file, bitexact: options.encoder.deterministic)
         muxer.faststart = options.encoder.faststart
         let codec = options.encoder.codec ?? VideoCodec.defaultCodec(forOutput: options.output)
         let ignoredSettings = try options.encoder.check(for: codec)
@@ -142,15 +141,18 @@ private final class ComposeSession: @unchecked Sendable {
             throw .usage("\(options.output): a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot hold \(codec.rawValue) video")
         }
         let timeBase = AVRational(num: 1, den: Int32(options.fps))
-        encoder = try Encoder(settings: options.encoder, codec: codec, width: width, height: height, timeBase: timeBase,
+        let encoder = try Encoder(settings: options.encoder, codec: codec, width: width, height: height, timeBase: timeBase,
                               frameRate: AVRational(num: Int32(options.fps), den: 1), colorOf: nil, alpha: false,
                               globalHeader: muxer.needsGlobalHeader)
-        videoOut = try muxer.addStream(encoder: encoder)
+        let videoOut = try muxer.addStream(encoder: encoder)
         // The call's sound (every stream's, at its call time from `from`, 48 kHz, summed, clipped),
         // written by the encoding thread in step with the pictures.
-        sound = call.streams.contains(where: \.hasAudio)
+        let sound = call.streams.contains(where: \.hasAudio)
             ? try CallSoundTrack(call: call, from: options.from, to: options.end, muxer: muxer) : nil
         try muxer.writeHeader()
+        // Each frame's sound is written up to the frame's end.
+        output = OutputStage(encoder: encoder, muxer: muxer, videoStream: videoOut, sound: sound,
+                             soundEnd: { [fps = options.fps] pts in Double(pts + 1) / Double(fps) })
 
         report = ComposeReport(input: call.source, output: .init(
             path: options.output, container: muxer.formatName, codec: codec.encoderName, width: width, height: height,
@@ -308,11 +310,7 @@ private final class ComposeSession: @unchecked Sendable {
 
     /// Encodes the composed frames, and the sound up to the end of each, in step.
     private func encodeAll() throws(ReplayError) {
-        try encoder.encodeAll(from: composed, into: muxer, stream: videoOut, failed: { failed },
-                              written: { framesDone.add(1, ordering: .relaxed) },
-                              afterFrame: { (pts) throws(ReplayError) in try sound?.write(upTo: Double(pts + 1) / Double(options.fps)) })
-        guard !failed else { return }
-        try sound?.finish()
+        try output.run(frames: composed, failed: { failed }, written: { framesDone.add(1, ordering: .relaxed) })
     }
 
     // MARK: Finishing

@@ -251,37 +251,3 @@ final class Encoder: @unchecked Sendable {
         throw .processing("encode error: \(ffmpegErrorText(status))")
     }
 }
-
-extension Encoder {
-    /// The last stage of a pipeline: encodes the frames `queue` hands over (recycling each), writes
-    /// the packets as `stream` of `muxer` (calling `written` per packet) and drains at the end,
-    /// unless `failed` says another stage failed. `afterFrame` gets each frame's pts once it is sent.
-    /// A frame shown before `start` (the one on screen at a trim's cut) starts at `start` instead.
-    func encodeAll(from queue: BoundedQueue<Frame>, into muxer: Muxer, stream: Int, failed: () -> Bool, written: () -> Void,
-                   startingAt start: Int64? = nil, afterFrame: (Int64) throws(ReplayError) -> Void = { _ in }) throws(ReplayError) {
-        let packet = try Packet()
-        func drain() throws(ReplayError) {
-            while try receive(into: packet) == .produced {
-                try muxer.write(packet, stream: stream)
-                written()
-            }
-        }
-        while let frame = queue.take() {
-            if let start, frame.pts < start {
-                frame.duration -= start - frame.pts
-                frame.pts = start
-            }
-            let pts = frame.pts
-            do { try send(frame) } catch {
-                frame.recycle()
-                throw error
-            }
-            frame.recycle()
-            try drain()
-            try afterFrame(pts)
-        }
-        guard !failed() else { return }
-        try send(nil)
-        try drain()
-    }
-}

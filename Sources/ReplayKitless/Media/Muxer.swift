@@ -2,11 +2,11 @@ import CFFmpeg
 import Foundation
 
 /// A container being written; owns its `AVFormatContext` and its ``AtomicOutput``.
-/// Packets may arrive from several threads (copied audio, encoded video): writes are serialised.
+/// One thread writes it: a pipeline's ``OutputStage`` (which takes copied packets over from the
+/// source's thread), or a fixture writer; it takes no lock.
 package final class Muxer: @unchecked Sendable {
     let context: UnsafeMutablePointer<AVFormatContext>
     let output: AtomicOutput
-    private let lock = NSLock()
     private var sourceTimeBases: [AVRational] = []
     /// Per stream, added to its packets' timestamps (in its source time base); see ``delayAll(by:in:)``.
     private var delays: [Int64] = []
@@ -16,6 +16,9 @@ package final class Muxer: @unchecked Sendable {
     private var finished = false
     /// MP4/MOV: write the index (`moov`) before the media (``EncoderSettings/faststart``).
     var faststart = false
+    /// The thread that writes packets, checked in debug builds (the suite runs them): a second
+    /// writer would race on the context, which has no lock.
+    private var writer: pthread_t?
 
     /// The containers written: ones that keep every frame's own timestamp (AVI, for one, would
     /// re-time variable frame rates) and have been tested with every stream kind copied.
@@ -227,37 +230,37 @@ package final class Muxer: @unchecked Sendable {
 
     /// Writes a packet whose timestamps are in the time base its stream was added with.
     func write(_ packet: Packet, stream index: Int) throws(ReplayError) {
-        lock.lock()
-        defer { lock.unlock() }
-        do {
-            let stream = context.pointee.streams[index]!
-            packet.pointer.pointee.stream_index = Int32(index)
-            if index < delays.count, delays[index] != 0 {
-                if packet.pointer.pointee.pts != noPTS { packet.pointer.pointee.pts += delays[index] }
-                if packet.pointer.pointee.dts != noPTS { packet.pointer.pointee.dts += delays[index] }
-            }
-            packet.rescale(from: sourceTimeBases[index], to: stream.pointee.time_base)
-            packet.pointer.pointee.pos = -1
-            let status = av_interleaved_write_frame(context, packet.pointer)
-            guard status >= 0 else {
-                throw .processing("\(output.finalPath): write failed: \(ffmpegErrorText(status))\(Self.hint(status))")
-            }
+        assert(isTheOneWriter(), "\(output.finalPath): packets written from a second thread")
+        let stream = context.pointee.streams[index]!
+        packet.pointer.pointee.stream_index = Int32(index)
+        if index < delays.count, delays[index] != 0 {
+            if packet.pointer.pointee.pts != noPTS { packet.pointer.pointee.pts += delays[index] }
+            if packet.pointer.pointee.dts != noPTS { packet.pointer.pointee.dts += delays[index] }
         }
+        packet.rescale(from: sourceTimeBases[index], to: stream.pointee.time_base)
+        packet.pointer.pointee.pos = -1
+        let status = av_interleaved_write_frame(context, packet.pointer)
+        guard status >= 0 else {
+            throw .processing("\(output.finalPath): write failed: \(ffmpegErrorText(status))\(Self.hint(status))")
+        }
+    }
+
+    /// Whether the calling thread is the first that wrote a packet (it becomes so if none has).
+    private func isTheOneWriter() -> Bool {
+        let current = pthread_self()
+        if writer == nil { writer = current }
+        return writer.map { pthread_equal($0, current) != 0 } ?? true
     }
 
     /// Writes the trailer, closes the file and (with `commit`) moves it into place.
     func finish(commit: Bool = true) throws(ReplayError) {
-        lock.lock()
-        defer { lock.unlock() }
-        do {
-            finished = true
-            let status = av_write_trailer(context)
-            guard status >= 0 else { throw .processing("\(output.finalPath): cannot finish: \(ffmpegErrorText(status))") }
-            if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
-                let closeStatus = avio_closep(&context.pointee.pb)
-                guard closeStatus >= 0 else {
-                    throw .processing("\(output.finalPath): cannot close: \(ffmpegErrorText(closeStatus))\(Self.hint(closeStatus))")
-                }
+        finished = true
+        let status = av_write_trailer(context)
+        guard status >= 0 else { throw .processing("\(output.finalPath): cannot finish: \(ffmpegErrorText(status))") }
+        if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
+            let closeStatus = avio_closep(&context.pointee.pb)
+            guard closeStatus >= 0 else {
+                throw .processing("\(output.finalPath): cannot close: \(ffmpegErrorText(closeStatus))\(Self.hint(closeStatus))")
             }
         }
         if commit { try output.commit() }

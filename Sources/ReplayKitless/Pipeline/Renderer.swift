@@ -69,13 +69,14 @@ private final class RenderSession: @unchecked Sendable {
     let effects: EffectBox
     let demuxer: Demuxer
     let decoder: Decoder
-    let encoder: Encoder
-    let muxer: Muxer
+    /// Encodes the pictures and writes them, the copied packets and the sound: the one writer.
+    let output: OutputStage
+    var encoder: Encoder { output.encoder }
+    var muxer: Muxer { output.muxer }
     let videoIndex: Int
     /// One frame at the stream's declared (or guessed) rate, in its time base: the step between
     /// pictures that come without timestamps (a raw H.264 stream).
     let frameTicks: Int64
-    let videoOut: Int
     /// Input stream index → output stream index, for streams copied untouched.
     let copied: [Int: Int]
     let timeBase: Rational
@@ -101,8 +102,6 @@ private final class RenderSession: @unchecked Sendable {
     let framePoses: FramePoses?
     /// The pose SEI written with `embedPoses`, and kept (others stripped) when a frame carries it.
     let poseSEI: PoseSEI
-    /// The input's sound encoded anew (`--audio encode`, a container that cannot hold its codec, a trim).
-    let sound: RenderSound?
     /// With a trim: the input's frames by timestamp (``FrameClock``).
     let inputFrames: InputFrameNumbers?
 
@@ -147,9 +146,9 @@ private final class RenderSession: @unchecked Sendable {
         let shown = plan.shown, stored = facts.stored, display = shown.turned(stored)
         let outputSize = plan.outputSize, trim = plan.trim
 
-        let output = try AtomicOutput(path: options.output, overwrite: options.overwrite, overwriteOption: "RenderOptions.overwrite",
+        let file = try AtomicOutput(path: options.output, overwrite: options.overwrite, overwriteOption: "RenderOptions.overwrite",
                                       inputs: options.inputFiles)
-        muxer = try Muxer(output: output, bitexact: options.encoder.deterministic)
+        let muxer = try Muxer(output: file, bitexact: options.encoder.deterministic)
         muxer.faststart = options.encoder.faststart
         muxer.copyMetadata(from: demuxer)
         let codec = try options.background?.alphaCodec(encoder: options.encoder, output: options.output)
@@ -166,12 +165,12 @@ private final class RenderSession: @unchecked Sendable {
             throw .usage("\(options.output): a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot hold \(codec.rawValue) video")
         }
         frameTicks = demuxer.nominalFrameTicks(ofStream: video.index)
-        encoder = try Encoder(settings: options.encoder, codec: codec, width: outputSize.width, height: outputSize.height,
+        let encoder = try Encoder(settings: options.encoder, codec: codec, width: outputSize.width, height: outputSize.height,
                               timeBase: stream.pointee.time_base, frameRate: frameRate,
                               sampleAspectRatio: Self.sampleAspectRatio(of: stream, turned: plan.turnBack == nil && shown.swapsSides,
                                                                         from: plan.turnBack == nil ? display : stored, to: outputSize),
                               colorOf: stream.pointee.codecpar, alpha: options.background?.outputsAlpha ?? false, globalHeader: muxer.needsGlobalHeader)
-        videoOut = try options.keepRotation ? muxer.addStream(encoder: encoder, rotation: video.rotation, mirrored: video.mirrored)
+        let videoOut = try options.keepRotation ? muxer.addStream(encoder: encoder, rotation: video.rotation, mirrored: video.mirrored)
             : muxer.addStream(encoder: encoder)
         muxer.copyTags(from: stream, to: videoOut)
         // A QuickTime timecode track has no codec to copy, but the video's timecode tag (from it, if
@@ -204,7 +203,9 @@ private final class RenderSession: @unchecked Sendable {
             }
         }
         self.copied = copied
-        self.sound = sound
+        // The sound is written in step, up to a little past each frame, so the container interleaves them closely.
+        output = OutputStage(encoder: encoder, muxer: muxer, videoStream: videoOut, sound: sound?.track,
+                             soundEnd: { [timeBase, start = sound?.start ?? 0] pts in timeBase.seconds(pts) - start + 0.1 })
         demuxer.keepOnly(streams: Set(copied.keys).union([video.index]))
         if options.embedPoses {
             guard options.poses != nil else {
@@ -348,7 +349,7 @@ private final class RenderSession: @unchecked Sendable {
                 return packet.unref()
             }
             if packet.dts != noPTS { lastCopiedDTS[out] = packet.dts }
-            try muxer.write(packet, stream: out)
+            try output.copy(packet, to: out)
         }
         if let trim { demuxer.seek(toSeconds: timeBase.seconds(trim.start)) }
         while !failed, let frame = try source.next() {
@@ -515,14 +516,7 @@ private final class RenderSession: @unchecked Sendable {
     // MARK: Stage 3: encode and mux
 
     private func encodeStage() throws(ReplayError) {
-        // The sound is written in step, up to a little past each frame, so the container interleaves them closely.
-        try encoder.encodeAll(from: processed, into: muxer, stream: videoOut, failed: { failed },
-                              written: { framesDone.add(1, ordering: .relaxed) }, startingAt: trim?.start,
-                              afterFrame: { (pts) throws(ReplayError) in
-                                  guard let sound else { return }
-                                  try sound.track.write(upTo: timeBase.seconds(pts) - sound.start + 0.1)
-                              })
-        if !failed { try sound?.track.finish() }
+        try output.run(frames: processed, startingAt: trim?.start, failed: { failed }, written: { framesDone.add(1, ordering: .relaxed) })
     }
 
     // MARK: Finishing
