@@ -13,7 +13,7 @@ struct BackgroundOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("What replaces the background: image:PATH, blur:SIGMA (pixels), color:#RRGGBB, video:PATH (looped) or transparent (the mask becomes the output's alpha).",
                                valueName: "KIND:VALUE"),
-            transform: { try BackgroundSpec(parsing: $0) })
+            transform: { text in try OptionFlags.flagged { () throws(ReplayError) in try BackgroundSpec(parsing: text) } })
     var background: BackgroundSpec?
 
     @Option(help: "How an image or video background fits the frame: cover (scale and centre-crop), contain (bars) or stretch.")

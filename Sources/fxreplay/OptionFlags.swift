@@ -1,3 +1,4 @@
+import ArgumentParser
 import ReplayKitless
 
 /// The command line's flag for each option property the library's errors name
@@ -27,10 +28,41 @@ enum OptionFlags {
         "BackgroundSettings.smoothFrames": "--mask-smooth",
         "BackgroundSettings.premultiply": "--premultiply",
         "BackgroundSettings.blurMode": "--blur-mode",
+        "BackgroundSettings.fit": "--background-fit",
+        "BackgroundSettings.missingMask": "--missing-mask",
+        "EncoderSettings.codec": "--codec",
+        "EncoderSettings.crf": "--crf",
+        "EncoderSettings.preset": "--preset",
+        "EncoderSettings.keyint": "--keyint",
+        "EncoderSettings.tune": "--tune",
+        "EncoderSettings.profile": "--profile",
+        "EncoderSettings.level": "--level",
+        "EncoderSettings.pixelFormat": "--pix-fmt",
+        "EncoderSettings.encoderOptions": "--encoder-opt",
+        "PoseOverrides.fovY": "--fov",
+        "PoseOverrides.zNear": "--znear",
+        "PoseOverrides.intrinsics": "--intrinsics",
+        "PoseSettings.missingPose": "--missing-pose",
+        "maxDecodeErrors": "--strict or --max-decode-errors",
+        "allowLongCall": "--allow-long-call",
+        "ComposeOptions.allowLongCall": "--allow-long-call",
+        "ComposeOptions.names": "--names",
+        "CallLayout.focus": "--focus",
+        "CallPoseClock.epoch": "--pose-time epoch",
+        "CallPoseClock.call": "--pose-time call",
+        "InputPolicy.allowed": "--allow-protocols",
+        "SampleSettings.size": "--size",
+        "SampleSettings.seconds": "--seconds",
     ]
 
     /// `error`'s message with the flags in place of the option properties it names.
     static func message(of error: ReplayError) -> String {
         error.message { flags[$0] }
+    }
+
+    /// `body`'s value, or its error as ArgumentParser's `ValidationError` in flags: for a value
+    /// the library parses while the arguments are read.
+    static func flagged<Value>(_ body: () throws(ReplayError) -> Value) throws -> Value {
+        do { return try body() } catch { throw ValidationError(message(of: error)) }
     }
 }

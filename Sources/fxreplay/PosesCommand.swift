@@ -134,7 +134,7 @@ struct PosesExtract: ParsableCommand {
         }
         let bytes: [UInt8]
         do throws(ReplayError) { bytes = try PoseSidecar.encode(samples, format: format) } catch {
-            throw ReplayError(error.kind, "\(input) → \(output): \(error.message)")
+            throw ReplayError(error.kind, "\(input) → \(output): \(error.message)", options: error.options)
         }
         try AtomicOutput.write(Data(bytes), to: output, inputs: [input])
         printError("fxreplay: wrote \(output): \(samples.count) poses from \(scan.frames.count) frames")

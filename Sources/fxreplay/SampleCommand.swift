@@ -33,7 +33,7 @@ struct Sample: ParsableCommand {
         do {
             try SampleSettings(size: size, seconds: seconds, seed: seed).validate()
         } catch {
-            throw ValidationError(error.message)
+            throw ValidationError(OptionFlags.message(of: error))
         }
     }
 

@@ -117,6 +117,6 @@ import Testing
         }
         #expect(!measured)
         let unknown = #expect(throws: ReplayError.self) { try ComposePlan(options: options(streams, layout: .focus("nobody"))) { nil } }
-        #expect(unknown?.message.contains("--focus nobody") == true)
+        #expect(unknown?.message(naming: { $0 == "CallLayout.focus" ? "--focus" : nil }).hasPrefix("--focus nobody: no participant") == true)
     }
 }

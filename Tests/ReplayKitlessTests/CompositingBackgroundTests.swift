@@ -56,7 +56,7 @@ import Testing
         #expect(try BackgroundFit(parsing: "contain") == .contain)
         #expect(try BackgroundFit(parsing: "stretch") == .stretch)
         for bad in ["", "Cover", "fill"] {
-            #expect(throws: ReplayError.usage("--background-fit: '\(bad)' is not one of cover, contain, stretch")) {
+            #expect(throws: ReplayError.usage("`BackgroundSettings.fit`: '\(bad)' is not one of cover, contain, stretch", options: ["BackgroundSettings.fit"])) {
                 try BackgroundFit(parsing: bad)
             }
         }
@@ -83,7 +83,7 @@ import Testing
             Issue.record("'\(text)' parsed as \(spec)")
         } catch {
             #expect(error.kind == .usage)
-            #expect(error.message.hasPrefix("--background: '\(text)'"))
+            #expect(error.message.hasPrefix("`BackgroundSettings.background`: '\(text)'"))
         }
     }
 }

@@ -87,7 +87,7 @@ import Testing
         #expect(damage.allSatisfy { $0.message.hasPrefix(damaged) })
 
         let stopped = replayError { _ = try Self.read(damaged, repairs: true, limit: 0) }
-        #expect(stopped?.kind == .badInput && stopped?.message.contains("stopping (--strict or --max-decode-errors 0)") == true,
+        #expect(stopped?.kind == .badInput && stopped?.message.contains("stopping (`maxDecodeErrors` 0)") == true,
                 "\(String(describing: stopped))")
     }
 }

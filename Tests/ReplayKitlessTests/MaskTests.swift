@@ -181,7 +181,7 @@ import Testing
             do {
                 _ = try MaskSmoother(frames: bad)
             } catch {
-                #expect(error.kind == .usage && error.message.contains("--mask-smooth") && error.message.contains("\(bad)"))
+                #expect(error.kind == .usage && error.message.contains("`BackgroundSettings.smoothFrames`") && error.options == ["BackgroundSettings.smoothFrames"] && error.message.contains("\(bad)"))
             }
         }
     }

@@ -154,7 +154,7 @@ import Testing
                 _ = try PoseOverrides.parseIntrinsics(text)
                 Issue.record("accepted \"\(text)\"")
             } catch {
-                #expect(error.kind == .usage && error.message.contains("--intrinsics"))
+                #expect(error.kind == .usage && error.message.contains("`PoseOverrides.intrinsics`") && error.options == ["PoseOverrides.intrinsics"])
             }
         }
     }

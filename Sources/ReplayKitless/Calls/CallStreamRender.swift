@@ -36,7 +36,8 @@ extension Call {
         guard length <= InputLimits.callSeconds || allowLongCall else {
             throw .badInput(file: source, "\(track.name) lasts \(ComposeOptions.seconds(media)); rendering \(ComposeOptions.seconds(length)) of it "
                             + "is more than the \(ComposeOptions.seconds(InputLimits.callSeconds)) fxreplay renders of a call without "
-                            + "--allow-long-call (see docs/limits.md); give --from/--to, or --allow-long-call")
+                            + "`allowLongCall` (see docs/limits.md); give `RenderOptions.from`/`RenderOptions.to`, or `allowLongCall`",
+                            options: ["allowLongCall", "RenderOptions.from", "RenderOptions.to"])
         }
     }
 
@@ -50,7 +51,8 @@ extension Call {
             return callToMedia
         case .epoch:
             guard let epoch else {
-                throw .usage("\(manifest): the call has no epoch (an archive's createdAt, a call manifest's epoch), so --pose-time epoch cannot place Unix times; use --pose-time call")
+                throw .usage("\(manifest): the call has no epoch (an archive's createdAt, a call manifest's epoch), so `CallPoseClock.epoch` cannot place Unix times; "
+                             + "use `CallPoseClock.call`", options: ["CallPoseClock.epoch", "CallPoseClock.call"])
             }
             return callToMedia - epoch
         }

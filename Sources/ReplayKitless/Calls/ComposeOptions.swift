@@ -93,8 +93,9 @@ public struct ComposeOptions: Sendable {
         }
         guard end - from <= InputLimits.callSeconds || allowLongCall else {
             throw .badInput(file: call.source, "composing \(Self.seconds(end - from)) of call time (the call lasts \(Self.seconds(length))) "
-                            + "is more than the \(Self.seconds(InputLimits.callSeconds)) fxreplay composes without --allow-long-call "
-                            + "(see docs/limits.md); give --from/--to, or --allow-long-call")
+                            + "is more than the \(Self.seconds(InputLimits.callSeconds)) fxreplay composes without `ComposeOptions.allowLongCall` "
+                            + "(see docs/limits.md); give `ComposeOptions.from`/`ComposeOptions.to`, or `ComposeOptions.allowLongCall`",
+                            options: ["ComposeOptions.allowLongCall", "ComposeOptions.from", "ComposeOptions.to"])
         }
     }
 

@@ -97,7 +97,7 @@ package struct ComposePlan: Sendable {
         switch layout {
         case .focus(let key), .pip(let key):
             guard participants.contains(where: { $0.keys.contains(key) }) else {
-                throw .usage("--focus \(key): no participant with video has that id or name; the call has \(known)")
+                throw .usage("`CallLayout.focus` \(key): no participant with video has that id or name; the call has \(known)", options: ["CallLayout.focus"])
             }
         case .custom(let custom):
             for (index, tile) in custom.tiles.enumerated() where !call.streams.contains(where: { $0.id == tile.stream || $0.name == tile.stream }) {

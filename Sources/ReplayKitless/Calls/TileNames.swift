@@ -18,7 +18,7 @@ final class TileNames {
 
     init(width: Int, height: Int, colorSpace: ColorSpace, font: String?) throws(ReplayError) {
         let path = font ?? AnnotationRenderer.Options.defaultFontPath
-        do { glyphs = try GlyphCache(path: path) } catch { throw .badInput("\(path): cannot load the font for --names: \(error)") }
+        do { glyphs = try GlyphCache(path: path) } catch { throw .badInput("\(path): cannot load the font for `ComposeOptions.names`: \(error)", options: ["ComposeOptions.names"]) }
         layer = RenderLayer(width: width, height: height)
         self.colorSpace = colorSpace
     }

@@ -11,7 +11,7 @@ public enum BackgroundFit: String, Sendable, Equatable, CaseIterable {
     /// - Throws: `ReplayError.usage` naming `--background-fit` and the value.
     public init(parsing text: String) throws(ReplayError) {
         guard let fit = BackgroundFit(rawValue: text) else {
-            throw ReplayError.usage("--background-fit: '\(text)' is not one of cover, contain, stretch")
+            throw ReplayError.usage("`BackgroundSettings.fit`: '\(text)' is not one of cover, contain, stretch", options: ["BackgroundSettings.fit"])
         }
         self = fit
     }

@@ -45,7 +45,7 @@ final class BackgroundReplacement: SplitFrameEffect, FrameMaskProvider {
         self.settings = settings
         if settings.mask == .inputAlpha {
             guard Self.hasAlpha(context.demuxer.stream(context.videoStream.index)) else {
-                throw .badInput("\(context.options.input): --mask alpha: the video has no alpha channel")
+                throw .badInput("\(context.options.input): `BackgroundSettings.mask` alpha: the video has no alpha channel", options: ["BackgroundSettings.mask"])
             }
             masks = nil
         } else {

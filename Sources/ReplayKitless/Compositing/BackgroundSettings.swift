@@ -105,11 +105,12 @@ public struct BackgroundSettings: Sendable, Codable, Equatable {
     public func alphaCodec(encoder: EncoderSettings, output: String) throws(ReplayError) -> VideoCodec? {
         guard outputsAlpha else { return nil }
         let container = URL(fileURLWithPath: output).pathExtension.lowercased()
-        let advice = "use --codec prores (.mov, ProRes 4444), vp9 (.webm) or ffv1 (.mkv)"
+        let advice = "use `EncoderSettings.codec` prores (.mov, ProRes 4444), vp9 (.webm) or ffv1 (.mkv)"
+        let options = ["BackgroundSettings.background", "EncoderSettings.codec"]
         let codec: VideoCodec
         if let requested = encoder.codec {
             guard requested.supportsAlpha else {
-                throw .usage("--background transparent: \(requested.rawValue) has no alpha channel; \(advice)")
+                throw .usage("`BackgroundSettings.background` transparent: \(requested.rawValue) has no alpha channel; \(advice)", options: options)
             }
             codec = requested
         } else {
@@ -117,14 +118,15 @@ public struct BackgroundSettings: Sendable, Codable, Equatable {
             case "mov": codec = .prores
             case "webm": codec = .vp9
             case "mkv": codec = .ffv1
-            default: throw .usage("--background transparent: a .\(container) file cannot carry alpha; \(advice)")
+            default: throw .usage("`BackgroundSettings.background` transparent: a .\(container) file cannot carry alpha; \(advice)", options: options)
             }
         }
         if codec == .vp9 && container != "webm" && container != "mkv" {
-            throw .usage("--background transparent: VP9 keeps its alpha only in .webm or .mkv, not .\(container)")
+            throw .usage("`BackgroundSettings.background` transparent: VP9 keeps its alpha only in .webm or .mkv, not .\(container)", options: options)
         }
         if codec == .prores, let profile = encoder.preset, !profile.hasPrefix("4444") {
-            throw .usage("--background transparent: ProRes carries alpha only in the 4444 profiles (--preset 4444 or 4444xq), not \(profile)")
+            throw .usage("`BackgroundSettings.background` transparent: ProRes carries alpha only in the 4444 profiles (`EncoderSettings.preset` 4444 or 4444xq), not \(profile)",
+                         options: ["BackgroundSettings.background", "EncoderSettings.preset"])
         }
         return codec
     }

@@ -55,6 +55,6 @@ public enum BackgroundSpec: Sendable, Equatable {
     }
 
     private static func usage(_ text: String, _ reason: String) -> ReplayError {
-        ReplayError.usage("--background: '\(text)': \(reason)")
+        ReplayError.usage("`BackgroundSettings.background`: '\(text)': \(reason)", options: ["BackgroundSettings.background"])
     }
 }

@@ -24,7 +24,8 @@ package final class MaskSmoother {
     /// - Throws: `ReplayError.usage` naming `--mask-smooth` when `frames` is not in 1…``maximumFrames``.
     package init(frames: Int) throws(ReplayError) {
         guard (1...Self.maximumFrames).contains(frames) else {
-            throw ReplayError.usage("--mask-smooth: \(frames) is not a frame count from 1 to \(Self.maximumFrames)")
+            throw ReplayError.usage("`BackgroundSettings.smoothFrames`: \(frames) is not a frame count from 1 to \(Self.maximumFrames)",
+                                    options: ["BackgroundSettings.smoothFrames"])
         }
         self.frames = frames
     }

@@ -99,15 +99,15 @@ public struct EncoderSettings: Sendable, Codable, Equatable {
         switch codec {
         case .h264, .hevc, .vp9, .vp8:
             if let preset, !Self.speedPresets.contains(preset) {
-                throw .usage("--preset \(preset): \(codec.rawValue) takes \(Self.speedPresets.joined(separator: ", "))")
+                throw .usage("`EncoderSettings.preset` \(preset): \(codec.rawValue) takes \(Self.speedPresets.joined(separator: ", "))", options: ["EncoderSettings.preset"])
             }
             if let crf, !crfRange.contains(crf) {
-                throw .usage("--crf \(crf): \(codec.rawValue) takes \(crfRange.lowerBound) to \(crfRange.upperBound)")
+                throw .usage("`EncoderSettings.crf` \(crf): \(codec.rawValue) takes \(crfRange.lowerBound) to \(crfRange.upperBound)", options: ["EncoderSettings.crf"])
             }
             return []
         case .prores:
             if let preset, !Self.proResProfiles.contains(preset) {
-                throw .usage("--preset \(preset): prores takes the profiles \(Self.proResProfiles.joined(separator: ", "))")
+                throw .usage("`EncoderSettings.preset` \(preset): prores takes the profiles \(Self.proResProfiles.joined(separator: ", "))", options: ["EncoderSettings.preset"])
             }
             return crf != nil || bitrate != nil ? ["prores ignores --crf and --bitrate: its profile (--preset) sets the quality"] : []
         case .ffv1:
@@ -168,7 +168,8 @@ final class Encoder: @unchecked Sendable {
         guard status >= 0 else {
             let message = "cannot open encoder \(codec.encoderName) at \(width)x\(height): \(ffmpegErrorText(status))"
             // A profile, level or option the encoder refuses together (High with 4:4:4, say) is the user's to change.
-            throw settings.userControls.isEmpty ? .processing(message) : .usage("\(message) with \(settings.userControls.joined(separator: " "))")
+            let controls = settings.userControls
+            throw controls.text.isEmpty ? .processing(message) : .usage("\(message) with \(controls.text.joined(separator: " "))", options: controls.options)
         }
     }
 

@@ -18,24 +18,25 @@ extension EncoderSettings {
         let eightBit = supported.filter { Self.isEightBit($0) && Self.hasAlpha($0) == alpha }
         let choices = eightBit.isEmpty ? "none" : eightBit.map { String(cString: av_get_pix_fmt_name($0)) }.joined(separator: ", ")
         let format = av_get_pix_fmt(name)
-        guard format != AV_PIX_FMT_NONE else { throw .usage("--pix-fmt \(name): no such pixel format (\(codec.encoderName) takes \(choices))") }
-        guard Self.isEightBit(format) else { throw .usage("--pix-fmt \(name): only 8-bit formats for now (\(codec.encoderName) takes \(choices))") }
+        guard format != AV_PIX_FMT_NONE else { throw .usage("`EncoderSettings.pixelFormat` \(name): no such pixel format (\(codec.encoderName) takes \(choices))", options: ["EncoderSettings.pixelFormat"]) }
+        guard Self.isEightBit(format) else { throw .usage("`EncoderSettings.pixelFormat` \(name): only 8-bit formats for now (\(codec.encoderName) takes \(choices))", options: ["EncoderSettings.pixelFormat"]) }
         guard takes(format), Self.hasAlpha(format) == alpha else {
-            throw .usage("--pix-fmt \(name): \(codec.encoderName) takes \(choices)" + (alpha ? " with the alpha plane this output needs" : ""))
+            throw .usage("`EncoderSettings.pixelFormat` \(name): \(codec.encoderName) takes \(choices)" + (alpha ? " with the alpha plane this output needs" : ""),
+                         options: ["EncoderSettings.pixelFormat"])
         }
         return format
     }
 
-    /// The controls given, as the command line spells them (for messages).
-    var userControls: [String] {
-        var given: [String] = []
-        if let keyint { given.append("--keyint \(keyint)") }
-        if let tune { given.append("--tune \(tune)") }
-        if let profile { given.append("--profile \(profile)") }
-        if let level { given.append("--level \(level)") }
-        if let pixelFormat { given.append("--pix-fmt \(pixelFormat)") }
-        given += encoderOptions.sorted { $0.key < $1.key }.map { "--encoder-opt \($0.key)=\($0.value)" }
-        return given
+    /// The controls given, each as its property and value (for messages), and the properties.
+    var userControls: (text: [String], options: [String]) {
+        var given: [(option: String, value: String)] = []
+        if let keyint { given.append(("keyint", "\(keyint)")) }
+        if let tune { given.append(("tune", tune)) }
+        if let profile { given.append(("profile", profile)) }
+        if let level { given.append(("level", level)) }
+        if let pixelFormat { given.append(("pixelFormat", pixelFormat)) }
+        given += encoderOptions.sorted { $0.key < $1.key }.map { ("encoderOptions", "\($0.key)=\($0.value)") }
+        return (given.map { "`EncoderSettings.\($0.option)` \($0.value)" }, given.map { "EncoderSettings.\($0.option)" })
     }
 
     /// A user's `x265-params` merged with the project's (its log level, the `--level`): x265 prints
@@ -66,36 +67,40 @@ extension EncoderSettings {
         // Before any option is set: a refused one must never reach the encoder (issue #33).
         try EncoderOptionPolicy.check(encoderOptions, codec: codec)
         if let keyint {
-            guard keyint >= 1 else { throw .usage("--keyint \(keyint): give 1 or more frames") }
+            guard keyint >= 1 else { throw .usage("`EncoderSettings.keyint` \(keyint): give 1 or more frames", options: ["EncoderSettings.keyint"]) }
             context.pointee.gop_size = Int32(clamping: keyint)
         }
         var controls: [(option: String, key: String, value: String)] = []
-        if let tune { controls.append(("--tune", "tune", tune)) }
-        if let profile { controls.append(("--profile", "profile", profile)) }
+        if let tune { controls.append(("tune", "tune", tune)) }
+        if let profile { controls.append(("profile", "profile", profile)) }
         if let level {
             if codec == .hevc {
-                guard level.wholeMatch(of: /[0-9]+(\.[0-9]+)?/) != nil else { throw .usage("--level \(level): give a level such as 4 or 5.1") }
+                guard level.wholeMatch(of: /[0-9]+(\.[0-9]+)?/) != nil else {
+                    throw .usage("`EncoderSettings.level` \(level): give a level such as 4 or 5.1", options: ["EncoderSettings.level"])
+                }
                 // libx265 takes its level among its own parameters only; escaped, so `4:csv=FILE` stays one value.
                 let current = av_dict_get(defaults, "x265-params", nil, 0).map { String(cString: $0.pointee.value) } ?? ""
                 let entries = (EncoderOptionPolicy.dictionaryEntries(current) ?? []) + [("level-idc", level)]
                 av_dict_set(&defaults, "x265-params", EncoderOptionPolicy.dictionaryText(entries), 0)
             } else {
-                controls.append(("--level", "level", level))
+                controls.append(("level", "level", level))
             }
         }
         for (key, value) in encoderOptions.sorted(by: { $0.key < $1.key }) {
-            controls.append(("--encoder-opt", key, key == "x265-params" ? Self.x265Params(value, keeping: defaults) : value))
+            controls.append(("encoderOptions", key, key == "x265-params" ? Self.x265Params(value, keeping: defaults) : value))
         }
         for control in controls {
-            let described = control.option == "--encoder-opt" ? "--encoder-opt \(control.key)=\(control.value)" : "\(control.option) \(control.value)"
+            let property = "EncoderSettings.\(control.option)"
+            let passedThrough = control.option == "encoderOptions"
+            let described = passedThrough ? "`\(property)` \(control.key)=\(control.value)" : "`\(property)` \(control.value)"
             guard av_opt_find(UnsafeMutableRawPointer(context), control.key, nil, 0, AV_OPT_SEARCH_CHILDREN) != nil else {
-                throw .usage(control.option == "--encoder-opt" ? "--encoder-opt: \(name) has no option '\(control.key)'"
-                                                               : "\(control.option): \(name) has no \(control.key) setting")
+                throw .usage(passedThrough ? "`\(property)`: \(name) has no option '\(control.key)'" : "`\(property)`: \(name) has no \(control.key) setting",
+                             options: [property])
             }
             // The user's value wins over the project's default for the same key (x265-params: merged above).
             av_dict_set(&defaults, control.key, nil, 0)
             let status = av_opt_set(UnsafeMutableRawPointer(context), control.key, control.value, AV_OPT_SEARCH_CHILDREN)
-            guard status >= 0 else { throw .usage("\(described): \(name) refuses the value (\(ffmpegErrorText(status)))") }
+            guard status >= 0 else { throw .usage("\(described): \(name) refuses the value (\(ffmpegErrorText(status)))", options: [property]) }
         }
     }
 }

@@ -47,7 +47,8 @@ public struct InputPolicy: Sendable, Equatable {
     func checkProtocol(of url: String) throws(ReplayError) {
         guard let scheme = url.range(of: "://").map({ url[..<$0.lowerBound].lowercased() }), scheme != "file",
               !allowed.contains(scheme) else { return }
-        throw .badInput("\(url): the \(scheme) protocol is not allowed for inputs (pass --allow-protocols \(Self.layers(of: scheme)) to read it)")
+        throw .badInput("\(url): the \(scheme) protocol is not allowed for inputs (allow it with `InputPolicy.allowed` \(Self.layers(of: scheme)))",
+                        options: ["InputPolicy.allowed"])
     }
 
     /// Refuses a demuxer that opens other resources unless allowed by name.
@@ -55,7 +56,8 @@ public struct InputPolicy: Sendable, Equatable {
         // FFmpeg names some demuxers by several comma-separated names (`mov,mp4,m4a,…`).
         for part in name.split(separator: ",").map(String.init) {
             guard let what = Self.referencingFormats[part], !allowed.contains(part) else { continue }
-            throw .badInput("\(url): is \(what) (FFmpeg demuxer \(part)), which opens the files it names; refused (pass --allow-protocols \(part) to read it)")
+            throw .badInput("\(url): is \(what) (FFmpeg demuxer \(part)), which opens the files it names; refused (allow it with `InputPolicy.allowed` \(part))",
+                            options: ["InputPolicy.allowed"])
         }
     }
 

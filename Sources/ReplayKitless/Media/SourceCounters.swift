@@ -77,7 +77,7 @@ final class SourceCounters: Sendable {
     }
 
     private func tooDamaged(_ place: String, limit: Int) -> ReplayError {
-        .badInput(limit == 0 ? "\(place); stopping (--strict or --max-decode-errors 0)"
-                             : "\(place); more than \(limit) decode errors (--max-decode-errors)")
+        .badInput(limit == 0 ? "\(place); stopping (`maxDecodeErrors` 0)" : "\(place); more than \(limit) decode errors (`maxDecodeErrors`)",
+                  options: ["maxDecodeErrors"])
     }
 }

@@ -98,7 +98,7 @@ final class MaskReader {
         case .imageSequence(let pattern):
             self.source = pattern
             guard let first = Demuxer.imagePath(pattern: pattern, number: 0) else {
-                throw .usage("--mask \(pattern): an image pattern needs exactly one %d (e.g. mask_%05d.png)")
+                throw .usage("`BackgroundSettings.mask` \(pattern): an image pattern needs exactly one %d (e.g. mask_%05d.png)", options: ["BackgroundSettings.mask"])
             }
             guard FileManager.default.fileExists(atPath: first) else {
                 throw .badInput("\(first): no such file (mask images are numbered from 0: image N belongs to frame N)")
@@ -106,7 +106,7 @@ final class MaskReader {
             input = .images(pattern: pattern)
             try readImage(first)
         case .inputAlpha:
-            throw .usage("--mask alpha is read from the input's frames, not by a mask reader")
+            throw .usage("`BackgroundSettings.mask` alpha is read from the input's frames, not by a mask reader", options: ["BackgroundSettings.mask"])
         }
     }
 
@@ -121,7 +121,7 @@ final class MaskReader {
         switch policy {
         case .fail:
             throw .badInput("\(source): no mask for video frame \(time.index) (t = \(String(format: "%.3f", time.seconds)) s); "
-                            + "--missing-mask hold or keep-original would carry on")
+                            + "`BackgroundSettings.missingMask` hold or keep-original would carry on", options: ["BackgroundSettings.missingMask"])
         case .keepOriginal:
             kept += 1
             return false

@@ -555,10 +555,10 @@ private final class RenderSession: @unchecked Sendable {
         // Damage like a decode error: past --max-decode-errors (--strict) nothing is written.
         if let limit = options.maxDecodeErrors {
             var damage = cutShort == nil ? source.decodeErrors : try sourceCounters.countCutShort(of: options.input)
-            for (count, message) in [(maskErrors, "\(maskFile): \(maskErrors) damaged packets; stopping (--strict or --max-decode-errors)"),
+            for (count, message) in [(maskErrors, "\(maskFile): \(maskErrors) damaged packets; stopping (`maxDecodeErrors`)"),
                                      (maskCutShort == nil ? 0 : 1, "\(maskFile): \(maskCutShort ?? "")")] where count > 0 {
                 damage += count
-                if damage > limit { throw .badInput(message) }
+                if damage > limit { throw .badInput(message, options: ["maxDecodeErrors"]) }
             }
         }
         try muxer.finish(commit: false)

@@ -17,13 +17,13 @@ public struct PoseOverrides: Sendable, Equatable {
     /// Checks the values as command-line options: throws ``ReplayError`` (usage) naming the option.
     public init(fovY: Double? = nil, zNear: Double? = nil, intrinsics: Intrinsics? = nil) throws(ReplayError) {
         if let fovY, !InputLimits.fieldOfView.contains(fovY) {
-            throw ReplayError.usage("--fov must be between 0 and 180 degrees (got \(fovY))")
+            throw ReplayError.usage("`PoseOverrides.fovY` must be between 0 and 180 degrees (got \(fovY))", options: ["PoseOverrides.fovY"])
         }
         if let zNear, !(0...InputLimits.worldExtent).contains(zNear) {
-            throw ReplayError.usage("--znear must be a distance ≥ 0 in metres, at most 1e9 (got \(zNear))")
+            throw ReplayError.usage("`PoseOverrides.zNear` must be a distance ≥ 0 in metres, at most 1e9 (got \(zNear))", options: ["PoseOverrides.zNear"])
         }
         if let intrinsics, let problem = intrinsics.problem {
-            throw ReplayError.usage("--intrinsics: \(problem)")
+            throw ReplayError.usage("`PoseOverrides.intrinsics`: \(problem)", options: ["PoseOverrides.intrinsics"])
         }
         self.init(unchecked: fovY, zNear, intrinsics)
     }
@@ -54,10 +54,10 @@ public struct PoseOverrides: Sendable, Equatable {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
             .map { Double($0.trimmingCharacters(in: .whitespaces)) }
         guard parts.count == 4, let fx = parts[0], let fy = parts[1], let cx = parts[2], let cy = parts[3] else {
-            throw ReplayError.usage("--intrinsics expects four numbers fx,fy,cx,cy in pixels (got \"\(text)\")")
+            throw ReplayError.usage("`PoseOverrides.intrinsics` expects four numbers fx,fy,cx,cy in pixels (got \"\(text)\")", options: ["PoseOverrides.intrinsics"])
         }
         let intrinsics = Intrinsics(fx: fx, fy: fy, cx: cx, cy: cy)
-        if let problem = intrinsics.problem { throw ReplayError.usage("--intrinsics: \(problem)") }
+        if let problem = intrinsics.problem { throw ReplayError.usage("`PoseOverrides.intrinsics`: \(problem)", options: ["PoseOverrides.intrinsics"]) }
         return intrinsics
     }
 }
@@ -83,13 +83,13 @@ extension Pose {
             return ("position", "the camera position must be within ±1e9 m of the origin (got \(position.x), \(position.y), \(position.z))")
         }
         if !(0...InputLimits.worldExtent).contains(zNear) {
-            return ("zNear", "zNear must be a distance ≥ 0 in metres, at most 1e9 (got \(zNear)); override it with --znear")
+            return ("zNear", "zNear must be a distance ≥ 0 in metres, at most 1e9 (got \(zNear)); override it with `PoseOverrides.zNear`")
         }
         if let intrinsics {
-            return intrinsics.problem.map { ("intrinsics", $0 + "; override them with --intrinsics") }
+            return intrinsics.problem.map { ("intrinsics", $0 + "; override them with `PoseOverrides.intrinsics`") }
         }
         if !InputLimits.fieldOfView.contains(fovY) {
-            return ("fovY", "fovY must be between 0 and 180 degrees (got \(fovY)); override it with --fov or --intrinsics")
+            return ("fovY", "fovY must be between 0 and 180 degrees (got \(fovY)); override it with `PoseOverrides.fovY` or `PoseOverrides.intrinsics`")
         }
         return nil
     }

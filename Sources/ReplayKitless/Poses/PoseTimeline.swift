@@ -127,7 +127,8 @@ package struct PoseTimeline: Sendable {
         for sample in samples {
             if let problem = options.overrides.apply(to: sample.pose).lensProblem {
                 let field = sample.line == nil ? "\(sample.errorName), \(problem.field)" : problem.field
-                throw ReplayError.badInput(file: source, line: sample.line, field: field, problem.message)
+                throw ReplayError.badInput(file: source, line: sample.line, field: field, problem.message,
+                                           options: ["PoseOverrides.zNear", "PoseOverrides.intrinsics", "PoseOverrides.fovY"])
             }
         }
         let shift = switch options.timeBase {
@@ -194,7 +195,8 @@ package struct PoseTimeline: Sendable {
                 throw ReplayError.badInput(
                     file: source, field: "frame \(frame)",
                     "no pose sample for frame \(frame) at t=\(TextNumber.fixed(frames[frame].time, decimals: 6)) s; "
-                        + "fix the poses or choose another --missing-pose policy for frames without a pose (interpolate, hold, hide)")
+                        + "fix the poses or choose another `PoseSettings.missingPose` policy for frames without a pose (interpolate, hold, hide)",
+                    options: ["PoseSettings.missingPose"])
             case .hide:
                 report.hidden += 1
             case .hold:

@@ -20,10 +20,10 @@ public struct SampleSettings: Sendable, Equatable {
     public func validate() throws(ReplayError) {
         guard size.width >= 64, size.height >= 64, size.width.isMultiple(of: 2), size.height.isMultiple(of: 2),
               size.width <= 3840, size.height <= 2160 else {
-            throw .usage("--size \(size): needs even dimensions from 64x64 to 3840x2160")
+            throw .usage("`SampleSettings.size` \(size): needs even dimensions from 64x64 to 3840x2160", options: ["SampleSettings.size"])
         }
         guard seconds.isFinite, seconds >= 1, seconds <= 600 else {
-            throw .usage("--seconds \(seconds): must be between 1 and 600")
+            throw .usage("`SampleSettings.seconds` \(seconds): must be between 1 and 600", options: ["SampleSettings.seconds"])
         }
     }
 }

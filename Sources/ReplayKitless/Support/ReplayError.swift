@@ -52,7 +52,7 @@ public struct ReplayError: Error, LocalizedError, CustomStringConvertible, Senda
     /// A wrong argument or option (exit 2), naming `options` between backticks.
     public static func usage(_ message: String, options: [String] = []) -> ReplayError { ReplayError(.usage, message, options: options) }
     /// A missing, unreadable or malformed input (exit 3).
-    public static func badInput(_ message: String) -> ReplayError { ReplayError(.badInput, message) }
+    public static func badInput(_ message: String, options: [String] = []) -> ReplayError { ReplayError(.badInput, message, options: options) }
     /// Processing or writing the output failed (exit 4).
     public static func processing(_ message: String) -> ReplayError { ReplayError(.processing, message) }
     /// A QA check failed its threshold (exit 1).
@@ -62,11 +62,12 @@ public struct ReplayError: Error, LocalizedError, CustomStringConvertible, Senda
     public static let cancelled = ReplayError(.cancelled, "cancelled")
 
     /// A malformed input file, naming the file and where in it.
-    public static func badInput(file: String, line: Int? = nil, field: String? = nil, _ message: String) -> ReplayError {
+    public static func badInput(file: String, line: Int? = nil, field: String? = nil, _ message: String,
+                                options: [String] = []) -> ReplayError {
         var place = file
         if let line { place += ":\(line)" }
         if let field { place += " (\(field))" }
-        return ReplayError(.badInput, "\(place): \(message)")
+        return ReplayError(.badInput, "\(place): \(message)", options: options)
     }
 
     /// The process exit status documented in formats.md §8.
