@@ -39,6 +39,7 @@ enum OptionFlags {
         "EncoderSettings.level": "--level",
         "EncoderSettings.pixelFormat": "--pix-fmt",
         "EncoderSettings.encoderOptions": "--encoder-opt",
+        "EncoderSettings.threads": "--threads",
         "PoseOverrides.fovY": "--fov",
         "PoseOverrides.zNear": "--znear",
         "PoseOverrides.intrinsics": "--intrinsics",

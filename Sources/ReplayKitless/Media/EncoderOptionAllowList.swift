@@ -77,7 +77,7 @@ extension EncoderOptionPolicy {
             reasons[name] = "changes what the encoder logs; fxreplay keeps encoders quiet and reports itself"
         }
         for name in ["pools", "numa-pools", "opencl", "opencl-device", "asm", "cpu"] {
-            reasons[name] = "changes the machine resources the encoder takes; give --threads instead"
+            reasons[name] = "changes the machine resources the encoder takes; give `EncoderSettings.threads` instead"
         }
         return reasons
     }()

@@ -23,8 +23,8 @@ public enum EncoderOptionPolicy {
 
     /// Checks one `KEY=VALUE` for `codec`.
     public static func check(key: String, value: String, codec: VideoCodec) throws(ReplayError) {
-        let shown = "--encoder-opt \(printable(key))=\(printable(value))"
-        func refuse(_ why: String) -> ReplayError { .usage("\(shown): \(why)") }
+        let shown = "`EncoderSettings.encoderOptions` \(printable(key))=\(printable(value))"
+        func refuse(_ why: String) -> ReplayError { .usage("\(shown): \(why)", options: ["EncoderSettings.encoderOptions", "EncoderSettings.threads"]) }
         // FFmpeg reads C strings: a NUL would hide what follows it from the check but not from a later reader.
         guard !key.utf8.contains(0), !value.utf8.contains(0) else { throw refuse("contains a NUL byte") }
         if let reason = refusedKeys[key] { throw refuse("'\(printable(key))' \(reason)") }
@@ -134,7 +134,7 @@ public enum EncoderOptionPolicy {
     /// A thread count: a whole number from 0 (the encoder decides) to `cap`, or `auto`.
     private static func checkThreads(_ value: String, cap: Int, option: String, _ refuse: (String) -> ReplayError) throws(ReplayError) {
         guard value == "auto" || (value.utf8.count <= 9 && Int(value).map { (0...cap).contains($0) } == true) else {
-            throw refuse("'\(option)' takes 0 to \(cap) threads (fxreplay's cap for this encoder, as --threads)")
+            throw refuse("'\(option)' takes 0 to \(cap) threads (fxreplay's cap for this encoder, as `EncoderSettings.threads`)")
         }
     }
 
