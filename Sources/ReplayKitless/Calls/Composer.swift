@@ -15,16 +15,20 @@ public final class Composer {
     /// What this composition does; fixed when it is made.
     public let options: ComposeOptions
     private let extraEffects: [any FrameEffect]
+    /// Where this composition's warnings go and what its inputs may reach; `nil`: the environment
+    /// of the task that runs it, else the process's.
+    public let environment: JobEnvironment?
 
-    /// A composition as `options` describe it; nothing runs until ``run(onProgress:)`` or ``start()``.
-    public convenience init(options: ComposeOptions) {
-        self.init(options: options, extraEffects: [])
+    /// A composition as `options` describe it, under `environment`; nothing runs until ``run(onProgress:)`` or ``start()``.
+    public convenience init(options: ComposeOptions, environment: JobEnvironment? = nil) {
+        self.init(options: options, extraEffects: [], environment: environment)
     }
 
     /// - Parameter extraEffects: steps applied to each composed frame (a contact sheet, say).
-    package init(options: ComposeOptions, extraEffects: [any FrameEffect]) {
+    package init(options: ComposeOptions, extraEffects: [any FrameEffect], environment: JobEnvironment? = nil) {
         self.options = options
         self.extraEffects = extraEffects
+        self.environment = environment
     }
 
     /// Composes on the calling thread, showing progress on the command line's ``Console``; returns
@@ -38,6 +42,14 @@ public final class Composer {
     package func run(progress style: ProgressStyle = .auto, label: String = "compose",
                      observe: (_ framesDone: Int, _ framesExpected: Int?) throws(ReplayError) -> Void = { _, _ in },
                      beforeCommit: (ComposeReport) throws(ReplayError) -> Void = { _ in }) throws(ReplayError) -> ComposeReport {
+        try JobEnvironment.run(in: environment) { () throws(ReplayError) in
+            try runHere(progress: style, label: label, observe: observe, beforeCommit: beforeCommit)
+        }
+    }
+
+    /// ``run(progress:label:observe:beforeCommit:)`` under the environment bound now.
+    private func runHere(progress style: ProgressStyle, label: String, observe: (_ framesDone: Int, _ framesExpected: Int?) throws(ReplayError) -> Void,
+                         beforeCommit: (ComposeReport) throws(ReplayError) -> Void) throws(ReplayError) -> ComposeReport {
         let started = Date()
         let session = try ComposeSession(options: options, extraEffects: extraEffects)
         let reporter = ProgressReporter(style: style, label: label, total: options.frameCount,
@@ -185,10 +197,10 @@ private final class ComposeSession: @unchecked Sendable {
     func run(progress: (Int) throws(ReplayError) -> Void) throws(ReplayError) {
         let encoding = DispatchGroup()
         encoding.enter()
-        Thread { [self] in
+        JobThread.start { [self] in
             do throws(ReplayError) { try encodeAll() } catch { fail(error) }
             encoding.leave()
-        }.start()
+        }
         do {
             try composeAll(progress: progress)
             composed.close()

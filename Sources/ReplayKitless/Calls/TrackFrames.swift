@@ -72,13 +72,11 @@ final class TrackFrames: @unchecked Sendable {
         guard !started, !exhausted else { return }
         started = true
         done.enter()
-        let thread = Thread { [self] in
+        JobThread.start(stackSize: 1 << 20) { [self] in
             do throws(ReplayError) { try decodeAll() } catch { failure.withLock { if $0 == nil { $0 = error } } }
             queue.close()
             done.leave()
         }
-        thread.stackSize = 1 << 20
-        thread.start()
     }
 
     /// Stops decoding (the track has left the composition, or the composition ended) and waits

@@ -72,13 +72,13 @@ final class Demuxer: @unchecked Sendable {
     /// Error lines the demuxer logged on this input (damaged or lost data it skipped or resynced past).
     private let errorCounter: UnsafeMutablePointer<Int>?
 
-    /// Opens and probes `url` under ``InputPolicy/current``. Missing, unreadable or unrecognisable
+    /// Opens and probes `url` under the job's input policy (``JobEnvironment``). Missing, unreadable or unrecognisable
     /// input, or one the policy refuses, is a ``ReplayError/Kind/badInput``.
     /// - Parameter format: force a demuxer by name (`image2` for numbered image sequences).
     init(url: String, format: String? = nil) throws(ReplayError) {
         _ = FFmpegLogging.defaults
         self.url = url
-        let policy = InputPolicy.current
+        let policy = JobEnvironment.inputPolicy
         try policy.checkProtocol(of: url)
         if format == "image2" {
             let candidates = [0, 1].compactMap { Demuxer.imagePath(pattern: url, number: $0) }

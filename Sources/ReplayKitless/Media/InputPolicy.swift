@@ -5,8 +5,8 @@ import Foundation
 /// concatenation lists, manifests, SDP descriptions, scripts) are refused, since a file someone
 /// uploaded could otherwise make a server read its other files or reach into its network.
 ///
-/// The command line sets it once for the process (``current``), before any input is opened;
-/// every input the library opens follows it.
+/// A job given a ``JobEnvironment`` opens its inputs under that environment's policy; any other
+/// under the process's (``current``), which the command line sets once, before any input is opened.
 public struct InputPolicy: Sendable, Equatable {
     /// Protocols (`http`, `https`, `tcp`, `tls`, …) and reference-following formats (`hls`,
     /// `dash`, `concat`, …) allowed besides local files, in FFmpeg's names.

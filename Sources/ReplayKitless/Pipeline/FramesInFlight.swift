@@ -42,7 +42,7 @@ final class FramesInFlight<Job, Output>: @unchecked Sendable {
         jobs = BoundedQueue(capacity: slots)
         for lane in 0..<lanes {
             lanesDone.enter()
-            Thread { [self] in
+            JobThread.start { [self] in
                 while let next = self.jobs.take() {
                     let result: Result<Output, ReplayError>
                     switch next.job {
@@ -54,7 +54,7 @@ final class FramesInFlight<Job, Output>: @unchecked Sendable {
                     self.finish(next.number, slot: next.slot, result)
                 }
                 self.lanesDone.leave()
-            }.start()
+            }
         }
     }
 

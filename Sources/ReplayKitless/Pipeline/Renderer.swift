@@ -9,19 +9,24 @@ public final class Renderer {
     /// What this render does; fixed when it is made.
     public let options: RenderOptions
     private let extraEffects: [any FrameEffect]
+    /// Where this render's warnings go and what its inputs may reach; `nil`: the environment of
+    /// the task that runs it, else the process's.
+    public let environment: JobEnvironment?
 
-    /// A render as `options` describe it; nothing runs until ``run(onProgress:)`` or ``start()``.
-    public convenience init(options: RenderOptions) {
-        self.init(options: options, extraEffects: [])
+    /// A render as `options` describe it, under `environment`; nothing runs until ``run(onProgress:)`` or ``start()``.
+    public convenience init(options: RenderOptions, environment: JobEnvironment? = nil) {
+        self.init(options: options, extraEffects: [], environment: environment)
     }
 
     /// A render that also runs effects of the caller's own on every frame.
     /// - Parameter extraEffects: processing steps of the caller's own, applied in order after the
     ///   ones the options ask for (background replacement, annotations); each is used by this
     ///   render's processing thread only, so hand a new instance to each render.
-    public init(options: RenderOptions, extraEffects: [any FrameEffect]) {
+    ///   - environment: where its warnings go and what its inputs may reach (`nil`: the task's, else the process's).
+    public init(options: RenderOptions, extraEffects: [any FrameEffect], environment: JobEnvironment? = nil) {
         self.options = options
         self.extraEffects = extraEffects
+        self.environment = environment
     }
 
     /// Renders on the calling thread; returns the report. On any failure the output path is left untouched.
@@ -38,6 +43,14 @@ public final class Renderer {
     package func run(progress style: ProgressStyle = .auto, label: String = "render",
                      observe: (_ framesDone: Int, _ framesExpected: Int?) throws(ReplayError) -> Void = { _, _ in },
                     beforeCommit: (RenderReport) throws(ReplayError) -> Void = { _ in }) throws(ReplayError) -> RenderReport {
+        try JobEnvironment.run(in: environment) { () throws(ReplayError) in
+            try runHere(progress: style, label: label, observe: observe, beforeCommit: beforeCommit)
+        }
+    }
+
+    /// ``run(progress:label:observe:beforeCommit:)`` under the environment bound now.
+    private func runHere(progress style: ProgressStyle, label: String, observe: (_ framesDone: Int, _ framesExpected: Int?) throws(ReplayError) -> Void,
+                         beforeCommit: (RenderReport) throws(ReplayError) -> Void) throws(ReplayError) -> RenderReport {
         let started = Date()
         let session = try RenderSession(options: options, extraEffects: extraEffects)
         let reporter = ProgressReporter(style: style, label: label, total: session.expectedFrames, seconds: session.demuxer.durationSeconds)
@@ -312,10 +325,10 @@ private final class RenderSession: @unchecked Sendable {
         let group = DispatchGroup()
         for stage in [decodeStage, processStage, encodeStage] {
             group.enter()
-            Thread { [self] in
+            JobThread.start { [self] in
                 do throws(ReplayError) { try stage() } catch { fail(error) }
                 group.leave()
-            }.start()
+            }
         }
         while group.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
             do throws(ReplayError) { try progress(framesDone.load(ordering: .relaxed)) } catch { fail(error) }

@@ -45,10 +45,10 @@ final class PictureStream: @unchecked Sendable {
 
     /// Starts decoding on a thread of its own (once).
     func start() {
-        Thread { [self] in
+        JobThread.start { [self] in
             decode()
             finished.signal()
-        }.start()
+        }
     }
 
     private func decode() {

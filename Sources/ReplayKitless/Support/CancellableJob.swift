@@ -33,10 +33,11 @@ package enum CancellableJob {
         let flag = CancelFlag()
         let result: Result<T, ReplayError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                Thread {
+                // Under the task's job environment, if it was given one.
+                JobThread.start {
                     // One job: what it reads is guarded against its outputs (ReadFiles).
                     continuation.resume(returning: Result { () throws(ReplayError) -> T in try ReadFiles.scope { () throws(ReplayError) in try work { flag.isSet } } })
-                }.start()
+                }
             }
         } onCancel: {
             flag.set()

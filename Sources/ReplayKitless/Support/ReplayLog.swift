@@ -16,7 +16,8 @@ import Synchronization
 public enum ReplayLog {
     private static let current = Mutex(Logger(label: "ReplayKitless", factory: { _ in SwiftLogNoOpLogHandler() }))
 
-    /// The logger every message goes to; set it before starting a job. Thread-safe.
+    /// The logger every message goes to, unless the job was given its own (``JobEnvironment``);
+    /// set it before starting a job. Thread-safe.
     public static var logger: Logger {
         get { current.withLock { $0 } }
         set { current.withLock { $0 = newValue } }
@@ -24,7 +25,7 @@ public enum ReplayLog {
 
     /// A condition the job survives but the caller should hear about.
     package static func warning(_ message: String) {
-        logger.warning("\(message)")
+        JobEnvironment.logger.warning("\(message)")
     }
 
     /// Metadata key naming what produced a message: `"ffmpeg"` for FFmpeg's own lines.
@@ -39,6 +40,6 @@ public enum ReplayLog {
         case ...AV_LOG_VERBOSE: .debug
         default: .trace
         }
-        logger.log(level: mapped, "\(line)", metadata: [sourceKey: "ffmpeg"])
+        JobEnvironment.logger.log(level: mapped, "\(line)", metadata: [sourceKey: "ffmpeg"])
     }
 }
