@@ -322,8 +322,8 @@ private final class ComposeSession: @unchecked Sendable {
                 continue
             }
             someoneShown = true
-            let placed = try painters[participant].paint(picture, of: ObjectIdentifier(track), shown: track.track.orientation, in: tile.rect,
-                                                         fit: tile.fit ?? options.tileFit, onto: image, background: background,
+            let placed = try painters[participant].paint(picture, of: ObjectIdentifier(track), in: tile.rect, fit: tile.fit ?? options.tileFit,
+                                                         effects: track.drawingEffects, onto: image, background: background,
                                                          source: "\(track.track.name) (stream \(track.stream.id))")
             labels.append(TileNames.Label(name: participants[participant].name, picture: placed ?? tile.rect))
         }
