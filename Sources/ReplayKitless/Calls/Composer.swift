@@ -133,9 +133,8 @@ private final class ComposeSession: @unchecked Sendable {
             tracks.append(list)
         }
         self.tracks = tracks
-        painters = try participants.map { _ throws(ReplayError) in try TilePainter() }
-
         colorSpace = ColorSpace(tag: AVCOL_SPC_UNSPECIFIED, fullRange: false, height: height)
+        painters = try participants.map { [colorSpace] _ throws(ReplayError) in try TilePainter(canvas: colorSpace) }
         var backgroundColor = options.background
         if case .custom(let custom) = layout, let color = custom.background { backgroundColor = color }
         background = colorSpace.yuv(red: backgroundColor.red, green: backgroundColor.green, blue: backgroundColor.blue)

@@ -22,9 +22,11 @@ final class TilePainter {
     private var maskMemory = ScratchBuffer<UInt8>()
     private let maskScaler = BilinearPlaneScaler()
 
-    init() throws(ReplayError) {
-        // (The ffmpeg CLI's filter; the canvas is limited range, as the composed video is tagged.)
-        preparation = try FramePreparation(working: .init(pixelFormat: AV_PIX_FMT_YUV420P, limitedRange: true), scalerFlags: SWS_BICUBIC)
+    /// A painter for a canvas whose samples are in `colorSpace` (limited range, as the composed
+    /// video is tagged): the tile's picture is converted to its range, and its effects draw in it.
+    init(canvas colorSpace: ColorSpace) throws(ReplayError) {
+        // (The ffmpeg CLI's filter.)
+        preparation = try FramePreparation(working: .init(pixelFormat: AV_PIX_FMT_YUV420P, colorSpace: colorSpace), scalerFlags: SWS_BICUBIC)
     }
 
     deinit { prepared?.frame.recycle() }

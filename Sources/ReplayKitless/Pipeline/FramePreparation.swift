@@ -16,16 +16,16 @@ import CFFmpeg
 /// Buffers come from the preparation's pool and go back to it when their frames are recycled, so
 /// a run of frames of one geometry reuses the same memory. Use one per thread.
 final class FramePreparation {
-    /// A picture format between steps: its pixel layout and whether its samples are limited range
-    /// whatever the source's (the matrix stays the source's).
+    /// A picture format between steps: its pixel layout and the colour space its samples are read
+    /// in (the source's when `nil`). Only the range is converted: libswscale keeps a Y'CbCr
+    /// picture's samples in their matrix, so a picture given another matrix (a call's canvas) is
+    /// drawn on in that one, as what it will be shown as.
     struct Format: Equatable {
         var pixelFormat: AVPixelFormat
-        var limitedRange = false
+        var colorSpace: ColorSpace?
 
         /// The colour space of pictures of this format made from `source`.
-        func colorSpace(from source: ColorSpace) -> ColorSpace {
-            limitedRange ? ColorSpace(matrix: source.matrix, fullRange: false) : source
-        }
+        func colorSpace(from source: ColorSpace) -> ColorSpace { colorSpace ?? source }
     }
 
     /// Where one picture goes: how its stored picture is shown, the size it is shown at, the part
@@ -94,13 +94,15 @@ final class FramePreparation {
         do {
             let unturned = geometry.unturned
             if geometry.crop != nil || current.width != unturned.width || current.height != unturned.height
-                || current.pixelFormat != working.pixelFormat || workingSpace != source {
+                || current.pixelFormat != working.pixelFormat || workingSpace.fullRange != source.fullRange {
                 let scaled = try take(unturned, working.pixelFormat)
                 defer { av_frame_unref(cropView.pointer) }
                 if let crop = geometry.crop { try cropView.reference(frame, croppedTo: crop) }
-                try Self.convert(geometry.crop == nil ? frame : cropView, into: scaled, from: source, to: workingSpace, with: scaler)
+                try Self.convert(geometry.crop == nil ? frame : cropView, into: scaled, from: source, toFullRange: workingSpace.fullRange, with: scaler)
                 replace(with: scaled)
-                if workingSpace.fullRange != source.fullRange { current.pointer.pointee.color_range = AVCOL_RANGE_MPEG }
+                if workingSpace.fullRange != source.fullRange {
+                    current.pointer.pointee.color_range = workingSpace.fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+                }
             }
             try turn(geometry.orientation)
             if let effects {
@@ -114,9 +116,10 @@ final class FramePreparation {
                 try effects(image)
             }
             if let turnBack = geometry.turnBack { try turn(turnBack) }
-            if let output, output.pixelFormat != working.pixelFormat || output.colorSpace(from: source) != workingSpace {
+            if let output, case let fullRange = output.colorSpace(from: source).fullRange,
+               output.pixelFormat != working.pixelFormat || fullRange != workingSpace.fullRange {
                 let converted = try take(PictureSize(width: current.width, height: current.height), output.pixelFormat)
-                try Self.convert(current, into: converted, from: workingSpace, to: output.colorSpace(from: source), with: outputScaler)
+                try Self.convert(current, into: converted, from: workingSpace, toFullRange: fullRange, with: outputScaler)
                 replace(with: converted)
             }
         } catch {
@@ -126,12 +129,13 @@ final class FramePreparation {
         return current
     }
 
-    /// libswscale reads a yuv420p picture as limited range and a yuvj420p one as full whatever the
-    /// frame says: a full range (or a change of range) is spelled out to it.
-    private static func convert(_ picture: Frame, into destination: Frame, from source: ColorSpace, to target: ColorSpace,
+    /// Scales and converts `picture` into `destination`, in full or limited range. libswscale reads
+    /// a yuv420p picture as limited range and a yuvj420p one as full whatever the frame says: a
+    /// full range (or a change of range) is spelled out to it.
+    private static func convert(_ picture: Frame, into destination: Frame, from source: ColorSpace, toFullRange fullRange: Bool,
                                 with scaler: Scaler) throws(ReplayError) {
-        let changes = source != target
+        let changes = source.fullRange != fullRange
         try scaler.convert(picture, into: destination, colorSpace: source.fullRange || changes ? source : nil,
-                           outputColorSpace: changes ? target : nil)
+                           outputColorSpace: changes ? ColorSpace(matrix: source.matrix, fullRange: fullRange) : nil)
     }
 }

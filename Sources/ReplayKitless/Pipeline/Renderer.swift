@@ -248,7 +248,8 @@ private final class RenderSession: @unchecked Sendable {
             }
         }
         colorSpace = ColorSpace(codecParameters: stream.pointee.codecpar.pointee, height: outputSize.height)
-        encoderFormat = FramePreparation.Format(pixelFormat: encoder.pixelFormat, limitedRange: !codec.storesFullRange)
+        encoderFormat = FramePreparation.Format(pixelFormat: encoder.pixelFormat,
+                                                colorSpace: codec.storesFullRange ? colorSpace : ColorSpace(matrix: colorSpace.matrix, fullRange: false))
         let context = EffectContext(options: options, demuxer: demuxer, videoStream: video,
                                     outputSize: workingSize, colorSpace: colorSpace, poses: framePoses)
         effects = EffectBox(try makeEffects(for: context) + extraEffects)
