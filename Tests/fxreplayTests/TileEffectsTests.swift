@@ -28,12 +28,19 @@ import FxTestSupport
         return (manifest, poses, scene)
     }
 
-    /// A compose job giving the stream its poses and scene (and `mirror`).
-    static func job(in folder: URL, poses: String, scene: String, mirror: Bool = false) throws -> String {
-        let job = folder.appendingPathComponent("job.yaml").path
-        try "streams:\n  cam:\n    poses: \"\(poses)\"\n    annotations: \"\(scene)\"\n\(mirror ? "    mirror: true\n" : "")"
-            .write(toFile: job, atomically: true, encoding: .utf8)
+    /// A compose job giving the stream its poses and scene, and `extra` lines of its entry.
+    static func job(in folder: URL, poses: String, scene: String, extra: [String] = []) throws -> String {
+        let job = folder.appendingPathComponent("job-\(UUID().uuidString).yaml").path
+        try (["streams:", "  cam:", "    poses: \"\(poses)\"", "    annotations: \"\(scene)\""] + extra.map { "    " + $0 })
+            .joined(separator: "\n").appending("\n").write(toFile: job, atomically: true, encoding: .utf8)
         return job
+    }
+
+    /// The red pixels (the sphere: the frame code is grey, black and white) of an rgb24 picture `width` wide.
+    static func redPixels(_ picture: [UInt8], width: Int) -> [(x: Int, y: Int)] {
+        stride(from: 0, to: picture.count, by: 3).compactMap { at in
+            Int(picture[at]) - max(Int(picture[at + 1]), Int(picture[at + 2])) > 60 ? (at / 3 % width, at / 3 / width) : nil
+        }
     }
 
     static func run(_ arguments: [String]) throws {
@@ -54,9 +61,10 @@ import FxTestSupport
     /// The stream fills the 1280 × 720 canvas (its one tile, 4× its size). The tile must equal
     /// `render --stream cam --size 1280x720` (annotations drawn at 1280 × 720) where the sphere and
     /// its label are drawn, and be sharper there than the stream-size render scaled up 4×. On the
-    /// code before this change the tile WAS that scaled-up render (the scene drawn at 320 × 180 on
-    /// the decoding thread, then the picture scaled into the tile): its label 4× as large and
-    /// blurred, so the first check failed by far (mean difference in the tens of levels).
+    /// code before this change (2e2f5ab) the tile was that scaled-up render (the scene drawn at
+    /// 320 × 180 on the decoding thread, then the picture scaled into the tile), its label 4× as
+    /// large and blurred: run there, the tile differed from the large render by 64 levels and its
+    /// sharpest edge was 55 against the scaled-up render's 55, failing both checks.
     @Test func labelsAreDrawnAtTheTilesSize() throws {
         let folder = try ComposeCommandTests.scratch()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -96,7 +104,7 @@ import FxTestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         let world = SIMD3<Double>(0.25, 0.1, -2)
         let (manifest, poses, scene) = try Self.call(in: folder, world: world, label: nil)
-        let job = try Self.job(in: folder, poses: poses, scene: scene, mirror: mirror)
+        let job = try Self.job(in: folder, poses: poses, scene: scene, extra: mirror ? ["mirror: true"] : [])
         let output = folder.appendingPathComponent("cover.mkv").path
         try Self.run(["compose", manifest, "--job", job, "-o", output, "--size", "640x640", "--fps", "10", "--tile-fit", "cover"])
         let (w, h) = (Double(Self.stream.width), Double(Self.stream.height))
@@ -107,21 +115,36 @@ import FxTestSupport
         let frames = try SceneClockTests.rgbFrames(output, width: 640, height: 640)
         try #require(frames.count == 10)
         for (k, picture) in frames.enumerated() {
-            var sum = (x: 0.0, y: 0.0), count = 0
-            for y in 0..<640 {
-                for x in 0..<640 {
-                    let at = (y * 640 + x) * 3
-                    let (r, g, b) = (Int(picture[at]), Int(picture[at + 1]), Int(picture[at + 2]))
-                    guard r - max(g, b) > 60 else { continue }
-                    sum.x += Double(x) + 0.5
-                    sum.y += Double(y) + 0.5
-                    count += 1
-                }
-            }
-            try #require(count > 100, "frame \(k): the sphere is not drawn (\(count) red pixels)")
-            let centroid = (x: sum.x / Double(count), y: sum.y / Double(count))
+            let red = Self.redPixels(picture, width: 640)
+            try #require(red.count > 100, "frame \(k): the sphere is not drawn (\(red.count) red pixels)")
+            let centroid = (x: red.reduce(0.0) { $0 + Double($1.x) + 0.5 } / Double(red.count),
+                            y: red.reduce(0.0) { $0 + Double($1.y) + 0.5 } / Double(red.count))
             #expect(abs(centroid.x - expected.x) <= 1.5 && abs(centroid.y - expected.y) <= 1.5,
                     "frame \(k): the sphere's centroid \(centroid) vs \(expected)")
         }
+    }
+
+    /// `--occlude-with-mask` in a cropped tile: the stream's mask (a still image: the person fills
+    /// its left half, x < 160) travels with each picture, cropped and scaled as the picture is, so
+    /// the sphere straight ahead (centred at stream x 160, tile x (160 − 70)·32/9 = 320) is hidden
+    /// left of the tile's x 320 and drawn right of it; without occlusion it is drawn on both sides.
+    @Test func theMaskHidesAnnotationsWhereThePersonIsInACroppedTile() throws {
+        let folder = try ComposeCommandTests.scratch()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (manifest, poses, scene) = try Self.call(in: folder, world: SIMD3(0, 0, -2), label: nil)
+        let mask = folder.appendingPathComponent("left.png").path
+        try writeRawImage(mask, width: 320, height: 180, pixelFormat: "gray", bytes: (0..<(320 * 180)).map { $0 % 320 < 160 ? 255 : 0 })
+        func sides(occluding: Bool) throws -> (left: Int, right: Int) {
+            let job = try Self.job(in: folder, poses: poses, scene: scene, extra: ["mask: \"\(mask)\""] + (occluding ? ["occlude-with-mask: true"] : []))
+            let output = folder.appendingPathComponent("mask-\(occluding).mkv").path
+            try Self.run(["compose", manifest, "--job", job, "-o", output, "--size", "640x640", "--fps", "10", "--tile-fit", "cover"])
+            let frames = try SceneClockTests.rgbFrames(output, width: 640, height: 640)
+            try #require(frames.count == 10)
+            let red = Self.redPixels(frames[5], width: 640)
+            return (red.filter { $0.x < 316 }.count, red.filter { $0.x >= 324 }.count)
+        }
+        let plain = try sides(occluding: false), occluded = try sides(occluding: true)
+        #expect(plain.left > 50 && plain.right > 50, "\(plain)")
+        #expect(occluded.left == 0 && abs(occluded.right - plain.right) <= plain.right / 20, "\(occluded) vs \(plain)")
     }
 }
