@@ -90,6 +90,9 @@ final class FramePreparation {
             let turned = try take(orientation.turned(size), working.pixelFormat)
             orientation.show(current.yuvImage!, into: turned.yuvImage!)
             replace(with: turned)
+            // Its pixels' shape turns with it.
+            let sar = current.pointer.pointee.sample_aspect_ratio
+            if orientation.swapsSides { current.pointer.pointee.sample_aspect_ratio = AVRational(num: sar.den, den: sar.num) }
         }
         do {
             let unturned = geometry.unturned
