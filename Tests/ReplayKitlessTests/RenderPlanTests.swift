@@ -21,7 +21,6 @@ import Testing
         let video = RenderPlan.Video(stored: PictureSize(width: 1920, height: 1080), rotation: 90, timeBase: millisecond)
         let plan = try RenderPlan(video: video, options: options())
         #expect(plan.workingSize == PictureSize(width: 1080, height: 1920))
-        #expect(plan.unturnedSize == PictureSize(width: 1920, height: 1080))
         #expect(plan.outputSize == PictureSize(width: 1080, height: 1920))
         #expect(plan.turnBack == nil)
         #expect(!plan.upright.isUpright)
@@ -34,7 +33,6 @@ import Testing
         let plan = try RenderPlan(video: video, options: options(size: PictureSize(width: 361, height: 641), keepRotation: true))
         // The size asked for is the shown shape, rounded down to even sides; the output is its stored shape.
         #expect(plan.workingSize == PictureSize(width: 360, height: 640))
-        #expect(plan.unturnedSize == PictureSize(width: 640, height: 360))
         #expect(plan.outputSize == PictureSize(width: 640, height: 360))
         #expect(plan.turnBack == plan.shown.inverse)
         #expect(plan.warnings == ["361x641 is rounded to 360x640: 4:2:0 needs an even width and height"])

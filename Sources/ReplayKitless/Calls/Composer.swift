@@ -134,9 +134,8 @@ private final class ComposeSession: @unchecked Sendable {
             tracks.append(list)
         }
         self.tracks = tracks
-        painters = try participants.map { _ throws(ReplayError) in try TilePainter() }
-
         colorSpace = ColorSpace(tag: AVCOL_SPC_UNSPECIFIED, fullRange: false, height: height)
+        painters = try participants.map { [colorSpace] _ throws(ReplayError) in try TilePainter(canvas: colorSpace) }
         var backgroundColor = options.background
         if case .custom(let custom) = options.layout, let color = custom.background { backgroundColor = color }
         background = colorSpace.yuv(red: backgroundColor.red, green: backgroundColor.green, blue: backgroundColor.blue)
@@ -282,8 +281,8 @@ private final class ComposeSession: @unchecked Sendable {
                 continue
             }
             someoneShown = true
-            let placed = try painters[participant].paint(picture, of: ObjectIdentifier(track), shown: track.track.orientation, in: tile.rect,
-                                                         fit: tile.fit ?? options.tileFit, onto: image, background: background,
+            let placed = try painters[participant].paint(picture, of: ObjectIdentifier(track), in: tile.rect, fit: tile.fit ?? options.tileFit,
+                                                         effects: track.drawingEffects, onto: image, background: background,
                                                          source: "\(track.track.name) (stream \(track.stream.id))")
             labels.append(TileNames.Label(name: participants[participant].name, picture: placed ?? tile.rect))
         }

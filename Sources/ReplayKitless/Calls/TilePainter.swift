@@ -4,27 +4,32 @@ import CFFmpeg
 /// display aspect ratio, contained (centred, the rest background) or covering (centre-cropped),
 /// by the same ``BackgroundPlacement`` as a background picture.
 ///
-/// The picture is placed as `render` shows it (formats.md §9): turned upright and mirrored by its
-/// stream's ``PictureOrientation``. The decoded picture is scaled once, straight to its size on
-/// the canvas (in its stored orientation), into a buffer that is reused from frame to frame
-/// (libswscale writes rows in whole SIMD blocks, which would spill into a neighbouring tile if it
-/// wrote into the canvas), turned there when it is stored sideways or mirrored (a small picture
-/// turned, not the decoded one), then copied into place. A picture that
-/// has not changed since the last output frame, in an unchanged tile, is not scaled again; only
-/// the part of the tile the picture leaves uncovered (contain's bars) is painted background.
+/// The picture is placed as `render` shows it (formats.md §9): turned upright and mirrored as its
+/// ``CallFrame`` says. A ``FramePreparation`` crops and scales it once, straight to its size on
+/// the canvas, turns it there (a small picture turned, not the decoded one), and draws the
+/// stream's drawing effects (annotations, labels) on it at that final size, in a buffer of its
+/// own (libswscale writes rows in whole SIMD blocks, which would spill into a neighbouring tile if
+/// it wrote into the canvas); then it is copied into place. A picture that has not changed since
+/// the last output frame, in an unchanged tile, is not prepared again; only the part of the tile
+/// the picture leaves uncovered (contain's bars) is painted background.
 final class TilePainter {
-    private let scaler = Scaler(flags: SWS_BICUBIC)
-    private let cropped: Frame
-    private let scaled: Frame
-    private let turned: Frame
-    /// What `scaled` holds: the picture (its track and serial) and where it goes.
-    private var key: Key?
+    private let preparation: FramePreparation
+    /// The prepared picture, and what it is: the picture (its track and serial) and where it goes.
+    private var prepared: (frame: Frame, key: Key)?
+    /// What the drawing effects are told with the picture; the picture's mask scaled to the tile.
+    private let effectFrame = EffectFrame(slot: 0, time: FrameTime(index: 0, pts: 0, seconds: 0, streamSeconds: 0, duration: 0),
+                                          size: PictureSize(width: 2, height: 2))
+    private var maskMemory = ScratchBuffer<UInt8>()
+    private let maskScaler = BilinearPlaneScaler()
 
-    init() throws(ReplayError) {
-        cropped = try Frame()
-        scaled = try Frame()
-        turned = try Frame()
+    /// A painter for a canvas whose samples are in `colorSpace` (limited range, as the composed
+    /// video is tagged): the tile's picture is converted to its range, and its effects draw in it.
+    init(canvas colorSpace: ColorSpace) throws(ReplayError) {
+        // (The ffmpeg CLI's filter.)
+        preparation = try FramePreparation(working: .init(pixelFormat: AV_PIX_FMT_YUV420P, colorSpace: colorSpace), scalerFlags: SWS_BICUBIC)
     }
+
+    deinit { prepared?.frame.recycle() }
 
     private struct Key: Equatable {
         var track: ObjectIdentifier
@@ -35,15 +40,17 @@ final class TilePainter {
 
     /// Where a `width × height` picture with sample aspect ratio `sar`, shown turned and mirrored by
     /// `orientation`, lands in `tile`: the part of the stored picture used (stored pixels) and the
-    /// rectangle the shown picture takes on the canvas, on even pixels for 4:2:0.
+    /// rectangle the shown picture takes on the canvas, on even pixels for 4:2:0; and which part of
+    /// the shown picture (its display size, display orientation) that is.
     static func placement(width: Int, height: Int, sar: AVRational, orientation: PictureOrientation = .upright,
-                          tile: PixelRect, fit: BackgroundFit) -> BackgroundPlacement {
+                          tile: PixelRect, fit: BackgroundFit) -> (placement: BackgroundPlacement, window: PictureWindow) {
         let square = sar.num <= 0 || sar.den <= 0 || sar.num == sar.den
         let displayWidth = square ? width : max(1, Int(clamping: Double(width) * Double(sar.num) / Double(sar.den), rounding: .toNearestOrAwayFromZero))
         let unturned = PictureSize(width: displayWidth, height: height)
         let shown = orientation.turned(unturned)
         var placement = BackgroundPlacement(fit: fit, pictureWidth: shown.width, pictureHeight: shown.height,
                                             frameWidth: tile.width, frameHeight: tile.height)
+        let window = PictureWindow(whole: shown, shown: placement.source)
         // The part used, back in the stored orientation.
         placement.source = orientation.storedRect(of: placement.source, stored: unturned)
         if !square {
@@ -60,47 +67,62 @@ final class TilePainter {
         let right = max(left + 2, (tile.x + destination.x + destination.width) & ~1)
         let bottom = max(top + 2, (tile.y + destination.y + destination.height) & ~1)
         placement.destination = PixelRect(x: left, y: top, width: right - left, height: bottom - top)
-        return placement
+        return (placement, window)
     }
 
-    /// Paints `picture` (of the track `track`, stored as `orientation` says it is shown) into `tile`
-    /// of `canvas` (4:2:0, even-sized): the picture where it lands, `background` on the rest of the
-    /// tile. Returns the rectangle the picture takes (where its name goes); `nil` when it fits nowhere.
-    /// - Parameter source: names the stream in messages (built only when something fails).
-    func paint(_ picture: CallFrame, of track: ObjectIdentifier, shown orientation: PictureOrientation, in tile: PixelRect,
-               fit: BackgroundFit, onto canvas: YUVImage, background: YUVColor,
+    /// Paints `picture` (of the track `track`) into `tile` of `canvas` (4:2:0, even-sized): the
+    /// picture where it lands with `effects` drawn on it, `background` on the rest of the tile.
+    /// Returns the rectangle the picture takes (where its name goes); `nil` when it fits nowhere.
+    /// - Parameters:
+    ///   - effects: the stream's drawing effects (``TrackEffects/drawing``), used on this thread only.
+    ///   - source: names the stream in messages (built only when something fails).
+    func paint(_ picture: CallFrame, of track: ObjectIdentifier, in tile: PixelRect, fit: BackgroundFit,
+               effects: [any DrawingEffect] = [], onto canvas: YUVImage, background: YUVColor,
                source: @autoclosure () -> String) throws(ReplayError) -> PixelRect? {
-        let newKey = Key(track: track, serial: picture.serial, rect: tile, fit: fit)
+        let key = Key(track: track, serial: picture.serial, rect: tile, fit: fit)
         let frame = picture.frame
-        let placement = Self.placement(width: frame.width, height: frame.height, sar: frame.pointer.pointee.sample_aspect_ratio,
-                                       orientation: orientation, tile: tile, fit: fit)
+        let (placement, window) = Self.placement(width: frame.width, height: frame.height, sar: frame.pointer.pointee.sample_aspect_ratio,
+                                                 orientation: picture.orientation, tile: tile, fit: fit)
         let target = placement.destination
         guard target.x + target.width <= canvas.width, target.y + target.height <= canvas.height else {
             Self.fill(tile, on: canvas, with: background)
             return nil
         }
-        if key != newKey {
-            key = nil
-            let stored = orientation.turned(PictureSize(width: target.width, height: target.height))
-            do {
-                try cropped.reference(frame, croppedTo: placement.source)
-                try scaled.allocate(width: stored.width, height: stored.height, format: AV_PIX_FMT_YUV420P)
-                if !orientation.isUpright { try turned.allocate(width: target.width, height: target.height, format: AV_PIX_FMT_YUV420P) }
-            } catch { throw .processing("\(source()): \(error)") }
-            try scaler.convert(cropped, into: scaled, colorSpace: frame.colorSpace.fullRange ? frame.colorSpace : nil,
-                               outputColorSpace: frame.colorSpace.fullRange ? ColorSpace(matrix: frame.colorSpace.matrix, fullRange: false) : nil)
-            av_frame_unref(cropped.pointer)
-            if !orientation.isUpright, let stored = scaled.yuvImage, let shown = turned.yuvImage { orientation.show(stored, into: shown) }
-            key = newKey
+        if prepared?.key != key {
+            prepared?.frame.recycle()
+            prepared = nil
+            let size = PictureSize(width: target.width, height: target.height)
+            let draw = effects.isEmpty ? nil : { [self] (image: YUVImage) throws(ReplayError) in
+                try self.draw(effects, on: image, picture: picture, window: window, crop: placement.source)
+            }
+            let made = try preparation.prepare(frame, .init(orientation: picture.orientation, size: size, crop: placement.source),
+                                               colorSpace: frame.colorSpace, effects: draw, source: source())
+            prepared = (made, key)
         }
-        guard let image = (orientation.isUpright ? scaled : turned).yuvImage else {
-            throw .processing("\(source()): scaled picture has no planes")
-        }
+        guard let image = prepared?.frame.yuvImage else { throw .processing("\(source()): scaled picture has no planes") }
         Self.fill(tile, except: target, on: canvas, with: background)
         image.luma.paste(into: canvas.luma, x: target.x, y: target.y)
         image.cb.paste(into: canvas.cb, x: target.x / 2, y: target.y / 2)
         image.cr.paste(into: canvas.cr, x: target.x / 2, y: target.y / 2)
         return target
+    }
+
+    /// Draws `effects` on the tile's picture `image`, which shows `window` of `picture`: told the
+    /// picture's time and, when it has one, its mask cropped as the picture was (`crop`; the mask
+    /// is upright, as a picture with a mask is) and scaled to the tile.
+    private func draw(_ effects: [any DrawingEffect], on image: YUVImage, picture: CallFrame, window: PictureWindow,
+                      crop: PixelRect) throws(ReplayError) {
+        effectFrame.time = picture.time
+        effectFrame.size = PictureSize(width: image.width, height: image.height)
+        effectFrame.window = window
+        effectFrame.mask = nil
+        if let mask = picture.mask, let whole = mask.plane(0, width: mask.width, height: mask.height) {
+            let part = Plane(base: whole.base + crop.y * whole.stride + crop.x, stride: whole.stride, width: crop.width, height: crop.height)
+            let scaled = maskMemory.plane(width: image.width, height: image.height)
+            maskScaler.scale(part, into: scaled)
+            effectFrame.mask = scaled
+        }
+        for effect in effects { try effect.process(image, effectFrame, lane: 0) }
     }
 
     /// Paints `rect` of `canvas` (clipped to it) with `color`, leaving `hole` (on even pixels,

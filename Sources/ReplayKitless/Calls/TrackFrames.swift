@@ -1,12 +1,27 @@
 import CFFmpeg
 import Foundation
 
-/// A decoded picture of a call's stream and the call time it plays at.
+/// A decoded picture of a call's stream and the call time it plays at, with what its tile needs
+/// to show it and to draw the stream's drawing effects on it (``TrackEffects``).
 struct CallFrame: @unchecked Sendable {
     let frame: Frame
+    /// How the picture is shown: turned and mirrored by its stream's display matrix (and a job's
+    /// `mirror`), or upright already when the stream's ordered effects prepared it.
+    let orientation: PictureOrientation
+    /// When the picture is shown on its stream's clock: what its drawing effects are told.
+    let time: FrameTime
+    /// The shaped mask the stream's background replacement used for the picture (upright, the
+    /// picture's size), when its drawing effects draw behind the person.
+    let mask: Frame?
     let callTime: Double
     /// Counts up from 1 per track: tells a tile whether its picture changed.
     let serial: Int
+
+    /// Hands the picture and its mask back to their pools.
+    func recycle() {
+        frame.recycle()
+        mask?.recycle()
+    }
 }
 
 /// One video track of a call decoded on its own thread into a short queue, so a call of many
@@ -18,8 +33,9 @@ struct CallFrame: @unchecked Sendable {
 /// tracks holds open only the decoders of the tracks playing at once.
 ///
 /// Its pictures come from a ``FrameSource``, as `render`'s do: damage counted (the first named in
-/// a warning), timestamps repaired, a cut-short end noted. Per-stream effects (a job's `streams:`)
-/// run here, on this thread, at the picture's own size, before it is queued.
+/// a warning), timestamps repaired, a cut-short end noted. A stream's effects that depend on the
+/// frames before (a job's `streams:`: background replacement) run here, on this thread, at the
+/// stream's size, before the picture is queued; those that only draw run on its tile (``TrackEffects``).
 final class TrackFrames: @unchecked Sendable {
     let stream: CallStream
     let track: CallTrack
@@ -66,6 +82,10 @@ final class TrackFrames: @unchecked Sendable {
     /// The counters of the track's own effects, per effect (read once decoding has stopped).
     var effectLines: [String: [String: Int]] { effects?.reportLines() ?? [:] }
 
+    /// The stream's drawing effects, for its tile on the composing thread: read once a picture has
+    /// come (they are made on the decoding thread before its first picture is queued).
+    var drawingEffects: [any DrawingEffect] { effects?.drawing ?? [] }
+
     /// Opens the file and starts decoding on a thread of its own (a failure to open is thrown from
     /// ``advance(to:)``); nothing once stopped.
     func start() {
@@ -84,8 +104,8 @@ final class TrackFrames: @unchecked Sendable {
     func stop() {
         queue.cancel()
         if started { done.wait() }
-        current?.frame.recycle()
-        upcoming?.frame.recycle()
+        current?.recycle()
+        upcoming?.recycle()
         current = nil
         upcoming = nil
         exhausted = true
@@ -106,7 +126,7 @@ final class TrackFrames: @unchecked Sendable {
                 }
             }
             guard let next = upcoming, next.callTime <= t + 1e-6 else { break }
-            current?.frame.recycle()
+            current?.recycle()
             current = next
             upcoming = nil
         }
@@ -142,18 +162,20 @@ final class TrackFrames: @unchecked Sendable {
         let source = try FrameSource(demuxer: demuxer, stream: video, decoder: decoder, repairs: true, counters: counters, readErrorEndsStream: true)
         var firstPTS: Int64?
         var serial = 0
+        let orientation = effects?.orientation ?? track.orientation
         while let frame = try source.next() {
             let first = firstPTS ?? frame.pts
             firstPTS = first
-            var shown = frame
-            if let effects {
-                let time = FrameTime(index: serial, pts: frame.pts, seconds: timeBase.seconds(frame.pts - first),
-                                     streamSeconds: timeBase.seconds(frame.pts), duration: timeBase.seconds(frame.duration))
-                shown = try effects.apply(to: frame, at: time, source: "\(track.name) (stream \(stream.id))")
-            }
+            let time = FrameTime(index: serial, pts: frame.pts, seconds: timeBase.seconds(frame.pts - first),
+                                 streamSeconds: timeBase.seconds(frame.pts), duration: timeBase.seconds(frame.duration))
+            let (shown, mask) = try effects?.apply(to: frame, at: time, source: "\(track.name) (stream \(stream.id))") ?? (frame, nil)
             serial += 1
             let callTime = track.callTime(ofMediaTime: timeBase.seconds(shown.pts))
-            guard queue.put(CallFrame(frame: shown, callTime: callTime, serial: serial)) else { return }
+            let picture = CallFrame(frame: shown, orientation: orientation, time: time, mask: mask, callTime: callTime, serial: serial)
+            guard queue.put(picture) else {
+                picture.recycle()
+                return
+            }
         }
         // Counted as damage by the composition's report; here only against the limit.
         try counters.countCutShort(of: track.path)

@@ -1,9 +1,11 @@
+import CFFmpeg
 import Foundation
 
 /// The process stage alone, for `fxbench process`: the effects of one or more render setups
 /// applied one after another to frames decoded beforehand, exactly as the renderer applies them
-/// (in-order steps on the calling thread, per-frame steps on `threads` lanes), without decoding
-/// or encoding, so frames per second measure the effects and nothing else.
+/// (each frame prepared by a lane's ``FramePreparation``, which copies the decoded picture for the
+/// effects; in-order steps on the calling thread, per-frame steps on `threads` lanes), without
+/// decoding or encoding, so frames per second measure the effects and nothing else.
 package enum ProcessStageBenchmark {
     package struct Measurement: Sendable {
         package let threads: Int
@@ -17,30 +19,39 @@ package enum ProcessStageBenchmark {
 
     /// Frames of a clip decoded once, at their own size, in 4:2:0, with their times.
     package final class Clip: @unchecked Sendable {
-        let pictures: [PlanarBuffer]
+        let pictures: [Frame]
         let times: [FrameTime]
         let size: PictureSize
+        /// The colour space of the first picture, the one effects are told.
+        let colorSpace: ColorSpace
 
         /// Decodes the first `frames` frames of `path`.
         package init(path: String, frames: Int) throws(ReplayError) {
             let reader = try VideoFrameReader(url: path)
-            var pictures: [PlanarBuffer] = [], times: [FrameTime] = []
+            var pictures: [Frame] = [], times: [FrameTime] = []
             var first: Int64?
+            var colorSpace: ColorSpace?
             while pictures.count < frames, let frame = try reader.next() {
                 let image = try reader.image(of: frame)
-                let copy = PlanarBuffer(width: image.width, height: image.height, colorSpace: image.colorSpace)
-                copy.image.copy(from: image)
+                let copy: Frame
+                do { copy = try Frame(width: image.width, height: image.height, format: AV_PIX_FMT_YUV420P) } catch {
+                    throw .processing("\(path): \(error)")
+                }
+                copy.yuvImage?.copy(from: image)
+                copy.pts = frame.pts
                 pictures.append(copy)
+                colorSpace = colorSpace ?? image.colorSpace
                 let start = first ?? frame.pts
                 first = start
                 times.append(FrameTime(index: times.count, pts: frame.pts, seconds: reader.stream.timeBase.seconds(frame.pts - start),
                                        streamSeconds: reader.stream.timeBase.seconds(frame.pts),
                                        duration: reader.stream.timeBase.seconds(frame.duration)))
             }
-            guard let picture = pictures.first else { throw .badInput("\(path): no picture could be decoded") }
+            guard let picture = pictures.first, let colorSpace else { throw .badInput("\(path): no picture could be decoded") }
             self.pictures = pictures
             self.times = times
-            size = PictureSize(width: picture.image.width, height: picture.image.height)
+            self.colorSpace = colorSpace
+            size = PictureSize(width: picture.width, height: picture.height)
         }
 
         package var count: Int { pictures.count }
@@ -53,14 +64,17 @@ package enum ProcessStageBenchmark {
         let effects = try effects(setups, size: clip.size)
         let lanes = max(1, threads), slots = lanes == 1 ? 1 : 2 * lanes
         for effect in effects { try effect.reserve(slots: slots, lanes: lanes, bands: 1) }
-        let work = (0..<slots).map { _ in PlanarBuffer(width: clip.size.width, height: clip.size.height) }
+        let preparations = try (0..<lanes).map { _ throws(ReplayError) in try FramePreparation(working: .init(pixelFormat: AV_PIX_FMT_YUV420P)) }
+        let geometry = FramePreparation.Geometry(orientation: .upright, size: clip.size)
         let frames = (0..<slots).map { EffectFrame(slot: $0, time: clip.times[0], size: clip.size) }
-        /// The frame's picture copied into the slot's buffer (the renderer's copy of a decoded
-        /// frame), then every effect's per-frame step.
+        /// The frame prepared as the renderer prepares it (a copy of the decoded picture, with every
+        /// effect's per-frame step), then handed back.
         func process(_ index: Int, slot: Int, lane: Int) throws(ReplayError) {
-            let image = work[slot].image
-            image.copy(from: clip.pictures[index].image)
-            for effect in effects { try effect.process(image, frames[slot], lane: lane) }
+            let prepared = try preparations[lane].prepare(clip.pictures[index], geometry, colorSpace: clip.colorSpace,
+                                                          effects: { image throws(ReplayError) in
+                                                              for effect in effects { try effect.process(image, frames[slot], lane: lane) }
+                                                          }, source: "frame \(index)")
+            prepared.recycle()
         }
         let cpuBefore = cpuSeconds(), started = ContinuousClock.now
         if lanes == 1 {

@@ -57,8 +57,6 @@ package struct RenderPlan: Sendable, Equatable {
     package let requestedSize: PictureSize
     /// The size effects see: display orientation, even sides (4:2:0).
     package let workingSize: PictureSize
-    /// The size frames are scaled to before being turned upright.
-    package let unturnedSize: PictureSize
     /// The encoded picture's size (stored orientation with `keepRotation`).
     package let outputSize: PictureSize
     package let trim: Trim?
@@ -75,8 +73,7 @@ package struct RenderPlan: Sendable, Equatable {
         turnBack = options.keepRotation ? shown.inverse : nil
         requestedSize = options.size ?? shown.turned(video.stored)
         workingSize = PictureSize(width: max(2, requestedSize.width & ~1), height: max(2, requestedSize.height & ~1))
-        unturnedSize = shown.turned(workingSize)
-        outputSize = options.keepRotation ? unturnedSize : workingSize
+        outputSize = options.keepRotation ? shown.turned(workingSize) : workingSize
         warnings = workingSize == requestedSize ? [] : ["\(requestedSize) is rounded to \(workingSize): 4:2:0 needs an even width and height"]
 
         if let from = options.from { try checkTimeOption("RenderOptions.from", from) }

@@ -95,21 +95,21 @@ private final class RenderSession: @unchecked Sendable {
     let timeBase: Rational
     /// How pictures are turned, the sizes they pass through and the stretch kept.
     let plan: RenderPlan
-    var upright: PictureOrientation { plan.upright }
-    var turnBack: PictureOrientation? { plan.turnBack }
     var outputSize: PictureSize { plan.outputSize }
     var workingSize: PictureSize { plan.workingSize }
-    var unturnedSize: PictureSize { plan.unturnedSize }
     /// With `from`/`to`: the frames kept, as video timestamps on the input's clock.
     var trim: RenderPlan.Trim? { plan.trim }
-    /// Whether pictures are turned at all: not with a kept rotation when nothing looks at the picture.
-    let turnsUpright: Bool
+    /// How each frame is prepared (``FramePreparation``): turned upright (display orientation,
+    /// where effects see it), mirrored when asked, at the output size, and with --keep-rotation
+    /// turned back to the stored orientation the kept rotation matrix expects; not turned at all
+    /// with a kept rotation when nothing looks at the picture.
+    let geometry: FramePreparation.Geometry
     /// The pictures' format between decoding and encoding (with alpha when the output or the mask needs it).
     let workingFormat: AVPixelFormat
-    /// Colour matrix and range of the frames between decoding and encoding.
+    /// The encoder's: its pixel format, limited range for a codec that cannot store full range.
+    let encoderFormat: FramePreparation.Format
+    /// Colour matrix and range of the decoded frames, and of the frames effects see.
     let colorSpace: ColorSpace
-    /// The same for the encoder's frames: limited range for a codec that cannot store full range.
-    let encoderColorSpace: ColorSpace
     let expectedFrames: Int?
     var report: RenderReport
     let framePoses: FramePoses?
@@ -122,7 +122,6 @@ private final class RenderSession: @unchecked Sendable {
     /// 720p) and the decoder buffer behind it: 8 made peak RSS 1.14× ffmpeg's, 4 makes it 1.08×.
     let decoded = BoundedQueue<Frame>(capacity: 4)
     let processed = BoundedQueue<Frame>(capacity: 4)
-    let buffers = FramePool(keepsBuffers: true)
     let failure = Locked<ReplayError?>(nil)
     /// The process stage's lanes, when it runs several frames at once.
     let inFlight = Locked<FramesInFlight<Frame, Frame>?>(nil)
@@ -246,11 +245,14 @@ private final class RenderSession: @unchecked Sendable {
             try plan.checkFrom(options, firstPTS: inputFrames.firstPTS, lastPTS: inputFrames.lastPTS, frameTicks: frameTicks, timeBase: timeBase)
         }
         colorSpace = ColorSpace(codecParameters: stream.pointee.codecpar.pointee, height: outputSize.height)
-        encoderColorSpace = codec.storesFullRange ? colorSpace : ColorSpace(matrix: colorSpace.matrix, fullRange: false)
+        encoderFormat = FramePreparation.Format(pixelFormat: encoder.pixelFormat,
+                                                colorSpace: codec.storesFullRange ? colorSpace : ColorSpace(matrix: colorSpace.matrix, fullRange: false))
         let context = EffectContext(options: options, demuxer: demuxer, videoStream: video,
                                     outputSize: plan.workingSize, colorSpace: colorSpace, poses: framePoses)
         effects = EffectBox(try makeEffects(for: context) + extraEffects)
-        turnsUpright = plan.turnBack == nil || options.mirror || !effects.list.isEmpty
+        geometry = plan.turnBack == nil || options.mirror || !effects.list.isEmpty
+            ? FramePreparation.Geometry(orientation: plan.upright, size: plan.workingSize, turnBack: plan.turnBack)
+            : FramePreparation.Geometry(orientation: .upright, size: plan.outputSize)
         let videoTimeBase = stream.pointee.time_base
         // MP4/MOV hide what lies before 0 behind the edit list (AAC priming, rightly): a video
         // starting before 0 (an MPEG-TS whose clock wrapped) would lose its first frames in every
@@ -401,12 +403,11 @@ private final class RenderSession: @unchecked Sendable {
             return try processFramesAtOnce(split, lanes: threads)
         }
         for effect in split { try effect.reserve(slots: 1, lanes: 1, bands: threads) }
-        let scaler = Scaler()
-        let encoderScaler = Scaler()
+        let preparation = try makePreparation()
         var clock = FrameClock(inputFrames: inputFrames)
         while let frame = decoded.take() {
             let time = time(of: frame, by: &clock)
-            let output = try prepare(frame, scaler: scaler, encoderScaler: encoderScaler, time: time) { image throws(ReplayError) in
+            let output = try prepare(frame, with: preparation, time: time) { [effects] image throws(ReplayError) in
                 for effect in effects.list { try effect.apply(to: image, at: time) }
             }
             guard processed.put(output) else {
@@ -432,10 +433,10 @@ private final class RenderSession: @unchecked Sendable {
         for effect in split { try effect.reserve(slots: slots, lanes: lanes, bands: 1) }
         let frames = (0..<slots).map { EffectFrame(slot: $0, time: FrameTime(index: 0, pts: 0, seconds: 0, streamSeconds: 0, duration: 0),
                                                    size: workingSize) }
-        let scalers = (0..<lanes).map { _ in (decoded: Scaler(), encoder: Scaler()) }
+        let preparations = try (0..<lanes).map { _ throws(ReplayError) in try makePreparation() }
         let pool = FramesInFlight<Frame, Frame>(lanes: lanes, slots: slots, work: { [self] frame, slot, lane throws(ReplayError) in
             let effectFrame = frames[slot]
-            return try prepare(frame, scaler: scalers[lane].decoded, encoderScaler: scalers[lane].encoder, time: effectFrame.time) { image throws(ReplayError) in
+            return try prepare(frame, with: preparations[lane], time: effectFrame.time) { image throws(ReplayError) in
                 for effect in split { try effect.process(image, effectFrame, lane: lane) }
             }
         }, deliver: { [self] in processed.put($0) }, discard: { $0.recycle() }, fail: { [self] in fail($0) })
@@ -461,59 +462,24 @@ private final class RenderSession: @unchecked Sendable {
         }
     }
 
-    /// Turns a decoded frame into the frame the encoder gets: upright, at the output size,
-    /// with effects applied, in the encoder's pixel format. Reuses pooled buffers throughout.
-    private func prepare(_ decodedFrame: Frame, scaler: Scaler, encoderScaler: Scaler, time: FrameTime,
-                         effects applyEffects: (YUVImage) throws(ReplayError) -> Void) throws(ReplayError) -> Frame {
-        var current = decodedFrame
-        func replace(with next: Frame) {
-            next.copyProperties(from: current)
-            next.duration = current.duration
-            next.pts = current.pts
-            current.recycle()
-            current = next
-        }
+    /// One processing thread's ``FramePreparation``: its own scalers and buffers.
+    private func makePreparation() throws(ReplayError) -> FramePreparation {
+        try FramePreparation(working: .init(pixelFormat: workingFormat), output: encoderFormat)
+    }
+
+    /// Turns a decoded frame into the frame the encoder gets (``FramePreparation``: upright, at the
+    /// output size, with effects applied, in the encoder's pixel format), with its pose SEI.
+    private func prepare(_ decodedFrame: Frame, with preparation: FramePreparation, time: FrameTime,
+                         effects applyEffects: @escaping (YUVImage) throws(ReplayError) -> Void) throws(ReplayError) -> Frame {
+        let current: Frame
         do {
-            if current.width != unturnedSize.width || current.height != unturnedSize.height || current.pixelFormat != workingFormat {
-                let scaled = try buffers.take(width: unturnedSize.width, height: unturnedSize.height, format: workingFormat)
-                // libswscale turns full-range (yuvj) pictures into limited range unless told to keep
-                // the range; the output is tagged with the stream's range, so keep it when that is full.
-                try scaler.convert(current, into: scaled, colorSpace: colorSpace.fullRange ? colorSpace : nil)
-                replace(with: scaled)
-            }
-            func turn(_ orientation: PictureOrientation, to size: PictureSize) throws {
-                guard !orientation.isUpright else { return }
-                let turned = try buffers.take(width: size.width, height: size.height, format: workingFormat)
-                orientation.show(current.yuvImage!, into: turned.yuvImage!)
-                replace(with: turned)
-            }
-            if turnsUpright { try turn(upright, to: workingSize) }
-            if !effects.list.isEmpty {
-                if current === decodedFrame {
-                    // The decoder may still read this picture as a reference: work on a copy.
-                    let copy = try buffers.take(width: workingSize.width, height: workingSize.height, format: workingFormat)
-                    try ffmpeg("av_frame_copy", av_frame_copy(copy.pointer, current.pointer))
-                    replace(with: copy)
-                }
-                guard let image = current.yuvImage else { throw ReplayError.processing("unexpected pixel format in the pipeline") }
-                try applyEffects(image)
-            }
-            if turnsUpright, let turnBack { try turn(turnBack, to: outputSize) }
-            if encoder.pixelFormat != workingFormat {
-                let converted = try buffers.take(width: outputSize.width, height: outputSize.height, format: encoder.pixelFormat)
-                // Only a range change (full to video range for ProRes) is spelled out to libswscale.
-                let changesRange = encoderColorSpace != colorSpace
-                try encoderScaler.convert(current, into: converted, colorSpace: changesRange ? colorSpace : nil,
-                                          outputColorSpace: changesRange ? encoderColorSpace : nil)
-                replace(with: converted)
-            }
-        } catch let error as ReplayError {
-            current.recycle()
-            throw error
+            current = try preparation.prepare(decodedFrame, geometry, colorSpace: colorSpace, effects: effects.list.isEmpty ? nil : applyEffects,
+                                              source: "\(options.input): frame \(time.index)")
         } catch {
-            current.recycle()
-            throw .processing("\(options.input): frame \(time.index): \(error)")
+            decodedFrame.recycle()
+            throw error
         }
+        if current !== decodedFrame { decodedFrame.recycle() }
         current.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
         if encoder.carriesSEI && options.embedPoses {
             // A frame without a pose (hidden) carries none, not the input's old one.

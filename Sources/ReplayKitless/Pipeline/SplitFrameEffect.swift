@@ -27,6 +27,25 @@ extension SplitFrameEffect {
     var processesFramesAtOnce: Bool { true }
 }
 
+/// An effect that only draws over the picture (annotations and their labels): its in-order step
+/// does nothing, and its per-frame step needs only the frame's time (and mask), so it may run on a
+/// picture already scaled and cropped for its place, told where that picture lies in the whole
+/// (``EffectFrame/window``). A composed call draws these on each tile's picture at its final
+/// size, on the composing thread (``TrackEffects``).
+protocol DrawingEffect: SplitFrameEffect {
+    /// Whether it reads the frame's mask (``EffectFrame/mask``), which must then travel with the picture.
+    var needsMask: Bool { get }
+}
+
+/// The part of a whole picture that a picture shows, scaled to its own size: a call's tile shows
+/// the crop of the participant's picture that its fit keeps (display orientation).
+struct PictureWindow: Sendable, Equatable {
+    /// The whole picture's size, display orientation.
+    var whole: PictureSize
+    /// The part shown, in the whole picture's pixels.
+    var shown: PixelRect
+}
+
 /// One frame on its way through the split effects: when it is shown, which slot of the effects'
 /// per-frame memory it uses, and what an earlier effect left for later ones.
 final class EffectFrame: @unchecked Sendable {
@@ -38,6 +57,9 @@ final class EffectFrame: @unchecked Sendable {
     /// The frame's shaped mask (background replacement), which annotations may be drawn behind;
     /// in slot memory that stays the frame's until it is handed on.
     var mask: Plane?
+    /// The part of the whole picture the effects' picture shows, when it is not the whole at the
+    /// effects' size (a call's tile, ``DrawingEffect``).
+    var window: PictureWindow?
 
     init(slot: Int, time: FrameTime, size: PictureSize) {
         self.slot = slot

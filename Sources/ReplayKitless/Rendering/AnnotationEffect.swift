@@ -28,8 +28,10 @@ package protocol FrameMaskProvider: AnyObject {
 /// same code `fxreplay track` uses, so drawn and tracked placements agree.
 ///
 /// Nothing here depends on the frames before (``SplitFrameEffect``): each lane draws with a
-/// renderer of its own (its caches), from the frame's pose, behind the frame's own mask.
-final class AnnotationEffect: SplitFrameEffect {
+/// renderer of its own (its caches), from the frame's pose, behind the frame's own mask. It only
+/// draws (``DrawingEffect``): on a call's tile it draws on the picture at its size on the canvas,
+/// the camera moved to the part of the picture the tile shows (``EffectFrame/window``).
+final class AnnotationEffect: DrawingEffect {
     let name = "annotations"
     private let poses: FramePoses
     private let placed: [PlacedAnnotation]
@@ -91,6 +93,8 @@ final class AnnotationEffect: SplitFrameEffect {
 
     func reserve(slots: Int, lanes count: Int, bands: Int) throws(ReplayError) { try lanes.reserve(count) }
 
+    var needsMask: Bool { masks != nil }
+
     func sequence(_ frame: EffectFrame) throws(ReplayError) {}
 
     func apply(to image: YUVImage, at time: FrameTime) throws(ReplayError) {
@@ -109,8 +113,12 @@ final class AnnotationEffect: SplitFrameEffect {
         lane.active.removeAll(keepingCapacity: true)
         for annotation in placed where annotation.isActive(at: sceneTime) { lane.active.append(annotation) }
         guard !lane.active.isEmpty else { return }
-        var seen = pose.scaled(from: displaySize, to: PictureSize(width: image.width, height: image.height))
-        if mirror { seen = seen.mirrored(width: image.width, height: image.height) }
+        // The pose at the whole picture's size, mirrored with it, then moved to the part shown at the image's size.
+        let size = PictureSize(width: image.width, height: image.height)
+        let window = frame.window ?? PictureWindow(whole: size, shown: PixelRect(x: 0, y: 0, width: size.width, height: size.height))
+        var seen = pose.scaled(from: displaySize, to: window.whole)
+        if mirror { seen = seen.mirrored(width: window.whole.width, height: window.whole.height) }
+        seen = seen.scaled(from: window.whole, crop: window.shown, to: size)
         let camera = Camera(pose: seen, width: image.width, height: image.height)
         do throws(ReplayError) {
             try lane.renderer.render(lane.active, camera: camera, time: sceneTime, into: image, occlusion: masks == nil ? nil : frame.mask)
@@ -127,13 +135,19 @@ final class AnnotationEffect: SplitFrameEffect {
 }
 
 extension Pose {
-    /// The same camera seen through a picture scaled from `source` to `target` pixels: intrinsics
-    /// (which are in pixels) scale with it; a field of view needs no change.
-    func scaled(from source: PictureSize, to target: PictureSize) -> Pose {
-        guard let intrinsics, source != target else { return self }
-        let sx = Double(target.width) / Double(source.width), sy = Double(target.height) / Double(source.height)
+    /// The same camera seen through the part `crop` (the whole when `nil`) of its `source`-sized
+    /// picture, scaled to `target` pixels: the intrinsics (in pixels) move with the crop's corner
+    /// and scale with it, `cx' = (cx − crop.x)·target.width / crop.width` (likewise `cy'`). A field
+    /// of view of the whole picture needs no change; one of a crop becomes intrinsics.
+    func scaled(from source: PictureSize, crop: PixelRect? = nil, to target: PictureSize) -> Pose {
+        let whole = PixelRect(x: 0, y: 0, width: source.width, height: source.height)
+        let crop = crop ?? whole
+        if crop == whole && (intrinsics == nil || source == target) { return self }
+        let focal = Camera(pose: self, width: source.width, height: source.height).focal
+        let sx = Double(target.width) / Double(crop.width), sy = Double(target.height) / Double(crop.height)
         var copy = self
-        copy.intrinsics = Intrinsics(fx: intrinsics.fx * sx, fy: intrinsics.fy * sy, cx: intrinsics.cx * sx, cy: intrinsics.cy * sy)
+        copy.intrinsics = Intrinsics(fx: focal.fx * sx, fy: focal.fy * sy, cx: (focal.cx - Double(crop.x)) * sx,
+                                     cy: (focal.cy - Double(crop.y)) * sy)
         return copy
     }
 
