@@ -12,6 +12,23 @@
 
 enum { TILE = CK_RASTER_TILE };
 
+/// Every helper is inlined into the entry point's two copies (`draw_avx2` and `draw_portable`), so
+/// each is compiled for its own instruction set: the AVX2 one counts bits (coverage, centroids) and
+/// finds them with one instruction each.
+#define KERNEL static inline __attribute__((always_inline))
+
+/// Vectors of two doubles, four floats or four integers, in vector registers wherever the target has them.
+typedef double double2 __attribute__((ext_vector_type(2)));
+typedef float float4 __attribute__((ext_vector_type(4)));
+typedef int32_t int4 __attribute__((ext_vector_type(4)));
+typedef int64_t long2 __attribute__((ext_vector_type(2)));
+
+KERNEL float4 load4(const float *p) {
+    float4 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
 void ck_raster_tile_init(ck_raster_tile *tile) {
     memset(tile, 0, sizeof *tile);
     for (int i = 0; i < TILE * TILE; i++) {
@@ -25,32 +42,32 @@ typedef struct {
     int32_t min_x, min_y, max_x, max_y;
 } rect;
 
-static inline int32_t max32(int32_t a, int32_t b) { return a > b ? a : b; }
-static inline int32_t min32(int32_t a, int32_t b) { return a < b ? a : b; }
+KERNEL int32_t max32(int32_t a, int32_t b) { return a > b ? a : b; }
+KERNEL int32_t min32(int32_t a, int32_t b) { return a < b ? a : b; }
 /// Swift's `max`/`min` on doubles (the second when equal or greater/smaller).
-static inline double maxd(double x, double y) { return y >= x ? y : x; }
-static inline double mind(double x, double y) { return y < x ? y : x; }
+KERNEL double maxd(double x, double y) { return y >= x ? y : x; }
+KERNEL double mind(double x, double y) { return y < x ? y : x; }
 
 /// Bits `first...last` of a tile row (0 ≤ first ≤ last < 64).
-static inline uint64_t columns(int32_t first, int32_t last) {
+KERNEL uint64_t columns(int32_t first, int32_t last) {
     return (UINT64_MAX >> (63 - (last - first))) << first;
 }
 
 /// ⌊value⌋ clamped to `low...high` (low ≥ 0, so truncation floors; NaN gives low).
-static inline int32_t clamped_floor(double value, int32_t low, int32_t high) {
+KERNEL int32_t clamped_floor(double value, int32_t low, int32_t high) {
     return value >= (double)low ? (value < (double)high ? (int32_t)value : high) : low;
 }
 
 /// The integer nearest `value` (0 ≤ value < 2²⁰, ties as the FPU rounds): adding 1.5·2⁵² leaves it
 /// in the low mantissa bits.
-static inline int32_t nearest_small(double value, uint64_t mask) {
+KERNEL int32_t nearest_small(double value, uint64_t mask) {
     const double sum = value + 6755399441055744.0;
     uint64_t bits;
     memcpy(&bits, &sum, sizeof bits);
     return (int32_t)(bits & mask);
 }
 
-static inline double at(const ck_linear *e, double x, double y) { return e->a * x + e->b * y + e->c; }
+KERNEL double at(const ck_linear *e, double x, double y) { return e->a * x + e->b * y + e->c; }
 
 /// The samples of the 8×8 grid where `e` is ≥ 0, for a pixel where it is `centre` at the centre:
 /// sample (i, j), bit 8·j + i, lies ((2i − 7)/16, (2j − 7)/16) px from the centre. Row j holds a
@@ -58,7 +75,7 @@ static inline double at(const ck_linear *e, double x, double y) { return e->a * 
 /// tⱼ = 3.5 − 8·rⱼ/a (a > 0), or the ⌊tⱼ⌋ + 1 columns up to it (a < 0), rⱼ = centre + b·(2j − 7)/16,
 /// clamped to 0…8 (a NaN to 0). ⌈c⌉ is the integer nearest c + ½ − 10⁻⁹, ⌊c⌋ the one nearest
 /// c − ½ + 10⁻⁹ (wrong only for a sample within 10⁻¹⁰ px of the edge).
-static inline uint64_t samples_inside(const ck_linear *e, double centre) {
+KERNEL uint64_t samples_inside(const ck_linear *e, double centre) {
     uint64_t mask = 0;
     if (fabs(e->a) * 1e9 <= fabs(e->b)) {
         // (Nearly) level: whole rows.
@@ -69,28 +86,34 @@ static inline uint64_t samples_inside(const ck_linear *e, double centre) {
         }
         return mask;
     }
+    // Row j's run as a byte, by its first column (a > 0) or its length (a < 0), 0…15: the bytes of
+    // (0xFF << first) & 0xFF and ~(0xFF << length) & 0xFF.
+    static const uint8_t from_column[16] = {0xFF, 0xFE, 0xFC, 0xF8, 0xF0, 0xE0, 0xC0, 0x80, 0, 0, 0, 0, 0, 0, 0, 0};
+    static const uint8_t up_to_column[16] = {0, 0x01, 0x03, 0x07, 0x0F, 0x1F, 0x3F, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
     double t = 3.5 - 8 * (centre - e->b * (7.0 / 16)) * e->inverse_a;
     const double step = -e->b * e->inverse_a;
-    if (e->a > 0) {
-        for (int j = 0; j < 8; j++) {
-            const double clamped = t > 0 ? (t < 8 ? t : 8) : 0;
-            const int32_t first = nearest_small(clamped + (0.5 - 1e-9), 0xF);
-            mask |= (((uint64_t)0xFF << first) & 0xFF) << (8 * j);
-            t += step;
-        }
-    } else {
-        for (int j = 0; j < 8; j++) {
-            const double clamped = t + 1 > 0 ? (t + 1 < 8 ? t + 1 : 8) : 0;
-            const int32_t count = nearest_small(clamped - (0.5 - 1e-9), 0xF);
-            mask |= (~((uint64_t)0xFF << count) & 0xFF) << (8 * j);
-            t += step;
-        }
+    // tⱼ one after another (each row adds the step to the last), then two rows at a time: clamped
+    // by masks (v > 0 ? (v < 8 ? v : 8) : 0, a NaN to 0) and rounded in the low mantissa bits.
+    double rows[8];
+    for (int j = 0; j < 8; j++) {
+        rows[j] = e->a > 0 ? t : t + 1;
+        t += step;
+    }
+    const double rounding = e->a > 0 ? 0.5 - 1e-9 : -(0.5 - 1e-9);
+    const uint8_t *runs = e->a > 0 ? from_column : up_to_column;
+    for (int j = 0; j < 8; j += 2) {
+        const double2 v = {rows[j], rows[j + 1]};
+        const long2 below8 = v < 8, positive = v > 0;
+        const long2 clamped = (((long2)v & below8) | ((long2)(double2){8, 8} & ~below8)) & positive;
+        const double2 rounded = ((double2)clamped + rounding) + 6755399441055744.0;
+        const long2 bits = (long2)rounded & 0xF;
+        mask |= ((uint64_t)runs[bits.x] << (8 * j)) | ((uint64_t)runs[bits.y] << (8 * j + 8));
     }
     return mask;
 }
 
 /// The samples of the pixel centred at (x, y) that `t` covers.
-static inline uint64_t samples(const ck_raster_triangle *t, double x, double y) {
+KERNEL uint64_t samples(const ck_raster_triangle *t, double x, double y) {
     const double b0 = at(&t->edge[0], x, y), b1 = at(&t->edge[1], x, y), b2 = at(&t->edge[2], x, y);
     if (b0 + t->edge[0].reach < 0 || b1 + t->edge[1].reach < 0 || b2 + t->edge[2].reach < 0) return 0;
     uint64_t mask = UINT64_MAX;
@@ -101,7 +124,7 @@ static inline uint64_t samples(const ck_raster_triangle *t, double x, double y) 
 }
 
 /// Where the samples of `mask` (not 0) lie on average, from the pixel centre.
-static inline void centroid(uint64_t mask, double *x, double *y) {
+KERNEL void centroid(uint64_t mask, double *x, double *y) {
     const double count = (double)__builtin_popcountll(mask);
     const int columns = __builtin_popcountll(mask & 0xAAAAAAAAAAAAAAAAull) + 2 * __builtin_popcountll(mask & 0xCCCCCCCCCCCCCCCCull)
         + 4 * __builtin_popcountll(mask & 0xF0F0F0F0F0F0F0F0ull);
@@ -114,7 +137,7 @@ static inline void centroid(uint64_t mask, double *x, double *y) {
 /// Marks the pixels of `part` whose square the segment p–q meets, widened by far more than
 /// rounding could take away (the samples lie 1/16 px inside the square): row by row, the columns
 /// between where the segment enters and leaves the row.
-static void mark_edge(ck_raster_tile *tile, const double *p, const double *q, uint32_t code, rect part, rect area) {
+KERNEL void mark_edge(ck_raster_tile *tile, const double *p, const double *q, uint32_t code, rect part, rect area) {
     const double margin = 1e-3;
     const double *top = p[1] <= q[1] ? p : q, *bottom = p[1] <= q[1] ? q : p;
     if (!(top[1] - margin < (double)part.max_y && bottom[1] + margin >= (double)part.min_y)) return;
@@ -148,7 +171,7 @@ static void mark_edge(ck_raster_tile *tile, const double *p, const double *q, ui
 }
 
 /// Marks the pixels of `part` that a silhouette edge of triangle `index` passes through.
-static void mark_silhouette(ck_raster_tile *tile, const ck_raster_triangle *triangles, int64_t index, rect part, rect area) {
+KERNEL void mark_silhouette(ck_raster_tile *tile, const ck_raster_triangle *triangles, int64_t index, rect part, rect area) {
     const ck_raster_triangle *t = &triangles[index];
     const uint32_t code = (uint32_t)index * 4;
     if (t->silhouette & 1) mark_edge(tile, t->corner[1], t->corner[2], code, part, area);
@@ -159,7 +182,7 @@ static void mark_silhouette(ck_raster_tile *tile, const ck_raster_triangle *tria
 /// The pixels one silhouette edge alone crosses: its side is covered throughout the pixel, the
 /// other side is not (unless another triangle reaches over it, added by `rasterize`). Covers them
 /// with the samples on the edge's side, seen (until a triangle holds the centre) as its triangle.
-static void cover_single_edge_pixels(ck_raster_tile *tile, const ck_raster_triangle *triangles, rect area) {
+KERNEL void cover_single_edge_pixels(ck_raster_tile *tile, const ck_raster_triangle *triangles, rect area) {
     for (int32_t row = 0; row < area.max_y - area.min_y; row++) {
         uint64_t single = tile->edge_columns[row] & ~tile->several_edge_columns[row];
         const double y = (double)(area.min_y + row) + 0.5;
@@ -188,9 +211,6 @@ static void cover_single_edge_pixels(ck_raster_tile *tile, const ck_raster_trian
     }
 }
 
-/// Two doubles, in vector registers wherever the target has them.
-typedef double double2 __attribute__((ext_vector_type(2)));
-
 /// A triangle's pixels row by row down a part of the tile: where all three barycentric
 /// coordinates can reach 0 at the pixel centre (the pixels whose centre it holds) or at some
 /// sample. Where an edge crosses a row moves by a fixed step from row to row, so a row costs a few
@@ -212,7 +232,7 @@ typedef struct {
 } row_spans;
 
 /// Set for the row above `part`: `next_row` moves to its first row.
-static inline void spans_init(row_spans *s, const ck_raster_triangle *t, rect part) {
+KERNEL void spans_init(row_spans *s, const ck_raster_triangle *t, rect part) {
     s->lower = (double2){-INFINITY, -INFINITY};
     s->upper = (double2){INFINITY, INFINITY};
     s->lower_step = s->upper_step = s->lower_reach = s->upper_reach = (double2){0, 0};
@@ -239,14 +259,14 @@ static inline void spans_init(row_spans *s, const ck_raster_triangle *t, rect pa
     }
 }
 
-static inline void next_row(row_spans *s) {
+KERNEL void next_row(row_spans *s) {
     s->lower += s->lower_step;
     s->upper += s->upper_step;
 }
 
 /// The current row's pixels (centre y) whose centre `t` may hold, or with `reach` whose samples it
 /// may reach, in `*first...*last`; 0 when there are none.
-static inline int row_pixels(const row_spans *s, const ck_raster_triangle *t, double y, int reach, int32_t *first, int32_t *last) {
+KERNEL int row_pixels(const row_spans *s, const ck_raster_triangle *t, double y, int reach, int32_t *first, int32_t *last) {
     const double2 lows = reach ? s->lower + s->lower_reach : s->lower;
     const double2 highs = reach ? s->upper + s->upper_reach : s->upper;
     const double low = maxd(maxd(lows.x, lows.y), s->first);
@@ -267,7 +287,7 @@ static inline int row_pixels(const row_spans *s, const ck_raster_triangle *t, do
 
 /// Draws triangle `index` over the pixels of `part`: the pixels whose centre it holds, with a
 /// depth test there, and in marked pixels the samples it covers.
-static void rasterize(ck_raster_tile *tile, const ck_raster_triangle *triangles, int64_t index, rect part, rect area) {
+KERNEL void rasterize(ck_raster_tile *tile, const ck_raster_triangle *triangles, int64_t index, rect part, rect area) {
     const ck_raster_triangle *t = &triangles[index];
     const uint32_t me = (uint32_t)index;
     const double depth_x = t->inverse_depth.a;
@@ -285,7 +305,24 @@ static void rasterize(ck_raster_tile *tile, const ck_raster_triangle *triangles,
         uint32_t *owner = tile->owner + row_start;
         int32_t low = 1, high = 0;
         if (row_pixels(&spans, t, y, 0, &low, &high)) {
-            for (int32_t px = low; px <= high; px++) {
+            int32_t px = low;
+            // Four pixels at a time, each with the arithmetic of one.
+            for (; px + 3 <= high; px += 4) {
+                const double2 x = (double2){(double)px, (double)px};
+                const double2 near = depth_x * (x + (double2){0.5, 1.5}) + depth_row;
+                const double2 far = depth_x * (x + (double2){2.5, 3.5}) + depth_row;
+                const float4 depth = {(float)near.x, (float)near.y, (float)far.x, (float)far.y};
+                float4 held;
+                int4 owners;
+                memcpy(&held, centre_depth + px, sizeof held);
+                memcpy(&owners, owner + px, sizeof owners);
+                const int4 nearer = depth > held;
+                const int4 depths = ((int4)depth & nearer) | ((int4)held & ~nearer);
+                owners = ((int4)(int32_t)me & nearer) | (owners & ~nearer);
+                memcpy(centre_depth + px, &depths, sizeof depths);
+                memcpy(owner + px, &owners, sizeof owners);
+            }
+            for (; px <= high; px++) {
                 const float depth = (float)(depth_x * ((double)px + 0.5) + depth_row);
                 const int nearer = depth > centre_depth[px];
                 centre_depth[px] = nearer ? depth : centre_depth[px];
@@ -339,28 +376,26 @@ static void rasterize(ck_raster_tile *tile, const ck_raster_triangle *triangles,
     }
 }
 
-/// The triangle's colour at a pixel position: Lambert with the perspective-correct normal.
-static inline void shade(const ck_raster_triangle *t, const ck_lighting *light, float x, float y, float *out) {
-    if (t->flat) {
-        out[0] = t->base[0];
-        out[1] = t->base[1];
-        out[2] = t->base[2];
-        return;
-    }
-    float n[3];
-    for (int k = 0; k < 3; k++) n[k] = t->normal_x[k] * x + t->normal_y[k] * y + t->normal_origin[k];
-    const float squared = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+/// The triangle's colour at a pixel position (Y', Cb, Cr; the fourth lane undefined): Lambert with
+/// the perspective-correct normal.
+KERNEL float4 shade(const ck_raster_triangle *t, const ck_lighting *light, float x, float y) {
+    const float4 base = load4(t->base);
+    if (t->flat) return base;
+    const float4 n = load4(t->normal_x) * x + load4(t->normal_y) * y + load4(t->normal_origin);
+    const float4 squares = n * n;
+    const float squared = squares.x + squares.y + squares.z;
     float intensity = light->ambient;
     if (squared > 0) {
-        const float cosine = (n[0] * light->towards[0] + n[1] * light->towards[1] + n[2] * light->towards[2]) / sqrtf(squared);
+        const float4 products = n * load4(light->towards);
+        const float cosine = (products.x + products.y + products.z) / sqrtf(squared);
         intensity = light->ambient + light->diffuse * (cosine >= 0 ? cosine : 0);
     }
-    for (int k = 0; k < 3; k++) out[k] = t->base[k] + intensity * t->range[k];
+    return base + intensity * load4(t->range);
 }
 
 /// Shades each drawn pixel once, with the triangle seen there, writes its colour and coverage,
 /// and empties the tile's buffers.
-static void shade_pixels(ck_raster_tile *tile, const ck_raster_triangle *triangles, rect area, const ck_lighting *light,
+KERNEL void shade_pixels(ck_raster_tile *tile, const ck_raster_triangle *triangles, rect area, const ck_lighting *light,
                          float *texels, uint64_t *drawn) {
     for (int32_t row = 0; row < area.max_y - area.min_y; row++) {
         uint64_t pixels = tile->touched_columns[row];
@@ -391,14 +426,15 @@ static void shade_pixels(ck_raster_tile *tile, const ck_raster_triangle *triangl
             } else {
                 tile->centre_depth[pixel] = -INFINITY;
             }
-            float *texel = texels + 4 * pixel;
-            shade(seen, light, x, y, texel);
-            texel[3] = covered;
+            float4 texel = shade(seen, light, x, y);
+            texel.w = covered;
+            memcpy(texels + 4 * pixel, &texel, sizeof texel);
         }
     }
 }
 
-void ck_raster_tile_draw(ck_raster_tile *tile, const ck_raster_triangle *triangles, const int64_t *order, int64_t count,
+/// `ck_raster_tile_draw`, compiled once per instruction set.
+KERNEL void draw(ck_raster_tile *tile, const ck_raster_triangle *triangles, const int64_t *order, int64_t count,
                          int32_t min_x, int32_t min_y, int32_t max_x, int32_t max_y, const ck_lighting *lighting,
                          float *texels, uint64_t *drawn) {
     const rect area = {min_x, min_y, max_x, max_y};
@@ -415,4 +451,31 @@ void ck_raster_tile_draw(ck_raster_tile *tile, const ck_raster_triangle *triangl
         if (part.min_x < part.max_x && part.min_y < part.max_y) rasterize(tile, triangles, order[slot], part, area);
     }
     shade_pixels(tile, triangles, area, lighting, texels, drawn);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2,popcnt,bmi,bmi2")))
+static void draw_avx2(ck_raster_tile *tile, const ck_raster_triangle *triangles, const int64_t *order, int64_t count,
+                      int32_t min_x, int32_t min_y, int32_t max_x, int32_t max_y, const ck_lighting *lighting, float *texels,
+                      uint64_t *drawn) {
+    draw(tile, triangles, order, count, min_x, min_y, max_x, max_y, lighting, texels, drawn);
+}
+#endif
+
+static void draw_portable(ck_raster_tile *tile, const ck_raster_triangle *triangles, const int64_t *order, int64_t count,
+                          int32_t min_x, int32_t min_y, int32_t max_x, int32_t max_y, const ck_lighting *lighting, float *texels,
+                          uint64_t *drawn) {
+    draw(tile, triangles, order, count, min_x, min_y, max_x, max_y, lighting, texels, drawn);
+}
+
+void ck_raster_tile_draw(ck_raster_tile *tile, const ck_raster_triangle *triangles, const int64_t *order, int64_t count,
+                         int32_t min_x, int32_t min_y, int32_t max_x, int32_t max_y, const ck_lighting *lighting,
+                         float *texels, uint64_t *drawn) {
+#if defined(__x86_64__)
+    if (ck_cpu_has_avx2()) {
+        draw_avx2(tile, triangles, order, count, min_x, min_y, max_x, max_y, lighting, texels, drawn);
+        return;
+    }
+#endif
+    draw_portable(tile, triangles, order, count, min_x, min_y, max_x, max_y, lighting, texels, drawn);
 }

@@ -123,7 +123,8 @@ void ck_raster_tile_init(ck_raster_tile *tile);
 /// silhouette edge alone crosses, rasterizes each triangle (centres with a depth test, the 8×8
 /// samples of marked pixels), then shades each drawn pixel once by the triangle seen there into
 /// `texels` (Y', Cb, Cr, coverage per pixel; pixel (min_x + i, min_y + j) at `texels + 4·(64·j + i)`)
-/// and sets `drawn[j]` bit i for each pixel written. Leaves the tile's scratch empty.
+/// and sets `drawn[j]` bit i for each pixel written. Leaves the tile's scratch empty. With AVX2 where
+/// the CPU has it (bit counts in one instruction), the same pixels either way.
 void ck_raster_tile_draw(ck_raster_tile *tile, const ck_raster_triangle *triangles, const int64_t *order, int64_t count,
                          int32_t min_x, int32_t min_y, int32_t max_x, int32_t max_y, const ck_lighting *lighting,
                          float *texels, uint64_t *drawn);
