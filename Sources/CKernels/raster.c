@@ -468,11 +468,15 @@ static void draw_portable(ck_raster_tile *tile, const ck_raster_triangle *triang
     draw(tile, triangles, order, count, min_x, min_y, max_x, max_y, lighting, texels, drawn);
 }
 
+static int forced_portable = 0;
+
+void ck_raster_force_portable(int portable) { forced_portable = portable; }
+
 void ck_raster_tile_draw(ck_raster_tile *tile, const ck_raster_triangle *triangles, const int64_t *order, int64_t count,
                          int32_t min_x, int32_t min_y, int32_t max_x, int32_t max_y, const ck_lighting *lighting,
                          float *texels, uint64_t *drawn) {
 #if defined(__x86_64__)
-    if (ck_cpu_has_avx2()) {
+    if (!forced_portable && ck_cpu_has_avx2()) {
         draw_avx2(tile, triangles, order, count, min_x, min_y, max_x, max_y, lighting, texels, drawn);
         return;
     }

@@ -129,6 +129,9 @@ void ck_raster_tile_draw(ck_raster_tile *tile, const ck_raster_triangle *triangl
                          int32_t min_x, int32_t min_y, int32_t max_x, int32_t max_y, const ck_lighting *lighting,
                          float *texels, uint64_t *drawn);
 
+/// Forces the portable path of `ck_raster_tile_draw` (nonzero) or lets the CPU decide (0); for tests only.
+void ck_raster_force_portable(int portable);
+
 #ifdef __cplusplus
 }
 #endif
