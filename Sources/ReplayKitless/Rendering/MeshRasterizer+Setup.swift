@@ -16,12 +16,14 @@ extension MeshRasterizer {
         /// Bit k set: edge k of the triangle being set up is on the silhouette.
         var silhouette: UInt8 = 7
 
-        /// Clips the triangle to depth ≥ near (keeping its winding) and emits what is left; the
+        /// Clips the triangle to depth ≥ near (keeping its winding) and appends what is left to
+        /// `triangles` (built in place: a triangle is 320 bytes, and each copy of it cost more than
+        /// its setup's arithmetic); the
         /// pieces of a clipped triangle have every edge on the silhouette.
-        func clip(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, _ emit: (ScreenTriangle) -> Void) {
+        func clip(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, into triangles: inout [ScreenTriangle]) {
             let inA = -a.position.z >= near, inB = -b.position.z >= near, inC = -c.position.z >= near
             func out(_ p: ViewVertex, _ q: ViewVertex, _ r: ViewVertex, silhouette: UInt8 = 7) {
-                if let t = project(p, q, r, silhouette: silhouette) { emit(t) }
+                project(p, q, r, silhouette: silhouette, into: &triangles)
             }
             switch (inA, inB, inC) {
             case (true, true, true): out(a, b, c, silhouette: silhouette)
@@ -56,21 +58,22 @@ extension MeshRasterizer {
                               normal: inside.normal + (outside.normal - inside.normal) * t)
         }
 
-        /// Projects a triangle lying in front of the near plane; `nil` when it has no area on
-        /// screen or misses the frame.
-        private func project(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, silhouette: UInt8) -> ScreenTriangle? {
+        /// Projects a triangle lying in front of the near plane and appends it to `triangles`;
+        /// nothing when it has no area on screen or misses the frame.
+        private func project(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, silhouette: UInt8,
+                             into triangles: inout [ScreenTriangle]) {
             func pixel(_ v: ViewVertex) -> (x: Double, y: Double, inverseDepth: Double) {
                 let d = -v.position.z
                 return (focal.cx + focal.fx * v.position.x / d, focal.cy - focal.fy * v.position.y / d, 1 / d)
             }
             let v0 = pixel(a), v1 = pixel(b), v2 = pixel(c)
             let area = (v1.x - v0.x) * (v2.y - v0.y) - (v1.y - v0.y) * (v2.x - v0.x)
-            guard area.isFinite, abs(area) > 1e-9 else { return nil }
+            guard area.isFinite, abs(area) > 1e-9 else { return }
             // (Nested two-argument min/max: the variadic forms allocate an array.)
             let rect = PixelBounds.covering(x0: min(min(v0.x, v1.x), v2.x), y0: min(min(v0.y, v1.y), v2.y),
                                           x1: max(max(v0.x, v1.x), v2.x), y1: max(max(v0.y, v1.y), v2.y),
                                           width: width, height: height)
-            guard !rect.isEmpty else { return nil }
+            guard !rect.isEmpty else { return }
             // Barycentric coordinate i: 1 at vertex i, 0 along the opposite edge.
             let e0 = ck_linear(edgeFrom: (v1.x, v1.y), to: (v2.x, v2.y), area: area)
             let e1 = ck_linear(edgeFrom: (v2.x, v2.y), to: (v0.x, v0.y), area: area)
@@ -85,20 +88,24 @@ extension MeshRasterizer {
             let uniform = uniformColor(a.normal, b.normal, c.normal)
             /// Four lanes for C, the fourth unused.
             func lanes(_ v: SIMD3<Float>) -> (Float, Float, Float, Float) { (v.x, v.y, v.z, 0) }
-            var t = ScreenTriangle()
-            t.edge = (e0, e1, e2)
-            t.inverse_depth = inverseDepth
-            t.corner = ((v0.x, v0.y), (v1.x, v1.y), (v2.x, v2.y))
-            t.area = abs(area) / 2
-            t.normal_x = lanes(SIMD3<Float>(n0 * e0.a + n1 * e1.a + n2 * e2.a))
-            t.normal_y = lanes(SIMD3<Float>(n0 * e0.b + n1 * e1.b + n2 * e2.b))
-            t.normal_origin = lanes(SIMD3<Float>(n0 * e0.c + n1 * e1.c + n2 * e2.c))
-            t.base = lanes(uniform ?? material.black)
-            t.range = lanes(material.color - material.black)
-            (t.min_x, t.min_y, t.max_x, t.max_y) = (Int32(rect.minX), Int32(rect.minY), Int32(rect.maxX), Int32(rect.maxY))
-            t.silhouette = silhouette
-            t.flat = uniform != nil ? 1 : 0
-            return t
+            triangles.append(ScreenTriangle())
+            let last = triangles.count - 1
+            triangles.withUnsafeMutableBufferPointer { triangles in
+                let t = triangles.baseAddress! + last
+                t.pointee.edge = (e0, e1, e2)
+                t.pointee.inverse_depth = inverseDepth
+                t.pointee.corner = ((v0.x, v0.y), (v1.x, v1.y), (v2.x, v2.y))
+                t.pointee.area = abs(area) / 2
+                t.pointee.normal_x = lanes(SIMD3<Float>(n0 * e0.a + n1 * e1.a + n2 * e2.a))
+                t.pointee.normal_y = lanes(SIMD3<Float>(n0 * e0.b + n1 * e1.b + n2 * e2.b))
+                t.pointee.normal_origin = lanes(SIMD3<Float>(n0 * e0.c + n1 * e1.c + n2 * e2.c))
+                t.pointee.base = lanes(uniform ?? material.black)
+                t.pointee.range = lanes(material.color - material.black)
+                (t.pointee.min_x, t.pointee.min_y, t.pointee.max_x, t.pointee.max_y) = 
+                    (Int32(rect.minX), Int32(rect.minY), Int32(rect.maxX), Int32(rect.maxY))
+                t.pointee.silhouette = silhouette
+                t.pointee.flat = uniform != nil ? 1 : 0
+            }
         }
     }
 }

@@ -140,11 +140,14 @@ final class MeshRasterizer {
                     }
                 }
             }
-            setup.clip(vertices[i0], vertices[i1], vertices[i2]) { triangle in
-                triangles.append(triangle)
-                bounds = bounds.union(triangle.rect)
-                let rect = triangle.rect
-                drawingCost += min(triangle.area, Double(rect.area)) + Double(Self.tiles(of: rect).count * Self.tileSize)
+            let first = triangles.count
+            setup.clip(vertices[i0], vertices[i1], vertices[i2], into: &triangles)
+            triangles.withUnsafeBufferPointer { triangles in
+                for triangle in triangles[first...] {
+                    let rect = triangle.rect
+                    bounds = bounds.union(rect)
+                    drawingCost += min(triangle.area, Double(rect.area)) + Double(Self.tiles(of: rect).count * Self.tileSize)
+                }
             }
         }
     }
