@@ -18,8 +18,7 @@ extension MeshRasterizer {
 
         /// Clips the triangle to depth ≥ near (keeping its winding) and appends what is left to
         /// `triangles` (built in place: a triangle is 320 bytes, and each copy of it cost more than
-        /// its setup's arithmetic); the
-        /// pieces of a clipped triangle have every edge on the silhouette.
+        /// its setup's arithmetic); the pieces of a clipped triangle have every edge on the silhouette.
         func clip(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, into triangles: inout [ScreenTriangle]) {
             let inA = -a.position.z >= near, inB = -b.position.z >= near, inC = -c.position.z >= near
             func out(_ p: ViewVertex, _ q: ViewVertex, _ r: ViewVertex, silhouette: UInt8 = 7) {
@@ -101,7 +100,7 @@ extension MeshRasterizer {
                 t.pointee.normal_origin = lanes(SIMD3<Float>(n0 * e0.c + n1 * e1.c + n2 * e2.c))
                 t.pointee.base = lanes(uniform ?? material.black)
                 t.pointee.range = lanes(material.color - material.black)
-                (t.pointee.min_x, t.pointee.min_y, t.pointee.max_x, t.pointee.max_y) = 
+                (t.pointee.min_x, t.pointee.min_y, t.pointee.max_x, t.pointee.max_y) =
                     (Int32(rect.minX), Int32(rect.minY), Int32(rect.maxX), Int32(rect.maxY))
                 t.pointee.silhouette = silhouette
                 t.pointee.flat = uniform != nil ? 1 : 0

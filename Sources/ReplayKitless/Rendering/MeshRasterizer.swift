@@ -19,7 +19,9 @@ import CKernels
 /// what a one-sample rasterizer costs, whatever its triangles' size, and silhouettes get 64
 /// coverage levels. Where a shape meets its own stem or another of its faces inside the
 /// silhouette, the nearer colour takes the whole pixel. All meshes added between two `resolve`
-/// calls (a shape and its stem) are depth-tested together.
+/// calls (a shape and its stem) are depth-tested together. Steps 1–3 run in C, a tile per call
+/// (`ck_raster_tile_draw`, CKernels/raster.c); this class sets the triangles up and sorts them
+/// into tiles.
 final class MeshRasterizer {
     /// At most 64: a tile row's pixels are the bits of a `UInt64`.
     static let tileSize = 64
