@@ -66,6 +66,72 @@ void ck_blend_blocks_420(const float *top, const float *bottom, uint8_t *luma_to
 void ck_blend_blocks_420_portable(const float *top, const float *bottom, uint8_t *luma_top, uint8_t *luma_bottom,
                                   uint8_t *cb, uint8_t *cr, int32_t blocks, float opacity);
 
+// MARK: raster.c — one 64×64 tile of MeshRasterizer's triangles: silhouettes, coverage, depth, shading
+
+/// A linear function of the pixel position, `a·x + b·y + c`; `reach` is how much it can change from
+/// a pixel centre to its samples (±7/16 px: (|a| + |b|)·7/16), `inverse_a` 1/a (0 when a is 0).
+typedef struct {
+    double a, b, c, reach, inverse_a;
+} ck_linear;
+
+/// A projected triangle (MeshRasterizer+Setup.swift): `edge[k]` is barycentric coordinate k (1 at
+/// `corner[k]`, 0 along edge k, the edge opposite it), `inverse_depth` 1/depth, the normal
+/// Σ nᵢ·bᵢ/depthᵢ as `normal_x`·x + `normal_y`·y + `normal_origin` (x, y, z; the fourth lane
+/// unused), the colour `base + intensity·range` (`base` alone when `flat`), `silhouette` bit k set
+/// when edge k is on the silhouette; the pixels of `min_x..<max_x` × `min_y..<max_y` reach it and
+/// it covers `area` pixels (for the caller's cost estimate).
+typedef struct {
+    ck_linear edge[3];
+    ck_linear inverse_depth;
+    double corner[3][2];
+    double area;
+    float normal_x[4], normal_y[4], normal_origin[4];
+    float base[4], range[4];
+    int32_t min_x, min_y, max_x, max_y;
+    uint8_t silhouette;
+    uint8_t flat;
+} ck_raster_triangle;
+
+/// Lambert lighting in single precision: `ambient + diffuse·max(0, n·towards/|n|)`.
+typedef struct {
+    float ambient, diffuse;
+    float towards[4];
+} ck_lighting;
+
+/// A tile's side in pixels: a tile row's pixels are the bits of a `uint64_t`.
+#define CK_RASTER_TILE 64
+
+/// The per-pixel scratch of one tile (MeshRasterizer.swift documents each), emptied by every
+/// `ck_raster_tile_draw`; set up once with `ck_raster_tile_init`.
+typedef struct {
+    uint64_t coverage[CK_RASTER_TILE * CK_RASTER_TILE];
+    float centre_depth[CK_RASTER_TILE * CK_RASTER_TILE];
+    float reach_depth[CK_RASTER_TILE * CK_RASTER_TILE];
+    float reach_offset[CK_RASTER_TILE * CK_RASTER_TILE][2];
+    uint32_t owner[CK_RASTER_TILE * CK_RASTER_TILE];
+    uint32_t silhouette_edge[CK_RASTER_TILE * CK_RASTER_TILE];
+    uint64_t touched_columns[CK_RASTER_TILE];
+    uint64_t edge_columns[CK_RASTER_TILE];
+    uint64_t several_edge_columns[CK_RASTER_TILE];
+} ck_raster_tile;
+
+/// Empties a tile's scratch (depths −∞, everything else 0).
+void ck_raster_tile_init(ck_raster_tile *tile);
+
+/// Draws triangles `order[0..<count]` of `triangles` over the pixels `min_x..<max_x` ×
+/// `min_y..<max_y` (at most 64 × 64): marks their silhouette edges' pixels, covers the pixels one
+/// silhouette edge alone crosses, rasterizes each triangle (centres with a depth test, the 8×8
+/// samples of marked pixels), then shades each drawn pixel once by the triangle seen there into
+/// `texels` (Y', Cb, Cr, coverage per pixel; pixel (min_x + i, min_y + j) at `texels + 4·(64·j + i)`)
+/// and sets `drawn[j]` bit i for each pixel written. Leaves the tile's scratch empty. With AVX2 where
+/// the CPU has it (bit counts in one instruction), the same pixels either way.
+void ck_raster_tile_draw(ck_raster_tile *tile, const ck_raster_triangle *triangles, const int64_t *order, int64_t count,
+                         int32_t min_x, int32_t min_y, int32_t max_x, int32_t max_y, const ck_lighting *lighting,
+                         float *texels, uint64_t *drawn);
+
+/// Forces the portable path of `ck_raster_tile_draw` (nonzero) or lets the CPU decide (0); for tests only.
+void ck_raster_force_portable(int portable);
+
 #ifdef __cplusplus
 }
 #endif

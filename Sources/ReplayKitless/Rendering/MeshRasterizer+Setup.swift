@@ -1,3 +1,5 @@
+import CKernels
+
 /// Turning a mesh's triangles into ``MeshRasterizer/ScreenTriangle``s: near-plane clipping,
 /// projection, and the linear functions the rasterizer evaluates per pixel.
 extension MeshRasterizer {
@@ -14,12 +16,13 @@ extension MeshRasterizer {
         /// Bit k set: edge k of the triangle being set up is on the silhouette.
         var silhouette: UInt8 = 7
 
-        /// Clips the triangle to depth ≥ near (keeping its winding) and emits what is left; the
-        /// pieces of a clipped triangle have every edge on the silhouette.
-        func clip(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, _ emit: (ScreenTriangle) -> Void) {
+        /// Clips the triangle to depth ≥ near (keeping its winding) and appends what is left to
+        /// `triangles` (built in place: a triangle is 320 bytes, and each copy of it cost more than
+        /// its setup's arithmetic); the pieces of a clipped triangle have every edge on the silhouette.
+        func clip(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, into triangles: inout [ScreenTriangle]) {
             let inA = -a.position.z >= near, inB = -b.position.z >= near, inC = -c.position.z >= near
             func out(_ p: ViewVertex, _ q: ViewVertex, _ r: ViewVertex, silhouette: UInt8 = 7) {
-                if let t = project(p, q, r, silhouette: silhouette) { emit(t) }
+                project(p, q, r, silhouette: silhouette, into: &triangles)
             }
             switch (inA, inB, inC) {
             case (true, true, true): out(a, b, c, silhouette: silhouette)
@@ -54,107 +57,78 @@ extension MeshRasterizer {
                               normal: inside.normal + (outside.normal - inside.normal) * t)
         }
 
-        /// Projects a triangle lying in front of the near plane; `nil` when it has no area on
-        /// screen or misses the frame.
-        private func project(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, silhouette: UInt8) -> ScreenTriangle? {
+        /// Projects a triangle lying in front of the near plane and appends it to `triangles`;
+        /// nothing when it has no area on screen or misses the frame.
+        private func project(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, silhouette: UInt8,
+                             into triangles: inout [ScreenTriangle]) {
             func pixel(_ v: ViewVertex) -> (x: Double, y: Double, inverseDepth: Double) {
                 let d = -v.position.z
                 return (focal.cx + focal.fx * v.position.x / d, focal.cy - focal.fy * v.position.y / d, 1 / d)
             }
             let v0 = pixel(a), v1 = pixel(b), v2 = pixel(c)
             let area = (v1.x - v0.x) * (v2.y - v0.y) - (v1.y - v0.y) * (v2.x - v0.x)
-            guard area.isFinite, abs(area) > 1e-9 else { return nil }
+            guard area.isFinite, abs(area) > 1e-9 else { return }
             // (Nested two-argument min/max: the variadic forms allocate an array.)
             let rect = PixelBounds.covering(x0: min(min(v0.x, v1.x), v2.x), y0: min(min(v0.y, v1.y), v2.y),
                                           x1: max(max(v0.x, v1.x), v2.x), y1: max(max(v0.y, v1.y), v2.y),
                                           width: width, height: height)
-            guard !rect.isEmpty else { return nil }
+            guard !rect.isEmpty else { return }
             // Barycentric coordinate i: 1 at vertex i, 0 along the opposite edge.
-            let e0 = Linear(edgeFrom: (v1.x, v1.y), to: (v2.x, v2.y), area: area)
-            let e1 = Linear(edgeFrom: (v2.x, v2.y), to: (v0.x, v0.y), area: area)
-            let e2 = Linear(edgeFrom: (v0.x, v0.y), to: (v1.x, v1.y), area: area)
+            let e0 = ck_linear(edgeFrom: (v1.x, v1.y), to: (v2.x, v2.y), area: area)
+            let e1 = ck_linear(edgeFrom: (v2.x, v2.y), to: (v0.x, v0.y), area: area)
+            let e2 = ck_linear(edgeFrom: (v0.x, v0.y), to: (v1.x, v1.y), area: area)
             // 1/depth is linear in screen space: the barycentric mix of the vertices' 1/depth.
-            let inverseDepth = Linear(a: e0.a * v0.inverseDepth + e1.a * v1.inverseDepth + e2.a * v2.inverseDepth,
-                                      b: e0.b * v0.inverseDepth + e1.b * v1.inverseDepth + e2.b * v2.inverseDepth,
-                                      c: e0.c * v0.inverseDepth + e1.c * v1.inverseDepth + e2.c * v2.inverseDepth)
+            let inverseDepth = ck_linear(a: e0.a * v0.inverseDepth + e1.a * v1.inverseDepth + e2.a * v2.inverseDepth,
+                                         b: e0.b * v0.inverseDepth + e1.b * v1.inverseDepth + e2.b * v2.inverseDepth,
+                                         c: e0.c * v0.inverseDepth + e1.c * v1.inverseDepth + e2.c * v2.inverseDepth)
             // Σ nᵢ·bᵢ/depthᵢ, each bᵢ linear in the pixel position.
             let n0 = a.normal * (normalSign * v0.inverseDepth), n1 = b.normal * (normalSign * v1.inverseDepth)
             let n2 = c.normal * (normalSign * v2.inverseDepth)
             let uniform = uniformColor(a.normal, b.normal, c.normal)
-            return ScreenTriangle(rect: rect, area: abs(area) / 2, e0: e0, e1: e1, e2: e2,
-                                  p0: SIMD2(v0.x, v0.y), p1: SIMD2(v1.x, v1.y), p2: SIMD2(v2.x, v2.y), silhouette: silhouette,
-                                  flat: uniform != nil, inverseDepth: inverseDepth,
-                                  normalX: SIMD3<Float>(n0 * e0.a + n1 * e1.a + n2 * e2.a),
-                                  normalY: SIMD3<Float>(n0 * e0.b + n1 * e1.b + n2 * e2.b),
-                                  normalAtOrigin: SIMD3<Float>(n0 * e0.c + n1 * e1.c + n2 * e2.c),
-                                  base: uniform ?? material.black, range: material.color - material.black)
+            /// Four lanes for C, the fourth unused.
+            func lanes(_ v: SIMD3<Float>) -> (Float, Float, Float, Float) { (v.x, v.y, v.z, 0) }
+            triangles.append(ScreenTriangle())
+            let last = triangles.count - 1
+            triangles.withUnsafeMutableBufferPointer { triangles in
+                let t = triangles.baseAddress! + last
+                t.pointee.edge = (e0, e1, e2)
+                t.pointee.inverse_depth = inverseDepth
+                t.pointee.corner = ((v0.x, v0.y), (v1.x, v1.y), (v2.x, v2.y))
+                t.pointee.area = abs(area) / 2
+                t.pointee.normal_x = lanes(SIMD3<Float>(n0 * e0.a + n1 * e1.a + n2 * e2.a))
+                t.pointee.normal_y = lanes(SIMD3<Float>(n0 * e0.b + n1 * e1.b + n2 * e2.b))
+                t.pointee.normal_origin = lanes(SIMD3<Float>(n0 * e0.c + n1 * e1.c + n2 * e2.c))
+                t.pointee.base = lanes(uniform ?? material.black)
+                t.pointee.range = lanes(material.color - material.black)
+                (t.pointee.min_x, t.pointee.min_y, t.pointee.max_x, t.pointee.max_y) =
+                    (Int32(rect.minX), Int32(rect.minY), Int32(rect.maxX), Int32(rect.maxY))
+                t.pointee.silhouette = silhouette
+                t.pointee.flat = uniform != nil ? 1 : 0
+            }
         }
     }
+}
 
-    /// A linear function of the pixel position, `a·x + b·y + c`.
-    struct Linear {
-        let a: Double, b: Double, c: Double
-        /// How much it can change from a pixel centre to its samples (±7/16 px).
-        let reach: Double
-        /// 1/a (0 when a is 0), so that spans multiply rather than divide, row after row.
-        let inverseA: Double
+/// A linear function of the pixel position, `a·x + b·y + c` (CKernels.h), with what the rasterizer
+/// derives from it once rather than per pixel.
+extension ck_linear {
+    init(a: Double, b: Double, c: Double) {
+        // How much it can change from a pixel centre to its samples (±7/16 px); 1/a (0 when a is
+        // 0), so that spans multiply rather than divide, row after row.
+        self.init(a: a, b: b, c: c, reach: (abs(a) + abs(b)) * (7.0 / 16), inverse_a: a != 0 ? 1 / a : 0)
+    }
 
-        init(a: Double, b: Double, c: Double) {
-            self.a = a
-            self.b = b
-            self.c = c
-            reach = (abs(a) + abs(b)) * (7.0 / 16)
-            inverseA = a != 0 ? 1 / a : 0
-        }
+    /// The barycentric coordinate that is 0 along the edge `p`→`q` and 1 at the third vertex
+    /// of a triangle of signed `area`.
+    init(edgeFrom p: (x: Double, y: Double), to q: (x: Double, y: Double), area: Double) {
+        let a = -(q.y - p.y) / area, b = (q.x - p.x) / area
+        self.init(a: a, b: b, c: -(a * p.x + b * p.y))
+    }
+}
 
-        /// The barycentric coordinate that is 0 along the edge `p`→`q` and 1 at the third vertex
-        /// of a triangle of signed `area`.
-        init(edgeFrom p: (x: Double, y: Double), to q: (x: Double, y: Double), area: Double) {
-            let a = -(q.y - p.y) / area, b = (q.x - p.x) / area
-            self.init(a: a, b: b, c: -(a * p.x + b * p.y))
-        }
-
-        @inline(__always) func at(_ x: Double, _ y: Double) -> Double { a * x + b * y + c }
-
-        /// The samples of the 8×8 grid where it is ≥ 0, for a pixel where it is `centre` at the
-        /// centre: sample (i, j), bit 8·j + i, lies ((2i − 7)/16, (2j − 7)/16) px from the centre.
-        /// Row j holds a run of bits, from or up to the column where the row crosses 0.
-        @inline(__always) func samplesInside(at centre: Double) -> UInt64 {
-            var mask: UInt64 = 0
-            if abs(a) * 1e9 <= abs(b) {
-                // (Nearly) level: whole rows.
-                var row = centre - b * (7.0 / 16)
-                for j in 0..<8 {
-                    if row >= 0 { mask |= UInt64(0xFF) &<< UInt64(8 * j) }
-                    row += b / 8
-                }
-                return mask
-            }
-            // Row j is inside where a·(2i − 7)/16 ≥ −rⱼ, rⱼ = centre + b·(2j − 7)/16: from column
-            // ⌈tⱼ⌉ on, tⱼ = 3.5 − 8·rⱼ/a (a > 0), or the ⌊tⱼ⌋ + 1 columns up to it (a < 0). Clamped
-            // to 0…8 by comparisons (which also take a NaN to 0), then rounded to the nearest
-            // integer by adding 1.5·2⁵², which leaves it in the low mantissa bits: ⌈c⌉ is the
-            // nearest to c + ½ − 10⁻⁹, ⌊c⌋ to c − ½ + 10⁻⁹ (wrong only for a sample within
-            // 10⁻¹⁰ px of the edge). No conversion, whose range check costs more than the rest.
-            let magic = 6_755_399_441_055_744.0
-            var t = 3.5 - 8 * (centre - b * (7.0 / 16)) * inverseA
-            let step = -b * inverseA
-            if a > 0 {
-                for j in 0..<8 {
-                    let clamped = t > 0 ? (t < 8 ? t : 8) : 0
-                    let first = (clamped + (0.5 - 1e-9) + magic).bitPattern & 0xF
-                    mask |= ((UInt64(0xFF) &<< first) & 0xFF) &<< UInt64(8 * j)
-                    t += step
-                }
-            } else {
-                for j in 0..<8 {
-                    let clamped = t + 1 > 0 ? (t + 1 < 8 ? t + 1 : 8) : 0
-                    let count = (clamped - (0.5 - 1e-9) + magic).bitPattern & 0xF
-                    mask |= (~(UInt64(0xFF) &<< count) & 0xFF) &<< UInt64(8 * j)
-                    t += step
-                }
-            }
-            return mask
-        }
+extension MeshRasterizer.ScreenTriangle {
+    /// The pixels that reach it.
+    var rect: PixelBounds {
+        PixelBounds(minX: Int(min_x), minY: Int(min_y), maxX: Int(max_x), maxY: Int(max_y))
     }
 }

@@ -1,3 +1,5 @@
+import CKernels
+
 /// How a surface is coloured, in the frame's Y'CbCr: the colour at full light and black, lit by
 /// `Lighting` (Lambert) or flat. Shading scales R'G'B', and Y'CbCr is affine in R'G'B', so a
 /// shaded colour is `black + k·(color − black)`.
@@ -45,6 +47,11 @@ struct Lighting {
         guard squared > 0 else { return ambientLight }
         let cosine = (normal * towardsLight).sum() / squared.squareRoot()
         return ambientLight + diffuseLight * max(0, cosine)
+    }
+
+    /// The same for the C rasterizer (CKernels/raster.c), which computes it in the same order.
+    var kernelLighting: ck_lighting {
+        ck_lighting(ambient: ambientLight, diffuse: diffuseLight, towards: (towardsLight.x, towardsLight.y, towardsLight.z, 0))
     }
 }
 

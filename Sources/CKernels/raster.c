@@ -1,0 +1,485 @@
+// One 64×64 tile of MeshRasterizer (MeshRasterizer.swift documents the method): the per-pixel loops
+// in C, where a pixel costs what its arithmetic costs (no overflow traps, no range-checked
+// conversions, no copies of a triangle per pixel). Edge functions and depth in double, shading in
+// single precision, in the same order of operations as the Swift it replaced, so the pixels are
+// the same.
+#include "CKernels.h"
+#include <math.h>
+#include <string.h>
+
+// The same results whatever the compiler may fuse: a·b + c rounds twice, as in Swift.
+#pragma clang fp contract(off)
+
+enum { TILE = CK_RASTER_TILE };
+
+/// Every helper is inlined into the entry point's two copies (`draw_avx2` and `draw_portable`), so
+/// each is compiled for its own instruction set: the AVX2 one counts bits (coverage, centroids) and
+/// finds them with one instruction each.
+#define KERNEL static inline __attribute__((always_inline))
+
+/// Vectors of two doubles, four floats or four integers, in vector registers wherever the target has them.
+typedef double double2 __attribute__((ext_vector_type(2)));
+typedef float float4 __attribute__((ext_vector_type(4)));
+typedef int32_t int4 __attribute__((ext_vector_type(4)));
+typedef int64_t long2 __attribute__((ext_vector_type(2)));
+
+KERNEL float4 load4(const float *p) {
+    float4 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+void ck_raster_tile_init(ck_raster_tile *tile) {
+    memset(tile, 0, sizeof *tile);
+    for (int i = 0; i < TILE * TILE; i++) {
+        tile->centre_depth[i] = -INFINITY;
+        tile->reach_depth[i] = -INFINITY;
+    }
+}
+
+/// A pixel rectangle `min_x..<max_x` × `min_y..<max_y`.
+typedef struct {
+    int32_t min_x, min_y, max_x, max_y;
+} rect;
+
+KERNEL int32_t max32(int32_t a, int32_t b) { return a > b ? a : b; }
+KERNEL int32_t min32(int32_t a, int32_t b) { return a < b ? a : b; }
+/// Swift's `max`/`min` on doubles (the second when equal or greater/smaller).
+KERNEL double maxd(double x, double y) { return y >= x ? y : x; }
+KERNEL double mind(double x, double y) { return y < x ? y : x; }
+
+/// Bits `first...last` of a tile row (0 ≤ first ≤ last < 64).
+KERNEL uint64_t columns(int32_t first, int32_t last) {
+    return (UINT64_MAX >> (63 - (last - first))) << first;
+}
+
+/// ⌊value⌋ clamped to `low...high` (low ≥ 0, so truncation floors; NaN gives low).
+KERNEL int32_t clamped_floor(double value, int32_t low, int32_t high) {
+    return value >= (double)low ? (value < (double)high ? (int32_t)value : high) : low;
+}
+
+/// The integer nearest `value` (0 ≤ value < 2²⁰, ties as the FPU rounds): adding 1.5·2⁵² leaves it
+/// in the low mantissa bits.
+KERNEL int32_t nearest_small(double value, uint64_t mask) {
+    const double sum = value + 6755399441055744.0;
+    uint64_t bits;
+    memcpy(&bits, &sum, sizeof bits);
+    return (int32_t)(bits & mask);
+}
+
+KERNEL double at(const ck_linear *e, double x, double y) { return e->a * x + e->b * y + e->c; }
+
+/// The samples of the 8×8 grid where `e` is ≥ 0, for a pixel where it is `centre` at the centre:
+/// sample (i, j), bit 8·j + i, lies ((2i − 7)/16, (2j − 7)/16) px from the centre. Row j holds a
+/// run of bits, from or up to the column where the row crosses 0: from column ⌈tⱼ⌉ on,
+/// tⱼ = 3.5 − 8·rⱼ/a (a > 0), or the ⌊tⱼ⌋ + 1 columns up to it (a < 0), rⱼ = centre + b·(2j − 7)/16,
+/// clamped to 0…8 (a NaN to 0). ⌈c⌉ is the integer nearest c + ½ − 10⁻⁹, ⌊c⌋ the one nearest
+/// c − ½ + 10⁻⁹ (wrong only for a sample within 10⁻¹⁰ px of the edge).
+KERNEL uint64_t samples_inside(const ck_linear *e, double centre) {
+    uint64_t mask = 0;
+    if (fabs(e->a) * 1e9 <= fabs(e->b)) {
+        // (Nearly) level: whole rows.
+        double row = centre - e->b * (7.0 / 16);
+        for (int j = 0; j < 8; j++) {
+            if (row >= 0) mask |= (uint64_t)0xFF << (8 * j);
+            row += e->b / 8;
+        }
+        return mask;
+    }
+    // Row j's run as a byte, by its first column (a > 0) or its length (a < 0), 0…15: the bytes of
+    // (0xFF << first) & 0xFF and ~(0xFF << length) & 0xFF.
+    static const uint8_t from_column[16] = {0xFF, 0xFE, 0xFC, 0xF8, 0xF0, 0xE0, 0xC0, 0x80, 0, 0, 0, 0, 0, 0, 0, 0};
+    static const uint8_t up_to_column[16] = {0, 0x01, 0x03, 0x07, 0x0F, 0x1F, 0x3F, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+    double t = 3.5 - 8 * (centre - e->b * (7.0 / 16)) * e->inverse_a;
+    const double step = -e->b * e->inverse_a;
+    // tⱼ one after another (each row adds the step to the last), then two rows at a time: clamped
+    // by masks (v > 0 ? (v < 8 ? v : 8) : 0, a NaN to 0) and rounded in the low mantissa bits.
+    double rows[8];
+    for (int j = 0; j < 8; j++) {
+        rows[j] = e->a > 0 ? t : t + 1;
+        t += step;
+    }
+    const double rounding = e->a > 0 ? 0.5 - 1e-9 : -(0.5 - 1e-9);
+    const uint8_t *runs = e->a > 0 ? from_column : up_to_column;
+    for (int j = 0; j < 8; j += 2) {
+        const double2 v = {rows[j], rows[j + 1]};
+        const long2 below8 = v < 8, positive = v > 0;
+        const long2 clamped = (((long2)v & below8) | ((long2)(double2){8, 8} & ~below8)) & positive;
+        const double2 rounded = ((double2)clamped + rounding) + 6755399441055744.0;
+        const long2 bits = (long2)rounded & 0xF;
+        mask |= ((uint64_t)runs[bits.x] << (8 * j)) | ((uint64_t)runs[bits.y] << (8 * j + 8));
+    }
+    return mask;
+}
+
+/// The samples of the pixel centred at (x, y) that `t` covers.
+KERNEL uint64_t samples(const ck_raster_triangle *t, double x, double y) {
+    const double b0 = at(&t->edge[0], x, y), b1 = at(&t->edge[1], x, y), b2 = at(&t->edge[2], x, y);
+    if (b0 + t->edge[0].reach < 0 || b1 + t->edge[1].reach < 0 || b2 + t->edge[2].reach < 0) return 0;
+    uint64_t mask = UINT64_MAX;
+    if (b0 < t->edge[0].reach) mask &= samples_inside(&t->edge[0], b0);
+    if (b1 < t->edge[1].reach) mask &= samples_inside(&t->edge[1], b1);
+    if (b2 < t->edge[2].reach) mask &= samples_inside(&t->edge[2], b2);
+    return mask;
+}
+
+/// Where the samples of `mask` (not 0) lie on average, from the pixel centre.
+KERNEL void centroid(uint64_t mask, double *x, double *y) {
+    const double count = (double)__builtin_popcountll(mask);
+    const int columns = __builtin_popcountll(mask & 0xAAAAAAAAAAAAAAAAull) + 2 * __builtin_popcountll(mask & 0xCCCCCCCCCCCCCCCCull)
+        + 4 * __builtin_popcountll(mask & 0xF0F0F0F0F0F0F0F0ull);
+    const int rows = __builtin_popcountll(mask & 0xFF00FF00FF00FF00ull) + 2 * __builtin_popcountll(mask & 0xFFFF0000FFFF0000ull)
+        + 4 * __builtin_popcountll(mask & 0xFFFFFFFF00000000ull);
+    *x = ((double)columns / count - 3.5) / 8;
+    *y = ((double)rows / count - 3.5) / 8;
+}
+
+/// Marks the pixels of `part` whose square the segment p–q meets, widened by far more than
+/// rounding could take away (the samples lie 1/16 px inside the square): row by row, the columns
+/// between where the segment enters and leaves the row.
+KERNEL void mark_edge(ck_raster_tile *tile, const double *p, const double *q, uint32_t code, rect part, rect area) {
+    const double margin = 1e-3;
+    const double *top = p[1] <= q[1] ? p : q, *bottom = p[1] <= q[1] ? q : p;
+    if (!(top[1] - margin < (double)part.max_y && bottom[1] + margin >= (double)part.min_y)) return;
+    const int32_t first_row = clamped_floor(top[1] - margin, part.min_y, part.max_y - 1);
+    const int32_t last_row = clamped_floor(bottom[1] + margin, part.min_y, part.max_y - 1);
+    const double dy = bottom[1] - top[1];
+    const double slope = dy > 1e-12 ? (bottom[0] - top[0]) / dy : 0;
+    for (int32_t py = first_row; py <= last_row; py++) {
+        double x0 = top[0], x1 = bottom[0];
+        if (dy > 1e-12) {
+            x0 = top[0] + (maxd(top[1], (double)py - margin) - top[1]) * slope;
+            x1 = top[0] + (mind(bottom[1], (double)(py + 1) + margin) - top[1]) * slope;
+        }
+        if (x0 > x1) {
+            const double swap = x0;
+            x0 = x1;
+            x1 = swap;
+        }
+        if (!(x1 + margin >= (double)part.min_x && x0 - margin < (double)part.max_x)) continue;
+        const int32_t row = py - area.min_y;
+        const int32_t first = clamped_floor(x0 - margin, part.min_x, part.max_x - 1) - area.min_x;
+        const uint64_t span = columns(first, clamped_floor(x1 + margin, part.min_x, part.max_x - 1) - area.min_x);
+        tile->several_edge_columns[row] |= tile->edge_columns[row] & span;
+        uint64_t fresh = span & ~tile->edge_columns[row];
+        tile->edge_columns[row] |= span;
+        while (fresh != 0) {
+            tile->silhouette_edge[row * TILE + __builtin_ctzll(fresh)] = code;
+            fresh &= fresh - 1;
+        }
+    }
+}
+
+/// Marks the pixels of `part` that a silhouette edge of triangle `index` passes through.
+KERNEL void mark_silhouette(ck_raster_tile *tile, const ck_raster_triangle *triangles, int64_t index, rect part, rect area) {
+    const ck_raster_triangle *t = &triangles[index];
+    const uint32_t code = (uint32_t)index * 4;
+    if (t->silhouette & 1) mark_edge(tile, t->corner[1], t->corner[2], code, part, area);
+    if (t->silhouette & 2) mark_edge(tile, t->corner[2], t->corner[0], code + 1, part, area);
+    if (t->silhouette & 4) mark_edge(tile, t->corner[0], t->corner[1], code + 2, part, area);
+}
+
+/// The pixels one silhouette edge alone crosses: its side is covered throughout the pixel, the
+/// other side is not (unless another triangle reaches over it, added by `rasterize`). Covers them
+/// with the samples on the edge's side, seen (until a triangle holds the centre) as its triangle.
+KERNEL void cover_single_edge_pixels(ck_raster_tile *tile, const ck_raster_triangle *triangles, rect area) {
+    for (int32_t row = 0; row < area.max_y - area.min_y; row++) {
+        uint64_t single = tile->edge_columns[row] & ~tile->several_edge_columns[row];
+        const double y = (double)(area.min_y + row) + 0.5;
+        uint64_t touched = 0;
+        while (single != 0) {
+            const int column = __builtin_ctzll(single);
+            single &= single - 1;
+            const int pixel = row * TILE + column;
+            const uint32_t code = tile->silhouette_edge[pixel];
+            const ck_raster_triangle *t = &triangles[code / 4];
+            const ck_linear *e = &t->edge[code % 4];
+            const double x = (double)(area.min_x + column) + 0.5;
+            const double value = at(e, x, y);
+            const uint64_t mask = value >= e->reach ? UINT64_MAX : value + e->reach < 0 ? 0 : samples_inside(e, value);
+            if (mask == 0) continue;
+            tile->coverage[pixel] = mask;
+            touched |= (uint64_t)1 << column;
+            double dx, dy;
+            centroid(mask, &dx, &dy);
+            tile->reach_depth[pixel] = (float)at(&t->inverse_depth, x + dx, y + dy);
+            tile->reach_offset[pixel][0] = (float)dx;
+            tile->reach_offset[pixel][1] = (float)dy;
+            tile->owner[pixel] = code / 4;
+        }
+        tile->touched_columns[row] |= touched;
+    }
+}
+
+/// A triangle's pixels row by row down a part of the tile: where all three barycentric
+/// coordinates can reach 0 at the pixel centre (the pixels whose centre it holds) or at some
+/// sample. Where an edge crosses a row moves by a fixed step from row to row, so a row costs a few
+/// additions. An edge with a > 0 bounds the first pixel, one with a < 0 the last; as the three
+/// a's sum to 0 (the coordinates sum to 1), at most two edges bound each side: lane k of `lower`
+/// holds the k-th edge bounding the first pixel (−∞ when there are fewer), of `upper` the last
+/// (+∞). Widened by far more than rounding could take away (2·10⁻⁶ px, while an edge crossing a
+/// row within a frame has |x| < 10⁶): triangles sharing an edge both take a centre on it, never
+/// neither.
+typedef struct {
+    double2 lower, upper;
+    double2 lower_step, upper_step;
+    /// Added to the bounds to reach the pixels whose samples may meet the triangle.
+    double2 lower_reach, upper_reach;
+    /// The part's first and last column.
+    double first, last;
+    /// Bit k: edge k is level (a = 0), so it takes a row whole or not at all.
+    unsigned level;
+} row_spans;
+
+/// Set for the row above `part`: `next_row` moves to its first row.
+KERNEL void spans_init(row_spans *s, const ck_raster_triangle *t, rect part) {
+    s->lower = (double2){-INFINITY, -INFINITY};
+    s->upper = (double2){INFINITY, INFINITY};
+    s->lower_step = s->upper_step = s->lower_reach = s->upper_reach = (double2){0, 0};
+    s->first = (double)part.min_x;
+    s->last = (double)(part.max_x - 1);
+    s->level = 0;
+    const double y = (double)part.min_y - 0.5;
+    int lowers = 0, uppers = 0;
+    for (int k = 0; k < 3; k++) {
+        const ck_linear *e = &t->edge[k];
+        // a·(px + 0.5) + b·y + c ≥ 0: px ≥ x for a > 0, px ≤ x for a < 0.
+        const double x = -(e->b * y + e->c) * e->inverse_a - 0.5;
+        if (e->a > 0 && lowers < 2) {
+            s->lower[lowers] = x - 2e-6;
+            s->lower_step[lowers] = -e->b * e->inverse_a;
+            s->lower_reach[lowers++] = -e->reach * e->inverse_a;
+        } else if (e->a < 0 && uppers < 2) {
+            s->upper[uppers] = x + 2e-6;
+            s->upper_step[uppers] = -e->b * e->inverse_a;
+            s->upper_reach[uppers++] = -e->reach * e->inverse_a;
+        } else {
+            s->level |= 1u << k;
+        }
+    }
+}
+
+KERNEL void next_row(row_spans *s) {
+    s->lower += s->lower_step;
+    s->upper += s->upper_step;
+}
+
+/// The current row's pixels (centre y) whose centre `t` may hold, or with `reach` whose samples it
+/// may reach, in `*first...*last`; 0 when there are none.
+KERNEL int row_pixels(const row_spans *s, const ck_raster_triangle *t, double y, int reach, int32_t *first, int32_t *last) {
+    const double2 lows = reach ? s->lower + s->lower_reach : s->lower;
+    const double2 highs = reach ? s->upper + s->upper_reach : s->upper;
+    const double low = maxd(maxd(lows.x, lows.y), s->first);
+    const double high = mind(mind(highs.x, highs.y), s->last);
+    if (!(low <= high)) return 0;
+    if (s->level != 0) {
+        const double margin = reach ? 1.0 : 0;
+        for (int k = 0; k < 3; k++) {
+            const ck_linear *e = &t->edge[k];
+            if ((s->level & (1u << k)) && e->b * y + e->c + margin * e->reach < 0) return 0;
+        }
+    }
+    // 0 ≤ low ≤ high < the frame's width (< 2²⁰): ⌈low⌉ and ⌊high⌋ within the slack.
+    *first = nearest_small(low + (0.5 - 1e-9), 0xFFFFF);
+    *last = nearest_small(high - (0.5 - 1e-9), 0xFFFFF);
+    return *first <= *last;
+}
+
+/// Draws triangle `index` over the pixels of `part`: the pixels whose centre it holds, with a
+/// depth test there, and in marked pixels the samples it covers.
+KERNEL void rasterize(ck_raster_tile *tile, const ck_raster_triangle *triangles, int64_t index, rect part, rect area) {
+    const ck_raster_triangle *t = &triangles[index];
+    const uint32_t me = (uint32_t)index;
+    const double depth_x = t->inverse_depth.a;
+    const uint64_t part_columns = columns(part.min_x - area.min_x, part.max_x - 1 - area.min_x);
+    row_spans spans;
+    spans_init(&spans, t, part);
+    for (int32_t py = part.min_y; py < part.max_y; py++) {
+        next_row(&spans);
+        const int32_t row = py - area.min_y;
+        const double y = (double)py + 0.5;
+        const double depth_row = t->inverse_depth.b * y + t->inverse_depth.c;
+        // Pixel px of this row is at `row_start + px` in the tile's buffers.
+        const int32_t row_start = row * TILE - area.min_x;
+        float *centre_depth = tile->centre_depth + row_start;
+        uint32_t *owner = tile->owner + row_start;
+        int32_t low = 1, high = 0;
+        if (row_pixels(&spans, t, y, 0, &low, &high)) {
+            int32_t px = low;
+            // Four pixels at a time, each with the arithmetic of one.
+            for (; px + 3 <= high; px += 4) {
+                const double2 x = (double2){(double)px, (double)px};
+                const double2 near = depth_x * (x + (double2){0.5, 1.5}) + depth_row;
+                const double2 far = depth_x * (x + (double2){2.5, 3.5}) + depth_row;
+                const float4 depth = {(float)near.x, (float)near.y, (float)far.x, (float)far.y};
+                float4 held;
+                int4 owners;
+                memcpy(&held, centre_depth + px, sizeof held);
+                memcpy(&owners, owner + px, sizeof owners);
+                const int4 nearer = depth > held;
+                const int4 depths = ((int4)depth & nearer) | ((int4)held & ~nearer);
+                owners = ((int4)(int32_t)me & nearer) | (owners & ~nearer);
+                memcpy(centre_depth + px, &depths, sizeof depths);
+                memcpy(owner + px, &owners, sizeof owners);
+            }
+            for (; px <= high; px++) {
+                const float depth = (float)(depth_x * ((double)px + 0.5) + depth_row);
+                const int nearer = depth > centre_depth[px];
+                centre_depth[px] = nearer ? depth : centre_depth[px];
+                owner[px] = nearer ? me : owner[px];
+            }
+            tile->touched_columns[row] |= columns(low - area.min_x, high - area.min_x);
+        } else {
+            low = 1;
+            high = 0;
+        }
+        const uint64_t marked = tile->edge_columns[row] & part_columns;
+        int32_t reached_first, reached_last;
+        if (marked == 0 || !row_pixels(&spans, t, y, 1, &reached_first, &reached_last)) continue;
+        const uint64_t single = ~tile->several_edge_columns[row];
+        uint64_t candidates = marked & columns(reached_first - area.min_x, reached_last - area.min_x);
+        uint64_t touched = 0;
+        while (candidates != 0) {
+            const int column = __builtin_ctzll(candidates);
+            candidates &= candidates - 1;
+            const int32_t px = area.min_x + column, pixel = row_start + px;
+            const int holds_centre = px >= low && px <= high;
+            // Wholly covered already, its centre held: nothing left to learn here.
+            if (tile->coverage[pixel] == UINT64_MAX && (holds_centre || tile->centre_depth[pixel] > -INFINITY)) continue;
+            if (single & ((uint64_t)1 << column)) {
+                // One silhouette edge crosses the pixel, its side already covered: a triangle
+                // wholly on that side (its own, its neighbours) adds nothing.
+                const uint32_t code = tile->silhouette_edge[pixel];
+                const ck_linear *e = &triangles[code / 4].edge[code % 4];
+                if (at(e, t->corner[0][0], t->corner[0][1]) >= -1e-9 && at(e, t->corner[1][0], t->corner[1][1]) >= -1e-9
+                    && at(e, t->corner[2][0], t->corner[2][1]) >= -1e-9)
+                    continue;
+            }
+            const double x = (double)px + 0.5;
+            const uint64_t mask = samples(t, x, y);
+            if (mask == 0) continue;
+            tile->coverage[pixel] |= mask;
+            touched |= (uint64_t)1 << column;
+            if (holds_centre || tile->centre_depth[pixel] != -INFINITY) continue;
+            // Seen here only while no triangle holds the centre: the nearest at its own samples.
+            double dx, dy;
+            centroid(mask, &dx, &dy);
+            const float depth = (float)(depth_x * (x + dx) + t->inverse_depth.b * (y + dy) + t->inverse_depth.c);
+            if (depth > tile->reach_depth[pixel]) {
+                tile->reach_depth[pixel] = depth;
+                tile->reach_offset[pixel][0] = (float)dx;
+                tile->reach_offset[pixel][1] = (float)dy;
+                tile->owner[pixel] = me;
+            }
+        }
+        tile->touched_columns[row] |= touched;
+    }
+}
+
+/// The triangle's colour at a pixel position (Y', Cb, Cr; the fourth lane undefined): Lambert with
+/// the perspective-correct normal.
+KERNEL float4 shade(const ck_raster_triangle *t, const ck_lighting *light, float x, float y) {
+    const float4 base = load4(t->base);
+    if (t->flat) return base;
+    const float4 n = load4(t->normal_x) * x + load4(t->normal_y) * y + load4(t->normal_origin);
+    const float4 squares = n * n;
+    const float squared = squares.x + squares.y + squares.z;
+    float intensity = light->ambient;
+    if (squared > 0) {
+        const float4 products = n * load4(light->towards);
+        const float cosine = (products.x + products.y + products.z) / sqrtf(squared);
+        intensity = light->ambient + light->diffuse * (cosine >= 0 ? cosine : 0);
+    }
+    return base + intensity * load4(t->range);
+}
+
+/// Shades each drawn pixel once, with the triangle seen there, writes its colour and coverage,
+/// and empties the tile's buffers.
+KERNEL void shade_pixels(ck_raster_tile *tile, const ck_raster_triangle *triangles, rect area, const ck_lighting *light,
+                         float *texels, uint64_t *drawn) {
+    for (int32_t row = 0; row < area.max_y - area.min_y; row++) {
+        uint64_t pixels = tile->touched_columns[row];
+        const uint64_t marked = tile->edge_columns[row];
+        tile->touched_columns[row] = 0;
+        tile->edge_columns[row] = 0;
+        tile->several_edge_columns[row] = 0;
+        drawn[row] = pixels;
+        const float left = (float)area.min_x + 0.5f, centre_y = (float)(area.min_y + row) + 0.5f;
+        while (pixels != 0) {
+            const int column = __builtin_ctzll(pixels);
+            pixels &= pixels - 1;
+            const int pixel = row * TILE + column;
+            const ck_raster_triangle *seen = &triangles[tile->owner[pixel]];
+            tile->owner[pixel] = 0;
+            float x = left + (float)column, y = centre_y, covered = 1;
+            if (marked & ((uint64_t)1 << column)) {
+                const uint64_t mask = tile->coverage[pixel];
+                tile->coverage[pixel] = 0;
+                if (tile->centre_depth[pixel] == -INFINITY) {
+                    x += tile->reach_offset[pixel][0];
+                    y += tile->reach_offset[pixel][1];
+                }
+                tile->reach_depth[pixel] = -INFINITY;
+                tile->centre_depth[pixel] = -INFINITY;
+                if (mask == 0) continue;
+                covered = mask == UINT64_MAX ? 1 : (float)__builtin_popcountll(mask) / 64;
+            } else {
+                tile->centre_depth[pixel] = -INFINITY;
+            }
+            float4 texel = shade(seen, light, x, y);
+            texel.w = covered;
+            memcpy(texels + 4 * pixel, &texel, sizeof texel);
+        }
+    }
+}
+
+/// `ck_raster_tile_draw`, compiled once per instruction set.
+KERNEL void draw(ck_raster_tile *tile, const ck_raster_triangle *triangles, const int64_t *order, int64_t count,
+                         int32_t min_x, int32_t min_y, int32_t max_x, int32_t max_y, const ck_lighting *lighting,
+                         float *texels, uint64_t *drawn) {
+    const rect area = {min_x, min_y, max_x, max_y};
+    for (int64_t slot = 0; slot < count; slot++) {
+        const ck_raster_triangle *t = &triangles[order[slot]];
+        const rect part = {max32(t->min_x, min_x), max32(t->min_y, min_y), min32(t->max_x, max_x), min32(t->max_y, max_y)};
+        if (t->silhouette != 0 && part.min_x < part.max_x && part.min_y < part.max_y)
+            mark_silhouette(tile, triangles, order[slot], part, area);
+    }
+    cover_single_edge_pixels(tile, triangles, area);
+    for (int64_t slot = 0; slot < count; slot++) {
+        const ck_raster_triangle *t = &triangles[order[slot]];
+        const rect part = {max32(t->min_x, min_x), max32(t->min_y, min_y), min32(t->max_x, max_x), min32(t->max_y, max_y)};
+        if (part.min_x < part.max_x && part.min_y < part.max_y) rasterize(tile, triangles, order[slot], part, area);
+    }
+    shade_pixels(tile, triangles, area, lighting, texels, drawn);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2,popcnt,bmi,bmi2")))
+static void draw_avx2(ck_raster_tile *tile, const ck_raster_triangle *triangles, const int64_t *order, int64_t count,
+                      int32_t min_x, int32_t min_y, int32_t max_x, int32_t max_y, const ck_lighting *lighting, float *texels,
+                      uint64_t *drawn) {
+    draw(tile, triangles, order, count, min_x, min_y, max_x, max_y, lighting, texels, drawn);
+}
+#endif
+
+static void draw_portable(ck_raster_tile *tile, const ck_raster_triangle *triangles, const int64_t *order, int64_t count,
+                          int32_t min_x, int32_t min_y, int32_t max_x, int32_t max_y, const ck_lighting *lighting, float *texels,
+                          uint64_t *drawn) {
+    draw(tile, triangles, order, count, min_x, min_y, max_x, max_y, lighting, texels, drawn);
+}
+
+static int forced_portable = 0;
+
+void ck_raster_force_portable(int portable) { forced_portable = portable; }
+
+void ck_raster_tile_draw(ck_raster_tile *tile, const ck_raster_triangle *triangles, const int64_t *order, int64_t count,
+                         int32_t min_x, int32_t min_y, int32_t max_x, int32_t max_y, const ck_lighting *lighting,
+                         float *texels, uint64_t *drawn) {
+#if defined(__x86_64__)
+    if (!forced_portable && ck_cpu_has_avx2()) {
+        draw_avx2(tile, triangles, order, count, min_x, min_y, max_x, max_y, lighting, texels, drawn);
+        return;
+    }
+#endif
+    draw_portable(tile, triangles, order, count, min_x, min_y, max_x, max_y, lighting, texels, drawn);
+}
