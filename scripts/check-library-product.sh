@@ -93,7 +93,7 @@ var options = RenderOptions(input: arguments[1], output: arguments[2])
 options.encoder.codec = .ffv1   // lossless: the painted samples come back exactly
 do {
     let report = try await Renderer(options: options, extraEffects: [PaintSquare()]).run()
-    guard report.effects["paintSquare"]?["frames"] == report.framesEncoded, report.framesEncoded > 0 else {
+    guard report.effects.custom["paintSquare"]?["frames"] == report.framesEncoded, report.framesEncoded > 0 else {
         fail("the effect's count \(report.effects) does not match \(report.framesEncoded) frames")
     }
     print("rendered \(report.framesEncoded) frames with PaintSquare")

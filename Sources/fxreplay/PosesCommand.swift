@@ -196,9 +196,9 @@ struct PosesEmbed: ParsableCommand {
         options.poses = settings
         options.embedPoses = true
         let report = try Renderer(options: options).run(progress: progress.progress, label: "embed")
-        let poses = report.effects["poses", default: [:]]
-        printError("fxreplay: wrote \(output): pose SEI in \(poses["framesWithPoseSEI", default: 0]) of \(report.framesEncoded) frames; "
-                   + PoseMatchReport(counts: poses).summary)
+        let poses = report.effects.poses
+        printError("fxreplay: wrote \(output): pose SEI in \(poses?.framesWithPoseSEI ?? 0) of \(report.framesEncoded) frames; "
+                   + (poses?.report ?? PoseMatchReport()).summary)
         printWarnings(report.warnings)
     }
 }

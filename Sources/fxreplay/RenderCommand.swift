@@ -160,9 +160,9 @@ struct Render: ParsableCommand {
         printError("fxreplay: wrote \(output): \(result.framesEncoded) frames, \(result.output.width)x\(result.output.height) \(result.output.codec), "
                    + String(format: "%.1f fps", result.speedFPS))
         printWarnings(result.warnings)
-        if let masks = result.effects["background"], masks["masksHeld", default: 0] + masks["framesKeptOriginal", default: 0] > 0 {
-            printWarnings(["frames without a mask: \(masks["masksHeld", default: 0]) held the last mask, "
-                           + "\(masks["framesKeptOriginal", default: 0]) kept their original background"])
+        if let masks = result.effects.background, masks.masksHeld + masks.framesKeptOriginal > 0 {
+            printWarnings(["frames without a mask: \(masks.masksHeld) held the last mask, "
+                           + "\(masks.framesKeptOriginal) kept their original background"])
         }
     }
 }

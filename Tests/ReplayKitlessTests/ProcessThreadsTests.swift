@@ -43,8 +43,8 @@ import Testing
         for threads in [1, 3] {
             let output = directory.appendingPathComponent("out\(threads).mkv").path
             let report = try Renderer(options: Self.options(background, output: output, threads: threads)).run(progress: .none)
-            #expect(report.effects["annotations"]?["framesDrawn"] ?? 0 > 0)
-            #expect(report.effects["background"]?["framesReplaced"] ?? 0 > 0)
+            #expect(report.effects.annotations?.framesDrawn ?? 0 > 0)
+            #expect(report.effects.background?.framesReplaced ?? 0 > 0)
             hashes[threads] = try Self.frameHashes(output)
         }
         #expect(hashes[1]?.count == 116)

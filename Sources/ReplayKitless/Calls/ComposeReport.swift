@@ -14,8 +14,8 @@ public struct ComposeReport: Sendable, Codable, Equatable {
         public var resolutionChanges = 0
         /// Pictures dropped because their timestamp did not increase.
         public var framesWithBadTimestamps = 0
-        /// Its own effects' counters (a job's `streams:`).
-        public var effects: [String: [String: Int]] = [:]
+        /// What its own effects counted (a job's `streams:`), over all its tracks.
+        public var effects = EffectCounts()
     }
 
     /// The call composed (what the user named).

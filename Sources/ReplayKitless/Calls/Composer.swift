@@ -338,7 +338,7 @@ private final class ComposeSession: @unchecked Sendable {
                 entry.decodeErrors += counts.decodeErrors
                 entry.resolutionChanges += counts.resolutionChanges
                 entry.framesWithBadTimestamps += counts.badTimestamps
-                for (name, lines) in track.effectLines { entry.effects[name, default: [:]].merge(lines, uniquingKeysWith: +) }
+                entry.effects.add(track.effectCounts)
                 if counts.decodeErrors > 0 {
                     report.warnings.append("stream \(track.stream.id) (\(track.stream.name), \(track.track.name)): \(counts.decodeErrors) decode errors "
                                            + "concealed or skipped; the first: \(counts.damage.first?.message ?? "unknown")")

@@ -74,8 +74,6 @@ final class TrackEffects {
         }
     }
 
-    /// Counters for the report, per effect.
-    func reportLines() -> [String: [String: Int]] {
-        Dictionary((ordered + drawing.map { $0 as any FrameEffect }).map { ($0.name, $0.reportLines()) }, uniquingKeysWith: { first, _ in first })
-    }
+    /// What the effects counted, for the report.
+    var counts: EffectCounts { EffectCounts(of: ordered + drawing.map { $0 as any FrameEffect }) }
 }

@@ -80,7 +80,7 @@ final class TrackFrames: @unchecked Sendable {
     }
 
     /// The counters of the track's own effects, per effect (read once decoding has stopped).
-    var effectLines: [String: [String: Int]] { effects?.reportLines() ?? [:] }
+    var effectCounts: EffectCounts { effects?.counts ?? EffectCounts() }
 
     /// The stream's drawing effects, for its tile on the composing thread: read once a picture has
     /// come (they are made on the decoding thread before its first picture is queued).

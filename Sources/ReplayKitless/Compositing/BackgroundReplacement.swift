@@ -9,7 +9,7 @@ import CFFmpeg
 /// Split for frames in flight (``SplitFrameEffect``): reading and smoothing the masks (and
 /// advancing a background video) happen in order into the frame's slot; shaping the mask and
 /// blending run per frame, on the lane's own shaper, blender and blur.
-final class BackgroundReplacement: SplitFrameEffect, FrameMaskProvider {
+final class BackgroundReplacement: SplitFrameEffect, FrameMaskProvider, CountedEffect {
     let name = "background"
     private let settings: BackgroundSettings
     private let masks: MaskReader?
@@ -159,12 +159,13 @@ final class BackgroundReplacement: SplitFrameEffect, FrameMaskProvider {
     /// Why the mask video looks cut short (it ran out well before the end its file declares).
     var maskCutShort: String? { masks?.cutShort }
 
-    func reportLines() -> [String: Int] {
-        let masked = lanes.states.reduce(0) { $0 + $1.masked }, replaced = lanes.states.reduce(0) { $0 + $1.replaced }
-        var lines = ["framesMasked": masked, "framesReplaced": replaced, "masksHeld": masks?.held ?? 0,
-                     "framesKeptOriginal": masks?.kept ?? 0, "maskDecodeErrors": masks?.decodeErrors ?? 0]
-        if case .blend(let layer) = output, let video = layer as? VideoLayer { lines["backgroundLoops"] = video.loops }
-        return lines
+    func count(into counts: inout EffectCounts) {
+        var loops: Int?
+        if case .blend(let layer) = output, let video = layer as? VideoLayer { loops = video.loops }
+        counts.background = BackgroundCounts(framesMasked: lanes.states.reduce(0) { $0 + $1.masked },
+                                             framesReplaced: lanes.states.reduce(0) { $0 + $1.replaced }, masksHeld: masks?.held ?? 0,
+                                             framesKeptOriginal: masks?.kept ?? 0, maskDecodeErrors: masks?.decodeErrors ?? 0,
+                                             backgroundLoops: loops)
     }
 
     /// Whether the stream's pictures carry alpha: an alpha pixel format, or VP9 with alpha in

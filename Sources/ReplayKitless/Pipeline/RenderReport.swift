@@ -42,8 +42,8 @@ public struct RenderReport: Sendable, Codable, Equatable {
     public var resolutionChanges = 0
     /// Streams left out because the output container cannot hold them.
     public var droppedStreams: [String] = []
-    /// Per-effect counters (poses matched, interpolated, masks held, …).
-    public var effects: [String: [String: Int]] = [:]
+    /// What each effect counted (poses matched, interpolated, masks held, …).
+    public var effects = EffectCounts()
     /// Seconds of video (first frame to end of last frame).
     public var videoSeconds = 0.0
     /// How long the render took.

@@ -524,10 +524,10 @@ private final class RenderSession: @unchecked Sendable {
         }
         // (A render cut with --to stops before the end: whether the file reaches it is not known.)
         let cutShort = trim?.end == nil ? source.cutShort : nil
-        let effectLines = effects.list.map { ($0.name, $0.reportLines()) }
+        var effectCounts = EffectCounts(of: effects.list)
         // A damaged mask video counts too: its frames silently took the mask before; so does one
         // cut short (its frames then held the last mask).
-        let maskErrors = effectLines.reduce(0) { $0 + ($1.1["maskDecodeErrors"] ?? 0) }
+        let maskErrors = effectCounts.background?.maskDecodeErrors ?? 0
         let maskCutShort = effects.list.lazy.compactMap { ($0 as? BackgroundReplacement)?.maskCutShort }.first
         var maskFile = "the mask"
         if case .video(let path)? = options.background?.mask { maskFile = path }
@@ -550,9 +550,9 @@ private final class RenderSession: @unchecked Sendable {
         report.videoSeconds = counts.videoSeconds
         // (Not yet moved into place: the file is still under its temporary name.)
         report.output.bytes = (try? FileManager.default.attributesOfItem(atPath: muxer.output.temporaryPath)[.size] as? Int64) ?? 0
-        for (name, lines) in effectLines { report.effects[name] = lines }
-        if let framePoses { report.effects["poses"] = framePoses.timeline.report.counts }
-        if options.embedPoses { report.effects["poses", default: [:]]["framesWithPoseSEI"] = counts.framesWithPoseSEI }
+        effectCounts.poses = framePoses.map { PoseCounts($0.timeline.report) }
+        if options.embedPoses { effectCounts.poses?.framesWithPoseSEI = counts.framesWithPoseSEI }
+        report.effects = effectCounts
         report.damage = source.damage
         if source.decodeErrors > 0 { report.warnings.append("\(source.decodeErrors) decode errors skipped") }
         for damage in source.damage.prefix(RenderReport.Damage.warningsListed) { report.warnings.append(damage.message) }

@@ -97,15 +97,4 @@ extension PoseMatchReport {
     public var summary: String {
         "poses: \(matched) frames matched, \(interpolated) interpolated, \(held) held, \(hidden) hidden, \(unusedSamples) samples unused"
     }
-
-    /// The counts as report lines.
-    public var counts: [String: Int] {
-        ["matched": matched, "interpolated": interpolated, "held": held, "hidden": hidden, "unusedSamples": unusedSamples]
-    }
-
-    /// The report whose ``counts`` these are (a render report's `poses` lines).
-    public init(counts: [String: Int]) {
-        self.init(matched: counts["matched", default: 0], interpolated: counts["interpolated", default: 0],
-                  held: counts["held", default: 0], hidden: counts["hidden", default: 0], unusedSamples: counts["unusedSamples", default: 0])
-    }
 }

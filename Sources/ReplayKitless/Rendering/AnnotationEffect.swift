@@ -31,7 +31,7 @@ package protocol FrameMaskProvider: AnyObject {
 /// renderer of its own (its caches), from the frame's pose, behind the frame's own mask. It only
 /// draws (``DrawingEffect``): on a call's tile it draws on the picture at its size on the canvas,
 /// the camera moved to the part of the picture the tile shows (``EffectFrame/window``).
-final class AnnotationEffect: DrawingEffect {
+final class AnnotationEffect: DrawingEffect, CountedEffect {
     let name = "annotations"
     private let poses: FramePoses
     private let placed: [PlacedAnnotation]
@@ -128,9 +128,9 @@ final class AnnotationEffect: DrawingEffect {
         lane.framesDrawn += 1
     }
 
-    func reportLines() -> [String: Int] {
-        ["annotations": placed.count, "framesDrawn": lanes.states.reduce(0) { $0 + $1.framesDrawn },
-         "framesWithoutPose": lanes.states.reduce(0) { $0 + $1.framesWithoutPose }]
+    func count(into counts: inout EffectCounts) {
+        counts.annotations = AnnotationCounts(annotations: placed.count, framesDrawn: lanes.states.reduce(0) { $0 + $1.framesDrawn },
+                                              framesWithoutPose: lanes.states.reduce(0) { $0 + $1.framesWithoutPose })
     }
 }
 
