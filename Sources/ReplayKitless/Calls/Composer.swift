@@ -42,40 +42,14 @@ public final class Composer {
     package func run(progress style: ProgressStyle = .auto, label: String = "compose",
                      observe: (_ framesDone: Int, _ framesExpected: Int?) throws(ReplayError) -> Void = { _, _ in },
                      beforeCommit: (ComposeReport) throws(ReplayError) -> Void = { _ in }) throws(ReplayError) -> ComposeReport {
-        try JobEnvironment.run(in: environment) { () throws(ReplayError) in
-            try runHere(progress: style, label: label, observe: observe, beforeCommit: beforeCommit)
-        }
-    }
-
-    /// ``run(progress:label:observe:beforeCommit:)`` under the environment bound now.
-    private func runHere(progress style: ProgressStyle, label: String, observe: (_ framesDone: Int, _ framesExpected: Int?) throws(ReplayError) -> Void,
-                         beforeCommit: (ComposeReport) throws(ReplayError) -> Void) throws(ReplayError) -> ComposeReport {
-        let started = Date()
-        let session = try ComposeSession(options: options, extraEffects: extraEffects)
-        let reporter = ProgressReporter(style: style, label: label, total: options.frameCount,
-                                        seconds: Double(options.frameCount) / Double(options.fps))
-        do {
-            try session.run { done throws(ReplayError) in
-                reporter.update(done: done)
-                try observe(done, options.frameCount)
-            }
-            var report = try session.finish()
-            reporter.finish(done: report.framesEncoded)
-            try observe(report.framesEncoded, options.frameCount)
-            report.wallSeconds = Date().timeIntervalSince(started)
-            report.speedFPS = report.wallSeconds > 0 ? Double(report.framesEncoded) / report.wallSeconds : 0
-            try beforeCommit(report)
-            try session.muxer.output.commit()
-            return report
-        } catch {
-            session.muxer.output.abort()
-            throw error
+        try PipelineRun.run(in: environment, progress: style, label: label, observe: observe, beforeCommit: beforeCommit) { () throws(ReplayError) in
+            try ComposeSession(options: options, extraEffects: extraEffects)
         }
     }
 }
 
 /// The state of one running composition; private to ``Composer``.
-private final class ComposeSession: @unchecked Sendable {
+private final class ComposeSession: PipelineSession, @unchecked Sendable {
     let options: ComposeOptions
     /// Who is shown where, frame by frame.
     let plan: ComposePlan
@@ -87,6 +61,9 @@ private final class ComposeSession: @unchecked Sendable {
     let background: YUVColor
     /// Encodes the composed frames and writes them with the call's sound, in step.
     let output: OutputStage
+    var outputFile: AtomicOutput { output.muxer.output }
+    var expectedFrames: Int? { options.frameCount }
+    var expectedSeconds: Double? { Double(options.frameCount) / Double(options.fps) }
     var muxer: Muxer { output.muxer }
     let extraEffects: [any FrameEffect]
     let names: TileNames?

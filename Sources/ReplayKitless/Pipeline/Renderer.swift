@@ -43,47 +43,22 @@ public final class Renderer {
     package func run(progress style: ProgressStyle = .auto, label: String = "render",
                      observe: (_ framesDone: Int, _ framesExpected: Int?) throws(ReplayError) -> Void = { _, _ in },
                     beforeCommit: (RenderReport) throws(ReplayError) -> Void = { _ in }) throws(ReplayError) -> RenderReport {
-        try JobEnvironment.run(in: environment) { () throws(ReplayError) in
-            try runHere(progress: style, label: label, observe: observe, beforeCommit: beforeCommit)
+        try PipelineRun.run(in: environment, progress: style, label: label, observe: observe, beforeCommit: beforeCommit) { () throws(ReplayError) in
+            try RenderSession(options: options, extraEffects: extraEffects)
         }
-    }
-
-    /// ``run(progress:label:observe:beforeCommit:)`` under the environment bound now.
-    private func runHere(progress style: ProgressStyle, label: String, observe: (_ framesDone: Int, _ framesExpected: Int?) throws(ReplayError) -> Void,
-                         beforeCommit: (RenderReport) throws(ReplayError) -> Void) throws(ReplayError) -> RenderReport {
-        let started = Date()
-        let session = try RenderSession(options: options, extraEffects: extraEffects)
-        let reporter = ProgressReporter(style: style, label: label, total: session.expectedFrames, seconds: session.demuxer.durationSeconds)
-        var report: RenderReport
-        do {
-            try session.run { done throws(ReplayError) in
-                reporter.update(done: done)
-                try observe(done, session.expectedFrames)
-            }
-            report = try session.finish()
-            reporter.finish(done: report.framesEncoded)
-            try observe(report.framesEncoded, session.expectedFrames)
-            report.wallSeconds = Date().timeIntervalSince(started)
-            report.speedFPS = report.wallSeconds > 0 ? Double(report.framesEncoded) / report.wallSeconds : 0
-            try beforeCommit(report)
-            try session.muxer.output.commit()
-        } catch {
-            // Do not wait for the stage threads to release the session: remove the partial output now.
-            session.muxer.output.abort()
-            throw error
-        }
-        return report
     }
 }
 
 /// The state of one running render; private to the pipeline.
-private final class RenderSession: @unchecked Sendable {
+private final class RenderSession: PipelineSession, @unchecked Sendable {
     let options: RenderOptions
     let effects: EffectBox
     let demuxer: Demuxer
     let decoder: Decoder
     /// Encodes the pictures and writes them, the copied packets and the sound: the one writer.
     let output: OutputStage
+    var outputFile: AtomicOutput { output.muxer.output }
+    var expectedSeconds: Double? { demuxer.durationSeconds }
     var encoder: Encoder { output.encoder }
     var muxer: Muxer { output.muxer }
     let videoIndex: Int
