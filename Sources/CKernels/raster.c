@@ -285,6 +285,13 @@ KERNEL int row_pixels(const row_spans *s, const ck_raster_triangle *t, double y,
     return *first <= *last;
 }
 
+/// Pixel `px` of a row takes `depth` and `me` where that is nearer than what it holds.
+KERNEL void keep_nearer(float *centre_depth, uint32_t *owner, int32_t px, float depth, uint32_t me) {
+    const int nearer = depth > centre_depth[px];
+    centre_depth[px] = nearer ? depth : centre_depth[px];
+    owner[px] = nearer ? me : owner[px];
+}
+
 /// Draws triangle `index` over the pixels of `part`: the pixels whose centre it holds, with a
 /// depth test there, and in marked pixels the samples it covers.
 KERNEL void rasterize(ck_raster_tile *tile, const ck_raster_triangle *triangles, int64_t index, rect part, rect area) {
@@ -322,12 +329,14 @@ KERNEL void rasterize(ck_raster_tile *tile, const ck_raster_triangle *triangles,
                 memcpy(centre_depth + px, &depths, sizeof depths);
                 memcpy(owner + px, &owners, sizeof owners);
             }
-            for (; px <= high; px++) {
-                const float depth = (float)(depth_x * ((double)px + 0.5) + depth_row);
-                const int nearer = depth > centre_depth[px];
-                centre_depth[px] = nearer ? depth : centre_depth[px];
-                owner[px] = nearer ? me : owner[px];
+            // Then two (most rows of a thin triangle hold one or two pixels), then one.
+            if (px + 1 <= high) {
+                const double2 pair = depth_x * ((double2){(double)px, (double)px} + (double2){0.5, 1.5}) + depth_row;
+                keep_nearer(centre_depth, owner, px, (float)pair.x, me);
+                keep_nearer(centre_depth, owner, px + 1, (float)pair.y, me);
+                px += 2;
             }
+            if (px <= high) keep_nearer(centre_depth, owner, px, (float)(depth_x * ((double)px + 0.5) + depth_row), me);
             tile->touched_columns[row] |= columns(low - area.min_x, high - area.min_x);
         } else {
             low = 1;

@@ -99,10 +99,7 @@ final class MeshRasterizer {
             self.bounds = bounds
             self.drawingCost = drawingCost
         }
-        vertices.removeAll(keepingCapacity: true)
-        for i in 0..<count {
-            vertices.append(ViewVertex(position: view.apply(mesh.positions[i]), normal: view.rotation * mesh.normals[i]))
-        }
+        Self.transform(mesh, by: view, into: &vertices)
         var setup = Setup(focal: camera.focal, near: camera.clippingNear, width: Int(camera.width),
                           height: Int(camera.height), material: material, lighting: lighting)
         func corners(_ triangle: SIMD3<Int32>) -> (Int, Int, Int)? {
@@ -112,17 +109,22 @@ final class MeshRasterizer {
         }
         facings.removeAll(keepingCapacity: true)
         drawnWhole.removeAll(keepingCapacity: true)
-        for triangle in mesh.triangles {
-            guard let (i0, i1, i2) = corners(triangle) else {
-                facings.append(0)
-                drawnWhole.append(false)
-                continue
+        facings.append(contentsOf: repeatElement(0, count: mesh.triangles.count))
+        drawnWhole.append(contentsOf: repeatElement(false, count: mesh.triangles.count))
+        // Through pointers: appending one element at a time cost more than the arithmetic.
+        vertices.withUnsafeBufferPointer { vertices in
+            facings.withUnsafeMutableBufferPointer { facings in
+                drawnWhole.withUnsafeMutableBufferPointer { drawnWhole in
+                    for (index, triangle) in mesh.triangles.enumerated() {
+                        guard let (i0, i1, i2) = corners(triangle) else { continue }
+                        let a = vertices[i0].position, b = vertices[i1].position, c = vertices[i2].position
+                        // The camera is at the origin: a face whose normal points away from it is seen from behind.
+                        let facing = (b - a).crossProduct(c - a).dotProduct(a)
+                        facings[index] = facing
+                        drawnWhole[index] = !(mesh.isClosed && facing >= 0) && -a.z >= setup.near && -b.z >= setup.near && -c.z >= setup.near
+                    }
+                }
             }
-            let a = vertices[i0].position, b = vertices[i1].position, c = vertices[i2].position
-            // The camera is at the origin: a face whose normal points away from it is seen from behind.
-            let facing = (b - a).crossProduct(c - a).dotProduct(a)
-            facings.append(facing)
-            drawnWhole.append(!(mesh.isClosed && facing >= 0) && -a.z >= setup.near && -b.z >= setup.near && -c.z >= setup.near)
         }
         let neighbours = edges.flatMap { $0.neighbours.count == mesh.triangles.count ? $0.neighbours : nil }
         for (index, triangle) in mesh.triangles.enumerated() {
@@ -149,6 +151,27 @@ final class MeshRasterizer {
                     let rect = triangle.rect
                     bounds = bounds.union(rect)
                     drawingCost += min(triangle.area, Double(rect.area)) + Double(Self.tiles(of: rect).count * Self.tileSize)
+                }
+            }
+        }
+    }
+
+    /// Replaces `vertices` with `mesh`'s vertices in camera space (`view`: model to camera), written
+    /// through a pointer into storage kept from call to call, the matrices' columns in registers:
+    /// the same arithmetic as `view.apply` and `view.rotation *`, in the same order.
+    private static func transform(_ mesh: Mesh, by view: ModelTransform, into vertices: inout [ViewVertex]) {
+        let count = mesh.positions.count
+        vertices.removeAll(keepingCapacity: true)
+        vertices.append(contentsOf: repeatElement(ViewVertex(position: .zero, normal: .zero), count: count))
+        let (l0, l1, l2) = view.linear.columns, (r0, r1, r2) = view.rotation.columns, translation = view.translation
+        mesh.positions.withUnsafeBufferPointer { positions in
+            mesh.normals.withUnsafeBufferPointer { normals in
+                vertices.withUnsafeMutableBufferPointer { vertices in
+                    for i in 0..<count {
+                        let p = positions[i], n = normals[i]
+                        vertices[i] = ViewVertex(position: l0 * p.x + l1 * p.y + l2 * p.z + translation,
+                                                 normal: r0 * n.x + r1 * n.y + r2 * n.z)
+                    }
                 }
             }
         }
