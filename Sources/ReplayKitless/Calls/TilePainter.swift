@@ -92,11 +92,10 @@ final class TilePainter {
             prepared?.frame.recycle()
             prepared = nil
             let size = PictureSize(width: target.width, height: target.height)
-            let draw = effects.isEmpty ? nil : { [self] (image: YUVImage) throws(ReplayError) in
-                try self.draw(effects, on: image, picture: picture, window: window, crop: placement.source)
-            }
             let made = try preparation.prepare(frame, .init(orientation: picture.orientation, size: size, crop: placement.source),
-                                               colorSpace: frame.colorSpace, effects: draw, source: source())
+                                               colorSpace: frame.colorSpace, drawsEffects: !effects.isEmpty, effects: { image throws(ReplayError) in
+                                                   try draw(effects, on: image, picture: picture, window: window, crop: placement.source)
+                                               }, source: source())
             prepared = (made, key)
         }
         guard let image = prepared?.frame.yuvImage else { throw .processing("\(source()): scaled picture has no planes") }

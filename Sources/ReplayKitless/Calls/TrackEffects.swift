@@ -58,8 +58,8 @@ final class TrackEffects {
     /// `frame` itself when there are no ordered effects.
     func apply(to frame: Frame, at time: FrameTime, source: String) throws(ReplayError) -> (picture: Frame, mask: Frame?) {
         guard let preparation else { return (frame, nil) }
-        let prepared = try preparation.prepare(frame, .init(orientation: upright, size: size), colorSpace: colorSpace,
-                                               effects: { [ordered] image throws(ReplayError) in
+        let prepared = try preparation.prepare(frame, .init(orientation: upright, size: size), colorSpace: colorSpace, drawsEffects: true,
+                                               effects: { image throws(ReplayError) in
                                                    for effect in ordered { try effect.apply(to: image, at: time) }
                                                }, source: "\(source): frame \(time.index)")
         if prepared !== frame { frame.recycle() }

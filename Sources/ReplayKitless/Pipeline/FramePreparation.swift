@@ -63,13 +63,14 @@ final class FramePreparation {
     }
 
     /// `frame` prepared as `geometry` says, with `effects` drawn on it in display orientation (in
-    /// the working colour space). Returns `frame` itself when no step changes it; otherwise a frame
+    /// the working colour space) when `drawsEffects`. (A closure that is not optional does not escape:
+    /// no context is allocated for it per frame.) Returns `frame` itself when no step changes it; otherwise a frame
     /// of this preparation's pool with `frame`'s timing and properties. `frame` stays the caller's.
     /// - Parameters:
     ///   - colorSpace: the colour space of `frame`'s samples.
     ///   - source: names the picture in messages (built only when something fails).
     func prepare(_ frame: Frame, _ geometry: Geometry, colorSpace source: ColorSpace,
-                 effects: ((YUVImage) throws(ReplayError) -> Void)? = nil,
+                 drawsEffects: Bool = false, effects: (YUVImage) throws(ReplayError) -> Void = { _ in },
                  source name: @autoclosure () -> String) throws(ReplayError) -> Frame {
         let workingSpace = working.colorSpace(from: source)
         var current = frame
@@ -108,7 +109,7 @@ final class FramePreparation {
                 }
             }
             try turn(geometry.orientation)
-            if let effects {
+            if drawsEffects {
                 if current === frame {
                     let copy = try take(geometry.size, working.pixelFormat)
                     try ffmpeg("av_frame_copy", av_frame_copy(copy.pointer, current.pointer))

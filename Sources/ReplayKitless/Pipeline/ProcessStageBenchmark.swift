@@ -70,7 +70,7 @@ package enum ProcessStageBenchmark {
         /// The frame prepared as the renderer prepares it (a copy of the decoded picture, with every
         /// effect's per-frame step), then handed back.
         func process(_ index: Int, slot: Int, lane: Int) throws(ReplayError) {
-            let prepared = try preparations[lane].prepare(clip.pictures[index], geometry, colorSpace: clip.colorSpace,
+            let prepared = try preparations[lane].prepare(clip.pictures[index], geometry, colorSpace: clip.colorSpace, drawsEffects: true,
                                                           effects: { image throws(ReplayError) in
                                                               for effect in effects { try effect.process(image, frames[slot], lane: lane) }
                                                           }, source: "frame \(index)")

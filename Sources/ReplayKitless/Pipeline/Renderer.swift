@@ -445,10 +445,10 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
     /// Turns a decoded frame into the frame the encoder gets (``FramePreparation``: upright, at the
     /// output size, with effects applied, in the encoder's pixel format), with its pose SEI.
     private func prepare(_ decodedFrame: Frame, with preparation: FramePreparation, time: FrameTime,
-                         effects applyEffects: @escaping (YUVImage) throws(ReplayError) -> Void) throws(ReplayError) -> Frame {
+                         effects applyEffects: (YUVImage) throws(ReplayError) -> Void) throws(ReplayError) -> Frame {
         let current: Frame
         do {
-            current = try preparation.prepare(decodedFrame, geometry, colorSpace: colorSpace, effects: effects.list.isEmpty ? nil : applyEffects,
+            current = try preparation.prepare(decodedFrame, geometry, colorSpace: colorSpace, drawsEffects: !effects.list.isEmpty, effects: applyEffects,
                                               source: "\(options.input): frame \(time.index)")
         } catch {
             decodedFrame.recycle()
