@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What a batch costs per job beyond the rendering itself: COUNT tiny renders (320x240, 1 s) with
 # fxreplay batch -j JOBS vs `xargs -P JOBS ffmpeg`, wall and CPU per job; and one process's
-# fixed cost (start-up to first frame, last frame to exit) as a one-frame render, fxreplay vs ffmpeg.
+# fixed cost (start-up to first frame, last frame to exit) as a one-frame render, fxreplay vs ffmpeg;
+# and, from the last batch's report, the time its slots spent outside any render, per job.
 #   ROUNDS=5 COUNT=16 JOBS=2 benchmarks/batch-overhead.sh
 source "$(dirname "$0")/common.sh"
 COUNT="${COUNT:-16}" JOBS="${JOBS:-2}"
@@ -31,8 +32,8 @@ for round in $(seq "$ROUNDS"); do
 done
 
 echo "$COUNT renders of 320x240 1 s clips, -j $JOBS, $(nproc) cores, $ROUNDS rounds (medians)"
-python3 - "$BENCH_DIR/overhead-times.txt" "$COUNT" "$JOBS" <<'PY'
-import statistics, sys
+python3 - "$BENCH_DIR/overhead-times.txt" "$COUNT" "$JOBS" "$BENCH_DIR/overhead-batch/batch-report.json" <<'PY'
+import json, statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
     name, wall, user, system = line.split()
@@ -46,4 +47,8 @@ print(f"per job: fxreplay batch {1000 * med('batch', 0) / count:.0f} ms wall, {1
 print(f"one-frame render (start-up to first frame + last frame to exit): fxreplay {1000 * med('render1', 0):.0f} ms wall, "
       f"{1000 * med('render1', 1):.0f} ms CPU; ffmpeg {1000 * med('ffmpeg1', 0):.0f} ms wall, {1000 * med('ffmpeg1', 1):.0f} ms CPU; "
       f"ratio wall {ratio('render1', 'ffmpeg1', 0):.2f}x")
+report = json.load(open(sys.argv[4]))
+rendering = sum(entry["seconds"] for entry in report["recordings"])
+print(f"batch slots outside any render (planning, child exit to next start, the tail): "
+      f"{1000 * (report['wallSeconds'] * report['jobs'] - rendering) / count:.0f} ms per job")
 PY
