@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# fxreplay batch vs the same recordings rendered one after another with fxreplay render:
+# fxreplay batch vs the same renders by `xargs -P N ffmpeg` (same preset, THREADS encoder threads,
+# audio copied, faststart), and vs fxreplay render one recording after another (SEQUENTIAL=0 skips it):
 # COUNT short 720p recordings (SECONDS_EACH s each, libx264 PRESET), once per configuration.
 # Reports wall time, speed-up over the sequential renders, and peak memory of the whole
 # process tree (the batch and all its renders together, sampled from /proc every 50 ms:
 # GNU time's %M would only show the largest single process, not concurrent renders summed).
-#   ROUNDS=3 JOBS="1 2 4" COUNT=8 SECONDS_EACH=5 benchmarks/batch.sh
+#   ROUNDS=3 JOBS="1 2 4" COUNT=8 SECONDS_EACH=5 THREADS=1 benchmarks/batch.sh
 source "$(dirname "$0")/common.sh"
 COUNT="${COUNT:-8}" SECONDS_EACH="${SECONDS_EACH:-5}" PRESET="${PRESET:-veryfast}" JOBS="${JOBS:-1 2 4}"
+THREADS="${THREADS:-0}" SEQUENTIAL="${SEQUENTIAL:-1}"
 build_release
 IN="$BENCH_DIR/batch-in"
 mkdir -p "$IN"
@@ -55,8 +57,9 @@ with open(out, "a") as f:
 PY
 }
 
-# Best (least disturbed by other load) and median wall time per run, speed-ups over the
-# sequential renders, cores kept busy (CPU seconds / wall seconds, median) and the peaks of memory.
+# Best (least disturbed by other load) and median wall time per run, speed-ups over the first
+# run named (the sequential renders, else the first batch), cores kept busy (CPU seconds / wall
+# seconds, median) and the peaks of memory; then each batch against xargs + ffmpeg with as many jobs.
 summarize_batch() {
   python3 - "$BENCH_DIR/batch-times.txt" <<'PY'
 import statistics, sys
@@ -65,33 +68,51 @@ for line in open(sys.argv[1]):
     name, wall, total, largest, cpu = line.split()
     rows.setdefault(name, []).append((float(wall), int(total), int(largest), float(cpu)))
 walls = {name: [run[0] for run in runs] for name, runs in rows.items()}
-best, median = min(walls["sequential"]), statistics.median(walls["sequential"])
+cpus = {name: [run[3] for run in runs] for name, runs in rows.items()}
+base = next(iter(rows))
+best, median = min(walls[base]), statistics.median(walls[base])
 print(f"{'run':<12} {'best s':>7} {'speed-up':>9} {'median s':>9} {'speed-up':>9} {'cores busy':>11} {'peak RSS, all processes':>24} {'largest process':>16}")
 for name, runs in rows.items():
     b, m = min(walls[name]), statistics.median(walls[name])
     total, largest = max(run[1] for run in runs), max(run[2] for run in runs)
     busy = statistics.median(run[3] / run[0] for run in runs)
     print(f"{name:<12} {b:7.2f} {best / b:8.2f}x {m:9.2f} {median / m:8.2f}x {busy:11.2f} {total / 1024:20.0f} MiB {largest / 1024:12.0f} MiB")
+for name in rows:
+    other = name.replace("batch-", "ffmpeg-", 1)
+    if name.startswith("batch-") and other in rows:
+        # Ratios within each round (the two ran back to back), then their median: steadier than
+        # the ratio of medians when other work comes and goes.
+        wall = statistics.median(a / b for a, b in zip(walls[name], walls[other]))
+        cpu = statistics.median(a / b for a, b in zip(cpus[name], cpus[other]))
+        print(f"{name} / {other} (xargs -P ffmpeg): wall {wall:.2f}x (medians {statistics.median(walls[name]):.2f} vs "
+              f"{statistics.median(walls[other]):.2f} s), CPU {cpu:.2f}x")
 PY
 }
 
 # The sequential baseline: one render after another, from one shell.
 sequential() {
   for clip in "$IN"/*.mp4; do
-    "$FX" render "$clip" -o "$BENCH_DIR/seq-out/$(basename "$clip")" --preset "$PRESET" --overwrite --progress none
+    "$FX" render "$clip" -o "$BENCH_DIR/seq-out/$(basename "$clip")" --preset "$PRESET" --threads "$THREADS" --overwrite --progress none
   done
 }
-export -f sequential
-export FX IN BENCH_DIR PRESET
+# The same renders by the ffmpeg CLI, JOBS at once: what a shell user would run instead of batch.
+ffmpeg_one() {
+  ffmpeg -v error -nostdin -y -i "$1" -c:v libx264 -preset "$PRESET" -threads "$THREADS" -c:a copy -movflags +faststart \
+    "$2/$(basename "$1")"
+}
+export -f sequential ffmpeg_one
+export FX IN BENCH_DIR PRESET THREADS
 mkdir -p "$BENCH_DIR/seq-out"
-printf 'preset: %s\n' "$PRESET" > "$BENCH_DIR/batch-job.yaml"
+printf 'preset: %s\nthreads: %s\n' "$PRESET" "$THREADS" > "$BENCH_DIR/batch-job.yaml"
 for round in $(seq "$ROUNDS"); do
-  tree_measure sequential bash -c sequential
+  [ "$SEQUENTIAL" = 0 ] || tree_measure sequential bash -c sequential
   for jobs in $JOBS; do
     tree_measure "batch-j$jobs" "$FX" batch "$IN/*.mp4" --out "$BENCH_DIR/batch-out-j$jobs" --job "$BENCH_DIR/batch-job.yaml" \
       -j "$jobs" --force --progress none
+    mkdir -p "$BENCH_DIR/ffmpeg-out-j$jobs"
+    tree_measure "ffmpeg-j$jobs" bash -c "ls '$IN'/*.mp4 | xargs -P $jobs -I{} bash -c 'ffmpeg_one \"\$1\" $BENCH_DIR/ffmpeg-out-j$jobs' _ {}"
   done
 done
 
-echo "$COUNT recordings, 720p ${SECONDS_EACH} s each, libx264 preset=$PRESET, $(nproc) cores, $ROUNDS rounds"
+echo "$COUNT recordings, 720p ${SECONDS_EACH} s each, libx264 preset=$PRESET threads=$THREADS, $(nproc) cores, $ROUNDS rounds"
 summarize_batch

@@ -3,12 +3,16 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BENCH_DIR="${BENCH_DIR:-$ROOT/bench-out}"
 ROUNDS="${ROUNDS:-3}"
-FX="$ROOT/.build/release/fxreplay"
+# SCRATCH_PATH: the build directory (swift build --scratch-path), where a debug build shares the tree.
+SCRATCH_PATH="${SCRATCH_PATH:-$ROOT/.build}"
+# FX: the fxreplay to measure (then nothing is built), e.g. a copy kept from before a change.
+if [ -n "${FX:-}" ]; then BUILD=0; else FX="$SCRATCH_PATH/release/fxreplay"; fi
 mkdir -p "$BENCH_DIR"
 
 build_release() {
+  [ "${BUILD:-1}" = 0 ] && return
   bash "$ROOT/scripts/install-deps.sh"
-  (cd "$ROOT" && swift build -c release --product fxreplay >&2)
+  (cd "$ROOT" && swift build -c release --product fxreplay --scratch-path "$SCRATCH_PATH" >&2)
 }
 
 # make_clip PATH SECONDS: 720p H.264 + AAC with moving content, made once and reused.

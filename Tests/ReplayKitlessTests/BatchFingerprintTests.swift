@@ -19,6 +19,25 @@ import Testing
                 == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 
+    /// Whole blocks are hashed straight from each update and split ones are carried over: pieces
+    /// that end anywhere within a block give the one-shot FIPS digest.
+    @Test func sha256OfPiecesIsTheDigestOfTheWhole() {
+        let million = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
+        let sizes = [1, 63, 64, 65, 127, 1000, 0, 7]
+        var hash = SHA256()
+        var start = 0, turn = 0
+        while start < million.count {
+            let end = min(million.count, start + sizes[turn % sizes.count])
+            hash.update(Array(million[start..<end]))
+            start = end
+            turn += 1
+        }
+        #expect(hash.hexDigest() == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        var abc = SHA256()
+        for byte in "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8 { abc.update([byte]) }
+        #expect(abc.hexDigest() == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+    }
+
     @Test func sha256AgreesWithCoreutilsAtBlockBoundaries() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sha-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
