@@ -53,21 +53,21 @@ import Testing
         let onlyTo = try RenderPlan(video: video, options: options(to: 2))
         #expect(onlyTo.trim == RenderPlan.Trim(start: 10_000, end: 12_000, startSeconds: nil, endSeconds: 12))
         // A trimmed render's frame count is not known ahead; an untrimmed one's is the declared count.
-        #expect(both.expectedFrames(of: video, scannedFrames: nil) == nil)
-        #expect(try RenderPlan(video: video, options: options()).expectedFrames(of: video, scannedFrames: nil) == 300)
+        #expect(both.expectedFrames(scannedFrames: nil) == nil)
+        #expect(try RenderPlan(video: video, options: options()).expectedFrames(scannedFrames: nil) == 300)
     }
 
     @Test func theExpectedFramesComeFromTheScanThenTheHeaderThenTheDuration() throws {
         var video = RenderPlan.Video(stored: PictureSize(width: 640, height: 360), timeBase: millisecond, declaredFrames: 300,
                                      frameRate: Rational(30000, 1001), containerSeconds: 12.5)
         let plan = try RenderPlan(video: video, options: options())
-        #expect(plan.expectedFrames(of: video, scannedFrames: 290) == 290)
-        #expect(plan.expectedFrames(of: video, scannedFrames: nil) == 300)
+        #expect(plan.expectedFrames(scannedFrames: 290) == 290)
+        #expect(plan.expectedFrames(scannedFrames: nil) == 300)
         video.declaredFrames = 0
         // 12.5 s × 29.97 fps = 374.6: 374 whole frames.
-        #expect(plan.expectedFrames(of: video, scannedFrames: nil) == 374)
+        #expect(try RenderPlan(video: video, options: options()).expectedFrames(scannedFrames: nil) == 374)
         video.frameRate = Rational(0, 1)
-        #expect(plan.expectedFrames(of: video, scannedFrames: nil) == nil)
+        #expect(try RenderPlan(video: video, options: options()).expectedFrames(scannedFrames: nil) == nil)
     }
 
     @Test(arguments: [-1.0, .nan, .infinity, 2e9])

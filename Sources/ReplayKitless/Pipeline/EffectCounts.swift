@@ -114,24 +114,18 @@ public struct PoseCounts: Sendable, Equatable, Codable {
     /// Frames given a pose SEI (`RenderOptions.embedPoses`); `nil` when none were written.
     public var framesWithPoseSEI: Int?
 
-    /// The counts of a pose match.
-    public init(_ report: PoseMatchReport) {
-        self.init(matched: report.matched, interpolated: report.interpolated, held: report.held, hidden: report.hidden,
-                  unusedSamples: report.unusedSamples)
-    }
-
-    init(matched: Int, interpolated: Int, held: Int, hidden: Int, unusedSamples: Int, framesWithPoseSEI: Int? = nil) {
-        self.matched = matched
-        self.interpolated = interpolated
-        self.held = held
-        self.hidden = hidden
-        self.unusedSamples = unusedSamples
-        self.framesWithPoseSEI = framesWithPoseSEI
-    }
-
     /// The match these counts come from (its summary line).
     public var report: PoseMatchReport {
         PoseMatchReport(matched: matched, interpolated: interpolated, held: held, hidden: hidden, unusedSamples: unusedSamples)
+    }
+
+}
+
+extension PoseCounts {
+    /// The counts of a pose match. (In an extension: the memberwise initialiser stays.)
+    public init(_ report: PoseMatchReport) {
+        self.init(matched: report.matched, interpolated: report.interpolated, held: report.held, hidden: report.hidden,
+                  unusedSamples: report.unusedSamples)
     }
 
     static func sum(_ a: Self?, _ b: Self?) -> Self? {

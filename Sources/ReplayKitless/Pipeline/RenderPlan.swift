@@ -21,18 +21,6 @@ package struct RenderPlan: Sendable, Equatable {
         package var frameRate = Rational(0, 1)
         /// The container's duration in seconds, when it gives one.
         package var containerSeconds: Double?
-
-        package init(stored: PictureSize, rotation: Int = 0, mirrored: Bool = false, timeBase: Rational, startTicks: Int64? = nil,
-                     declaredFrames: Int = 0, frameRate: Rational = Rational(0, 1), containerSeconds: Double? = nil) {
-            self.stored = stored
-            self.rotation = rotation
-            self.mirrored = mirrored
-            self.timeBase = timeBase
-            self.startTicks = startTicks
-            self.declaredFrames = declaredFrames
-            self.frameRate = frameRate
-            self.containerSeconds = containerSeconds
-        }
     }
 
     /// With `from`/`to`: the frames kept, on the input's clock.
@@ -46,6 +34,8 @@ package struct RenderPlan: Sendable, Equatable {
         package var endSeconds: Double?
     }
 
+    /// The video the plan is for.
+    package let video: Video
     /// How the stored pictures are shown (the display matrix).
     package let shown: PictureOrientation
     /// How a decoded picture is turned for the effects: upright, then mirrored when asked.
@@ -68,6 +58,7 @@ package struct RenderPlan: Sendable, Equatable {
     package init(video: Video, options: RenderOptions) throws(ReplayError) {
         // Masks, backgrounds and the contract's pixel coordinates are in display orientation, so
         // effects always work on the upright picture; a kept rotation turns it back afterwards.
+        self.video = video
         shown = PictureOrientation(rotation: video.rotation, mirrored: video.mirrored)
         upright = shown.mirrored(options.mirror)
         turnBack = options.keepRotation ? shown.inverse : nil
@@ -94,7 +85,7 @@ package struct RenderPlan: Sendable, Equatable {
     /// The frames the render should write, for progress: the pose scan's count (`scannedFrames`,
     /// the frames shown, when poses were read), else the container's count, else its duration
     /// times the rate; `nil` when trimmed or unknown.
-    package func expectedFrames(of video: Video, scannedFrames: Int?) -> Int? {
+    package func expectedFrames(scannedFrames: Int?) -> Int? {
         guard trim == nil else { return nil }
         // (A declared count includes frames an edit list cuts: a scan counts those shown.)
         if let scannedFrames { return scannedFrames }

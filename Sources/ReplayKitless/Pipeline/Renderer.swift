@@ -246,7 +246,7 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
         }
         try muxer.writeHeader(movieTimeScale: videoTimeBase.den > 1000 ? videoTimeBase.den : nil)
 
-        expectedFrames = plan.expectedFrames(of: facts, scannedFrames: framePoses?.scan.frames.count)
+        expectedFrames = plan.expectedFrames(scannedFrames: framePoses?.scan.frames.count)
         report = RenderReport(input: options.input, output: .init(
             path: options.output, container: muxer.formatName, codec: codec.encoderName,
             width: outputSize.width, height: outputSize.height,
