@@ -70,7 +70,6 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
     let timeBase: Rational
     /// How pictures are turned, the sizes they pass through and the stretch kept.
     let plan: RenderPlan
-    var outputSize: PictureSize { plan.outputSize }
     var workingSize: PictureSize { plan.workingSize }
     /// With `from`/`to`: the frames kept, as video timestamps on the input's clock.
     var trim: RenderPlan.Trim? { plan.trim }
