@@ -5,13 +5,18 @@
 # of each public job, and checks that swift-argument-parser (the CLI's) is neither compiled nor linked.
 # Then runs a second client (issue #36 item 6) that adds a FrameEffect of its own, renders the bundled
 # sample with it and reads the painted pixels back with ffmpeg, and catches a library error that names
-# the option property (`RenderOptions.overwrite`), not the command line's flag.
+# the option property (`RenderOptions.overwrite`), not the command line's flag. Last, the CLI itself
+# (`Sources/fxreplay` and its batch target, copied here under other target names, which must be unique
+# in a package graph) builds as such a client: it uses the library's public API only (issue #36 item 6).
 # About as long as a debug build of the library (a few minutes on 2 cores).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/replaykitless-client.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/Sources/Client" "$work/Sources/EffectCheck"
+cp -R "$repo/Sources/fxreplay" "$work/Sources/CheckedCLI"
+cp -R "$repo/Sources/FxreplayBatch" "$work/Sources/CheckedBatch"
+sed -i 's/^import FxreplayBatch$/import CheckedBatch/' "$work/Sources/CheckedCLI/"*.swift
 cat > "$work/Package.swift" <<SWIFT
 // swift-tools-version:6.0
 import PackageDescription
@@ -20,6 +25,9 @@ let package = Package(
     dependencies: [
         .package(path: "$repo"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         .executableTarget(name: "Client", dependencies: [
@@ -28,6 +36,18 @@ let package = Package(
         ]),
         .executableTarget(name: "EffectCheck", dependencies: [
             .product(name: "ReplayKitless", package: "$(basename "$repo")"),
+        ]),
+        .target(name: "CheckedBatch", dependencies: [
+            .product(name: "ReplayKitless", package: "$(basename "$repo")"),
+            .product(name: "Yams", package: "Yams"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "CheckedCLI", dependencies: [
+            "CheckedBatch",
+            .product(name: "ReplayKitless", package: "$(basename "$repo")"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
     ]
 )
@@ -115,6 +135,9 @@ cd "$work"
 swift build -j "${JOBS:-2}" 2>&1 | grep -E 'error|warning: .*Client|Compiling Client|Build complete' || true
 binary="$(swift build --show-bin-path)/Client"
 test -x "$binary" || { echo "check-library-product: the client did not build" >&2; exit 1; }
+cli="$(swift build --show-bin-path)/CheckedCLI"
+test -x "$cli" || { echo "check-library-product: the CLI does not build from the library's public API (errors above)" >&2; exit 1; }
+"$cli" --version >/dev/null || { echo "check-library-product: the CLI built from the public API does not run" >&2; exit 1; }
 if nm "$binary" | grep -q ArgumentParser; then
     echo "check-library-product: the ReplayKitless product links swift-argument-parser" >&2; exit 1
 fi
@@ -129,4 +152,5 @@ if [ "$(echo "$blocks" | wc -l)" != 1 ] || ! echo "$blocks" | grep -Eq "^ *$fram
     echo "$blocks" >&2; exit 1
 fi
 echo "check-library-product: a client of the ReplayKitless product builds from the public API; no ArgumentParser in it;"
-echo "  its own FrameEffect painted all $frames frames of the sample, and the library's refusal named RenderOptions.overwrite"
+echo "  its own FrameEffect painted all $frames frames of the sample, and the library's refusal named RenderOptions.overwrite;"
+echo "  the CLI (with its batch target) builds from the library's public API alone"
