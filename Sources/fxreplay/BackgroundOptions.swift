@@ -62,8 +62,8 @@ struct BackgroundOptions: ParsableArguments {
         if !feather.isFinite || !(0...Double(limit)).contains(feather) { throw ValidationError("--feather must be between 0 and \(limit) pixels") }
         if !(0...limit).contains(maskExpand) { throw ValidationError("--mask-expand must be between 0 and \(limit) pixels") }
         if !(0...limit).contains(maskShrink) { throw ValidationError("--mask-shrink must be between 0 and \(limit) pixels") }
-        if !(1...MaskSmoother.maximumFrames).contains(maskSmooth) {
-            throw ValidationError("--mask-smooth must be a frame count from 1 to \(MaskSmoother.maximumFrames)")
+        if !(1...BackgroundSettings.maximumSmoothFrames).contains(maskSmooth) {
+            throw ValidationError("--mask-smooth must be a frame count from 1 to \(BackgroundSettings.maximumSmoothFrames)")
         }
     }
 

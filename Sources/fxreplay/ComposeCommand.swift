@@ -159,7 +159,7 @@ struct Compose: ParsableCommand {
         case "grid": return .grid
         case "speaker": return .speaker
         case "focus", "pip":
-            guard let key = focus ?? CallParticipant.withVideo(in: call).first?.streams[0].id else {
+            guard let key = focus ?? call.defaultFocus else {
                 throw .badInput("\(call.source): no stream has video to focus on")
             }
             return layout == "focus" ? .focus(key) : .pip(key)

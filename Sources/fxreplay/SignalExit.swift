@@ -6,7 +6,7 @@ import ReplayKitless
 /// (formats.md §8). Here, not in the library, which never ends the process of a program using it.
 enum SignalExit {
     static func stop(_ signalNumber: Int32) -> Never {
-        let newLine = ProgressReporter.barIsOpen.withLock { $0 } ? "\n" : ""
+        let newLine = ProgressReporter.isBarOpen ? "\n" : ""
         Console.write(newLine + "fxreplay: \(InterruptCleanup.reason(signalNumber)), no output written\n")
         _exit(128 + signalNumber)
     }

@@ -39,3 +39,9 @@ package struct CallParticipant: Sendable {
         return groups.map { CallParticipant(streams: $0) }
     }
 }
+
+extension Call {
+    /// The stream the focus and pip layouts show large when not told which: the first stream of the
+    /// first participant with video, in grid order; `nil` when no stream has video.
+    public var defaultFocus: String? { CallParticipant.withVideo(in: self).first?.streams[0].id }
+}

@@ -14,7 +14,7 @@ extension Call {
     /// `render` renders one file, as `render FILE` does; `compose` mixes the rest.)
     /// - Throws: `ReplayError.usage` for an unknown or ambiguous key, a stream without a picture, or
     ///   one whose picture is split over several files.
-    package func renderedTrack(ofStream key: String) throws(ReplayError) -> (stream: CallStream, track: CallTrack) {
+    public func renderedTrack(ofStream key: String) throws(ReplayError) -> (stream: CallStream, track: CallTrack) {
         let stream = try self.stream(key)
         let pictures = stream.tracks.filter(\.hasVideo)
         guard let track = pictures.first else {
@@ -30,7 +30,7 @@ extension Call {
     /// `to`, seconds after its first frame as render's trim counts them) lasts more than
     /// ``InputLimits/callSeconds`` and `allowLongCall` is not given: bad input naming the call, the
     /// file and the length.
-    package func checkRenderedLength(of track: CallTrack, from: Double?, to: Double?, allowLongCall: Bool) throws(ReplayError) {
+    public func checkRenderedLength(of track: CallTrack, from: Double?, to: Double?, allowLongCall: Bool) throws(ReplayError) {
         let media = track.mediaEnd - track.mediaStart
         let length = min(media, to ?? media) - (from ?? 0)
         guard length <= InputLimits.callSeconds || allowLongCall else {
@@ -44,7 +44,7 @@ extension Call {
     /// What to add to a pose or scene time on `clock` to get `track`'s own presentation time:
     /// `p = mediaStart + (t − start)` with `t` the call time, and `t = unix − epoch` (formats.md §9).
     /// - Throws: `ReplayError.usage` for `epoch` when the call has no epoch.
-    package func poseClockOffset(_ clock: CallPoseClock, track: CallTrack) throws(ReplayError) -> Double {
+    public func poseClockOffset(_ clock: CallPoseClock, track: CallTrack) throws(ReplayError) -> Double {
         let callToMedia = track.mediaStart - track.start
         switch clock {
         case .call:

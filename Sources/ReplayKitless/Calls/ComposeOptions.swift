@@ -79,7 +79,7 @@ public struct ComposeOptions: Sendable {
     /// before the call's end and `to` after `from` (usage, naming the option, the value and the
     /// call's length); and the span more than ``InputLimits/callSeconds`` without ``allowLongCall``
     /// (bad input naming the call and its length).
-    package func checkTimes() throws(ReplayError) {
+    public func checkTimes() throws(ReplayError) {
         try checkTimeOption("ComposeOptions.from", from)
         if let to { try checkTimeOption("ComposeOptions.to", to) }
         let length = call.duration

@@ -24,8 +24,11 @@ public final class Composer {
         self.init(options: options, extraEffects: [], environment: environment)
     }
 
-    /// - Parameter extraEffects: steps applied to each composed frame (a contact sheet, say).
-    package init(options: ComposeOptions, extraEffects: [any FrameEffect], environment: JobEnvironment? = nil) {
+    /// A composition that also runs effects of the caller's own on every composed frame.
+    /// - Parameters:
+    ///   - extraEffects: steps applied to each composed frame, in order (a contact sheet, say).
+    ///   - environment: where its warnings go and what its inputs may reach (`nil`: the task's, else the process's).
+    public init(options: ComposeOptions, extraEffects: [any FrameEffect], environment: JobEnvironment? = nil) {
         self.options = options
         self.extraEffects = extraEffects
         self.environment = environment
@@ -33,13 +36,16 @@ public final class Composer {
 
     /// Composes on the calling thread, showing progress on the command line's ``Console``; returns
     /// the report. On any failure (or SIGINT, through ``AtomicOutput``) nothing is left under the
-    /// output's name, nor any temporary file. The public form is the `async` ``run(onProgress:)``.
+    /// output's name, nor any temporary file. The blocking form, for a program without `async`
+    ///   code (the `fxreplay` command); the `async` one is ``run(onProgress:)``.
     /// - Parameters:
+    ///   - style: how progress shows on ``Console`` (`.none` for nothing).
+    ///   - label: what the progress lines call the job.
     ///   - observe: called with the frames written so far and the number expected; throwing from
     ///     it stops the composition with that error (how cancellation reaches the pipeline).
     ///   - beforeCommit: writes the caller's other outputs (report, preview) once the video
     ///     is complete but before it is moved into place.
-    package func run(progress style: ProgressStyle = .auto, label: String = "compose",
+    public func run(progress style: ProgressStyle = .auto, label: String = "compose",
                      observe: (_ framesDone: Int, _ framesExpected: Int?) throws(ReplayError) -> Void = { _, _ in },
                      beforeCommit: (ComposeReport) throws(ReplayError) -> Void = { _ in }) throws(ReplayError) -> ComposeReport {
         try PipelineRun.run(in: environment, progress: style, label: label, observe: observe, beforeCommit: beforeCommit) { () throws(ReplayError) in

@@ -23,8 +23,10 @@ public struct BackgroundSettings: Sendable, Codable, Equatable {
     public var threshold: UInt8?
     /// Soften the mask's edge over about this many pixels (0: off).
     public var feather = 0.0
-    /// Average each mask with the ones before it, this many in all (1: off).
+    /// Average each mask with the ones before it, this many in all (1: off; at most ``maximumSmoothFrames``).
     public var smoothFrames = 1
+    /// The largest ``smoothFrames``: every mask in the window is kept in memory (32 masks of 1920×1080 are 66 MB).
+    public static let maximumSmoothFrames = 32
     /// Grow the foreground by this many pixels (0: off).
     public var expand = 0
     /// Shrink the foreground by this many pixels (0: off).
@@ -82,8 +84,8 @@ public struct BackgroundSettings: Sendable, Codable, Equatable {
             throw .usage("`BackgroundSettings.expand` and `BackgroundSettings.shrink` exclude each other",
                          options: ["BackgroundSettings.expand", "BackgroundSettings.shrink"])
         }
-        guard (1...MaskSmoother.maximumFrames).contains(smoothFrames) else {
-            throw .usage("`BackgroundSettings.smoothFrames`: \(smoothFrames) is not a frame count from 1 to \(MaskSmoother.maximumFrames)",
+        guard (1...Self.maximumSmoothFrames).contains(smoothFrames) else {
+            throw .usage("`BackgroundSettings.smoothFrames`: \(smoothFrames) is not a frame count from 1 to \(Self.maximumSmoothFrames)",
                          options: ["BackgroundSettings.smoothFrames"])
         }
         guard !premultiply || outputsAlpha else {

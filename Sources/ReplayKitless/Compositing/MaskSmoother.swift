@@ -9,8 +9,8 @@
 /// frames, so a brief mis-segmentation never lingers. A mask of a different size from the
 /// previous one (the stream changed resolution) starts the window afresh, as does ``reset()``.
 package final class MaskSmoother {
-    /// Largest window: every mask in it is kept in memory (32 masks of 1920×1080 are 66 MB).
-    package static let maximumFrames = 32
+    /// Largest window (``BackgroundSettings/maximumSmoothFrames``).
+    package static let maximumFrames = BackgroundSettings.maximumSmoothFrames
 
     /// How many masks the mean spans.
     package let frames: Int
@@ -21,7 +21,7 @@ package final class MaskSmoother {
     private var stored = 0, nextSlot = 0
 
     /// A smoother over `frames` masks (1 leaves masks unchanged).
-    /// - Throws: `ReplayError.usage` naming `--mask-smooth` when `frames` is not in 1…``maximumFrames``.
+    /// - Throws: `ReplayError.usage` naming `BackgroundSettings.smoothFrames` when `frames` is not in 1…``maximumFrames``.
     package init(frames: Int) throws(ReplayError) {
         guard (1...Self.maximumFrames).contains(frames) else {
             throw ReplayError.usage("`BackgroundSettings.smoothFrames`: \(frames) is not a frame count from 1 to \(Self.maximumFrames)",

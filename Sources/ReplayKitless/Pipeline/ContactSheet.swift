@@ -14,8 +14,9 @@ import Foundation
 /// leaves them evenly spread from the first frame to within one spacing (under 1/24 of the video)
 /// of the last. The sheet shows those nearest `count` evenly spaced times between the first and
 /// the last kept.
-package final class ContactSheet: FrameEffect {
-    package let name = "preview"
+public final class ContactSheet: FrameEffect {
+    /// The name its counts go under in a report.
+    public let name = "preview"
     private let output: AtomicOutput
     private let count: Int
     private let columns: Int
@@ -40,9 +41,11 @@ package final class ContactSheet: FrameEffect {
 
     /// A sheet to be written into `output` (reserved, typically from the render's ``OutputGroup``,
     /// which moves it into place) by ``write()``.
-    /// - Parameter count: frames on the sheet; `columns` per row; `cellWidth` pixels wide each (at most the frame's width).
-    package init(output: AtomicOutput, count: Int = 6, columns: Int = 3, cellWidth: Int = 320,
-                fontPath: String = AnnotationRenderer.Options.defaultFontPath) throws(ReplayError) {
+    /// - Parameters:
+    ///   - count: frames on the sheet; `columns` per row; `cellWidth` pixels wide each (at most the frame's width).
+    ///   - fontPath: the labels' font (`nil`: the DejaVu Sans fxreplay is installed with, or the system's).
+    public init(output: AtomicOutput, count: Int = 6, columns: Int = 3, cellWidth: Int = 320,
+                fontPath: String? = nil) throws(ReplayError) {
         guard count >= 2, columns >= 1, cellWidth >= 16 else {
             throw .usage("a contact sheet needs 2 or more frames, 1 or more columns and cells 16 or more pixels wide")
         }
@@ -51,10 +54,11 @@ package final class ContactSheet: FrameEffect {
         self.count = count
         self.columns = columns
         self.cellWidth = cellWidth
-        self.fontPath = fontPath
+        self.fontPath = fontPath ?? AnnotationRenderer.Options.defaultFontPath
     }
 
-    package func apply(to image: YUVImage, at time: FrameTime) throws(ReplayError) {
+    /// Keeps a thumbnail of `image` when `time` reaches the next point of the sheet's time grid.
+    public func apply(to image: YUVImage, at time: FrameTime) throws(ReplayError) {
         if spacing == nil { origin = time.seconds }
         let spacing = self.spacing ?? max(time.duration, 1e-3)
         self.spacing = spacing
@@ -70,7 +74,8 @@ package final class ContactSheet: FrameEffect {
         nextPoint = (nextPoint + 1) / 2
     }
 
-    package func reportLines() -> [String: Int] { ["frames": chosen.count] }
+    /// How many frames the sheet shows.
+    public func reportLines() -> [String: Int] { ["frames": chosen.count] }
 
     /// The kept thumbnails that go on the sheet: those nearest `count` evenly spaced times from the
     /// first kept to the last (all of them when there are no more than `count`).
@@ -84,7 +89,7 @@ package final class ContactSheet: FrameEffect {
 
     /// Writes the sheet as PNG into its output once the render has finished; it stays out of
     /// sight until that output is committed.
-    package func write() throws(ReplayError) {
+    public func write() throws(ReplayError) {
         let cells = chosen
         guard let first = cells.first?.picture else {
             throw .processing("\(output.finalPath): no frames to put on the contact sheet")

@@ -73,7 +73,7 @@ public struct RenderOptions: Sendable, Codable, Equatable {
 /// Refuses a time option (`from`, `to` of ``RenderOptions`` and ``ComposeOptions``, `name` its property)
 /// that is not finite or not from 0 to ``InputLimits/optionSeconds``, naming the option and the value: checked before the time is
 /// turned into a timestamp or a frame count, which could overflow.
-package func checkTimeOption(_ name: String, _ seconds: Double) throws(ReplayError) {
+public func checkTimeOption(_ name: String, _ seconds: Double) throws(ReplayError) {
     guard seconds.isFinite, (0...InputLimits.optionSeconds).contains(seconds) else {
         throw .usage("`\(name)` \(seconds): must be a time from 0 to \(Int(InputLimits.optionSeconds)) seconds", options: [name])
     }

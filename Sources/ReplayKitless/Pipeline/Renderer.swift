@@ -30,9 +30,10 @@ public final class Renderer {
     }
 
     /// Renders on the calling thread; returns the report. On any failure the output path is left untouched.
-    /// The public forms are the `async` ``run(onProgress:)`` and ``start()``.
+    /// The blocking form, for a program without `async` code (the `fxreplay` command); the `async`
+    /// ones are ``run(onProgress:)`` and ``start()``.
     /// - Parameters:
-    ///   - style: how progress shows on the command line's ``Console`` (`.none` for nothing).
+    ///   - style: how progress shows on ``Console`` (`.none` for nothing).
     ///   - label: what the progress lines call the job.
     ///   - observe: called about ten times a second with the frames written so far and the
     ///     number expected (when the input says), for a caller's own progress display; throwing
@@ -40,7 +41,7 @@ public final class Renderer {
     ///   - beforeCommit: writes the caller's other outputs of this render (its report, say)
     ///     once the video is complete but before it is moved into place, so that a failure there
     ///     leaves no video either: the outputs of a run appear together or not at all.
-    package func run(progress style: ProgressStyle = .auto, label: String = "render",
+    public func run(progress style: ProgressStyle = .auto, label: String = "render",
                      observe: (_ framesDone: Int, _ framesExpected: Int?) throws(ReplayError) -> Void = { _, _ in },
                     beforeCommit: (RenderReport) throws(ReplayError) -> Void = { _ in }) throws(ReplayError) -> RenderReport {
         try PipelineRun.run(in: environment, progress: style, label: label, observe: observe, beforeCommit: beforeCommit) { () throws(ReplayError) in

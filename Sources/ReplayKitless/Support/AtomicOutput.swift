@@ -9,13 +9,13 @@ import Foundation
 /// through: there is no file to make atomic, and renaming over it would replace the device. A
 /// symbolic link is followed: the file it points to is replaced, the link stays. `-` stands for
 /// standard output, as for most Unix tools.
-package final class AtomicOutput: @unchecked Sendable {
+public final class AtomicOutput: @unchecked Sendable {
     /// The path the user asked for.
-    package let finalPath: String
+    public let finalPath: String
     /// Where the bytes go until ``commit()``: a temporary file, or `finalPath` itself for a device or pipe.
-    package let temporaryPath: String
+    public let temporaryPath: String
     /// `finalPath` is a device or a pipe, written in place.
-    package let isStream: Bool
+    public let isStream: Bool
     /// The file ``commit()`` puts in place: `finalPath`, or the file its symbolic link points to.
     private let destination: String
     /// `destination` with every symbolic link on the way resolved: one file, one spelling.
@@ -35,7 +35,7 @@ package final class AtomicOutput: @unchecked Sendable {
     ///   - inputs: files that must never be written over.
     ///   - rewritesReadFile: the output is meant to replace a file the run has read (a golden file
     ///     being updated), so ``ReadFiles`` does not refuse it; `inputs` still do.
-    package init(path: String, overwrite: Bool, overwriteOption: String = "overwrite", inputs: [String] = [],
+    public init(path: String, overwrite: Bool, overwriteOption: String = "overwrite", inputs: [String] = [],
                  rewritesReadFile: Bool = false) throws(ReplayError) {
         self.overwriteOption = overwriteOption
         let written = path == "-" ? "/dev/stdout" : path
@@ -101,7 +101,7 @@ package final class AtomicOutput: @unchecked Sendable {
 
     /// Moves the finished temporary file into place. Without `overwrite` a file that appeared
     /// there meanwhile (another run's) is not replaced: the link fails instead, atomically.
-    package func commit() throws(ReplayError) {
+    public func commit() throws(ReplayError) {
         guard !done else { return }
         try checkUnread()
         done = true
@@ -123,14 +123,14 @@ package final class AtomicOutput: @unchecked Sendable {
 
     /// Refuses to put the output over a file the run has read since the output was reserved (a
     /// font or a track opened late; see ``ReadFiles``); the temporary file is then removed.
-    package func checkUnread() throws(ReplayError) {
+    public func checkUnread() throws(ReplayError) {
         guard !done, !isStream, !rewritesReadFile, let input = ReadFiles.readAs(destination) else { return }
         abort()
         throw .usage("\(finalPath): refusing to write over \(input) (an input of this run); nothing written")
     }
 
     /// Removes the temporary file; the final path is left untouched.
-    package func abort() {
+    public func abort() {
         done = true
         guard !isStream else { return }
         unlink(temporaryPath)
@@ -138,7 +138,7 @@ package final class AtomicOutput: @unchecked Sendable {
     }
 
     /// Writes `data` atomically to `path` (reports, tracks, CSV files).
-    package static func write(_ data: Data, to path: String, overwrite: Bool = true, inputs: [String] = [],
+    public static func write(_ data: Data, to path: String, overwrite: Bool = true, inputs: [String] = [],
                               rewritesReadFile: Bool = false) throws(ReplayError) {
         let output = try AtomicOutput(path: path, overwrite: overwrite, inputs: inputs, rewritesReadFile: rewritesReadFile)
         try output.write(data)
@@ -146,7 +146,7 @@ package final class AtomicOutput: @unchecked Sendable {
     }
 
     /// Writes `data` as the whole output, before ``commit()``; a failed write (a full disk) throws.
-    package func write(_ data: Data) throws(ReplayError) {
+    public func write(_ data: Data) throws(ReplayError) {
         let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw .processing("\(finalPath): cannot write (\(String(cString: strerror(errno))))") }
         var failure: Int32 = 0
@@ -183,14 +183,15 @@ package final class AtomicOutput: @unchecked Sendable {
 /// fails with EFBIG, and the run ends as any failed write does, exit 4 naming the limit. What
 /// cannot be caught (SIGKILL, a crash) leaves its temporary file to the next run that writes the
 /// same output (``AtomicOutput`` removes those whose writer is gone).
-package final class InterruptCleanup: @unchecked Sendable {
-    package static let shared = InterruptCleanup()
+public final class InterruptCleanup: @unchecked Sendable {
+    /// The process's one set of handlers and registered files.
+    public static let shared = InterruptCleanup()
     /// The signals that end a run early and cleanly: every signal whose default action ends the
     /// process and that a user, a scheduler or a resource limit sends to stop a run.
-    package static let signals = [SIGINT, SIGTERM, SIGHUP, SIGXCPU, SIGALRM, SIGUSR1, SIGUSR2]
+    public static let signals = [SIGINT, SIGTERM, SIGHUP, SIGXCPU, SIGALRM, SIGUSR1, SIGUSR2]
     /// Those of ``signals`` not ignored when the process started (`nohup` ignores SIGHUP): only
     /// these are caught, and a child process gets them back at their defaults.
-    package static let caught = signals.filter { !isIgnored($0) }
+    public static let caught = signals.filter { !isIgnored($0) }
     private let lock = NSLock()
     private var paths: Set<String> = []
     /// Private folders (a call's extracted ZIP members), removed with everything in them.
@@ -201,7 +202,7 @@ package final class InterruptCleanup: @unchecked Sendable {
     /// file and folder is removed, then `stop` runs with the signal's number (and is expected to end
     /// the process). A signal the process was started with ignored stays ignored: `nohup` runs keep
     /// running when the terminal closes.
-    package func install(then stop: @escaping @Sendable (_ signal: Int32) -> Void) {
+    public func install(then stop: @escaping @Sendable (_ signal: Int32) -> Void) {
         lock.withLock {
             guard sources.isEmpty else { return }
             Self.ignoreFileSizeSignal()
@@ -213,10 +214,10 @@ package final class InterruptCleanup: @unchecked Sendable {
     }
 
     /// Makes a write past the file-size limit fail (EFBIG) instead of killing the process.
-    package static func ignoreFileSizeSignal() { signal(SIGXFSZ, SIG_IGN) }
+    public static func ignoreFileSizeSignal() { signal(SIGXFSZ, SIG_IGN) }
 
     /// Routes each of ``caught`` to `handler`, on a dispatch queue.
-    package static func handle(_ handler: @escaping @Sendable (Int32) -> Void) -> [any DispatchSourceSignal] {
+    public static func handle(_ handler: @escaping @Sendable (Int32) -> Void) -> [any DispatchSourceSignal] {
         caught.map { signalNumber in
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
@@ -248,7 +249,7 @@ package final class InterruptCleanup: @unchecked Sendable {
     }
 
     /// What ended the run, as the message says it.
-    package static func reason(_ signalNumber: Int32) -> String {
+    public static func reason(_ signalNumber: Int32) -> String {
         switch signalNumber {
         case SIGINT, SIGTERM, SIGHUP: "interrupted"
         case SIGXCPU: "stopped by SIGXCPU (the CPU-time limit, ulimit -t)"
@@ -311,12 +312,14 @@ enum TemporaryName {
 
 /// A file's device and inode: the same for every path that leads to it (another spelling, a
 /// symbolic or a hard link).
-package struct FileIdentity: Hashable {
-    package let device: UInt64
-    package let inode: UInt64
+public struct FileIdentity: Hashable {
+    /// The device holding the file.
+    public let device: UInt64
+    /// The file's number on that device.
+    public let inode: UInt64
 
     /// `path` as written, else with `..` taken lexically (`out/../a.mp4` before `out` exists).
-    package init?(_ path: String) {
+    public init?(_ path: String) {
         var info = stat()
         guard !PathNames.isURL(path),
               stat(path, &info) == 0 || stat(URL(fileURLWithPath: path).standardizedFileURL.path, &info) == 0 else { return nil }

@@ -4,10 +4,11 @@ import Foundation
 /// temporary name (``AtomicOutput``), and only when all are complete does ``commit()`` move them
 /// into place, so a failure part-way (a full disk) leaves none of them. Files never committed are
 /// removed when the group goes away. Two outputs naming the same file are refused.
-package final class OutputGroup {
+public final class OutputGroup {
     private var outputs: [AtomicOutput] = []
 
-    package init() {}
+    /// An empty group.
+    public init() {}
 
     /// Reserves `path` for one output of the group.
     /// - Parameters:
@@ -15,7 +16,7 @@ package final class OutputGroup {
     ///   - inputs: files that must never be written over.
     /// - Throws: `usage` when `path` is an input or already an output of the group (a device or
     ///   pipe such as /dev/stdout may take several).
-    package func reserve(_ path: String, overwrite: Bool = true, inputs: [String] = []) throws(ReplayError) -> AtomicOutput {
+    public func reserve(_ path: String, overwrite: Bool = true, inputs: [String] = []) throws(ReplayError) -> AtomicOutput {
         let output = try AtomicOutput(path: path, overwrite: overwrite, inputs: inputs)
         if !output.isStream, let other = outputs.first(where: { !$0.isStream && $0.resolvedDestination == output.resolvedDestination }) {
             output.abort()
@@ -26,19 +27,19 @@ package final class OutputGroup {
     }
 
     /// Writes `data` as the whole of `path`, out of sight until ``commit()``.
-    package func write(_ data: Data, to path: String, overwrite: Bool = true, inputs: [String] = []) throws(ReplayError) {
+    public func write(_ data: Data, to path: String, overwrite: Bool = true, inputs: [String] = []) throws(ReplayError) {
         try reserve(path, overwrite: overwrite, inputs: inputs).write(data)
     }
 
     /// Refuses, before any output moves, when one would land on a file the run has read since it was
     /// reserved (``AtomicOutput/checkUnread()``). A command whose video the library commits calls it
     /// before that commit, so the video does not appear without its report.
-    package func checkUnread() throws(ReplayError) {
+    public func checkUnread() throws(ReplayError) {
         for output in outputs { try output.checkUnread() }
     }
 
     /// Moves every output into place, in the order they were reserved.
-    package func commit() throws(ReplayError) {
+    public func commit() throws(ReplayError) {
         try checkUnread()
         for output in outputs { try output.commit() }
         outputs.removeAll()

@@ -3,7 +3,7 @@ import Foundation
 /// Shows how far a long job is on stderr: a live bar on a terminal, plain periodic lines
 /// otherwise, or JSON lines for machines. Call ``update(done:)`` as often as convenient;
 /// it prints only at its own pace.
-package final class ProgressReporter: @unchecked Sendable {
+public final class ProgressReporter: @unchecked Sendable {
     private let style: ProgressStyle
     private let label: String
     /// Expected units: an estimate for some inputs (a duration times a frame rate), so the final
@@ -17,10 +17,18 @@ package final class ProgressReporter: @unchecked Sendable {
     /// Media seconds the expected units stand for (the input's or the composition's duration):
     /// with it, the output time reached and the speed in × realtime, as ffmpeg reports them.
     private let seconds: Double?
+    private static let barOpen = Locked(false)
     /// Whether a terminal bar is on screen without its line ended, so a message must start a new line.
-    package static let barIsOpen = Locked(false)
+    public static var isBarOpen: Bool { barOpen.withLock { $0 } }
 
-    package init(style: ProgressStyle, label: String, total: Int?, unit: String = "frames", seconds: Double? = nil) {
+    /// A reporter for one job.
+    /// - Parameters:
+    ///   - style: how it shows (``ProgressStyle/auto``: a bar on a terminal, plain lines otherwise).
+    ///   - label: what the lines call the job.
+    ///   - total: units expected, when known.
+    ///   - unit: what is counted.
+    ///   - seconds: media seconds the expected units stand for, for the time reached and the speed.
+    public init(style: ProgressStyle, label: String, total: Int?, unit: String = "frames", seconds: Double? = nil) {
         let terminal = isatty(STDERR_FILENO) != 0
         self.style = style == .auto ? (terminal ? .auto : .plain) : style
         self.label = label
@@ -32,7 +40,7 @@ package final class ProgressReporter: @unchecked Sendable {
     }
 
     /// Reports that `done` units are finished.
-    package func update(done: Int) {
+    public func update(done: Int) {
         let now = Date()
         guard now.timeIntervalSince(lastPrint) >= interval else { return }
         lastPrint = now
@@ -40,7 +48,7 @@ package final class ProgressReporter: @unchecked Sendable {
     }
 
     /// Prints the final state.
-    package func finish(done: Int) {
+    public func finish(done: Int) {
         if total != nil { total = done }
         emit(done: done, final: true)
     }
@@ -72,7 +80,7 @@ package final class ProgressReporter: @unchecked Sendable {
         case .auto:
             let text = bar(done: done) + " " + line(done: done, rate: rate, eta: eta, final: final)
             Console.write("\r\u{1B}[K\(text)\(final ? "\n" : "")")
-            Self.barIsOpen.withLock { $0 = !final }
+            Self.barOpen.withLock { $0 = !final }
         }
     }
 
@@ -98,7 +106,8 @@ package final class ProgressReporter: @unchecked Sendable {
         return "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "]"
     }
 
-    package static func clock(_ seconds: Double) -> String {
+    /// `seconds` as `M:SS`, or `H:MM:SS` from an hour on.
+    public static func clock(_ seconds: Double) -> String {
         let s = Int(clamping: seconds, rounding: .toNearestOrAwayFromZero, to: 0...Int(Int32.max))
         return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
     }

@@ -12,7 +12,7 @@ import Foundation
 /// Jobs running at once in one process share the record, which only ever refuses more; it is
 /// emptied when the last of them ends, so a program that reads a file in one job may write it
 /// in a later one.
-package enum ReadFiles {
+public enum ReadFiles {
     private struct Record {
         var openScopes = 0
         /// The spelling read, by the file's device and inode (every link and spelling of it)…
@@ -23,7 +23,7 @@ package enum ReadFiles {
     private static let record = Locked(Record())
 
     /// Runs `body` as one job: what is read until it ends is never written over by an output.
-    package static func scope<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
+    public static func scope<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
         record.withLock { $0.openScopes += 1 }
         defer {
             record.withLock {
@@ -37,7 +37,7 @@ package enum ReadFiles {
     /// Notes that `spelling` is read, with every local file it may open (a `file:` URL, the files
     /// of `concat:a|b`, …; see ``LocalFiles``). Outside any ``scope(_:)`` nothing is kept: no job
     /// is writing then.
-    package static func note(_ spelling: String) {
+    public static func note(_ spelling: String) {
         guard record.withLock({ $0.openScopes > 0 }) else { return }
         let keys = LocalFiles.paths(spelling).map { (FileIdentity($0), LocalFiles.canonicalPath($0)) }
         record.withLock { record in
@@ -49,7 +49,7 @@ package enum ReadFiles {
     }
 
     /// The spelling under which the file at the local path `path` was read, if it was.
-    package static func readAs(_ path: String) -> String? {
+    public static func readAs(_ path: String) -> String? {
         let identity = FileIdentity(path)
         let canonical = LocalFiles.canonicalPath(path)
         return record.withLock { record in
