@@ -142,6 +142,8 @@ struct Compose: ParsableCommand {
                     try speakersOutput.write(Data(activity.webVTT(for: call, from: options.from, to: options.end).utf8))
                 }
                 guard let reportOutput else { return }
+                var report = report
+                report.warnings = report.warnings.map(OptionFlags.warning)
                 let json: Data
                 do { json = try prettyJSON(report) } catch { throw .processing("\(reportOutput.finalPath): \(error)") }
                 try reportOutput.write(json)

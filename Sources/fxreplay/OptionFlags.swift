@@ -32,6 +32,7 @@ enum OptionFlags {
         "BackgroundSettings.missingMask": "--missing-mask",
         "EncoderSettings.codec": "--codec",
         "EncoderSettings.crf": "--crf",
+        "EncoderSettings.bitrate": "--bitrate",
         "EncoderSettings.preset": "--preset",
         "EncoderSettings.keyint": "--keyint",
         "EncoderSettings.tune": "--tune",
@@ -44,6 +45,10 @@ enum OptionFlags {
         "PoseOverrides.zNear": "--znear",
         "PoseOverrides.intrinsics": "--intrinsics",
         "PoseSettings.missingPose": "--missing-pose",
+        "PoseSettings.absoluteTime": "--pose-time absolute (or relative)",
+        "PoseSettings.offset": "--pose-offset SECONDS",
+        "PoseSettings.maxMissedFraction": "--max-unmatched-poses",
+        "PoseSettings.streamPlacement": "--stream ID (render or track CALL)",
         "maxDecodeErrors": "--strict or --max-decode-errors",
         "allowLongCall": "--allow-long-call",
         "ComposeOptions.allowLongCall": "--allow-long-call",
@@ -59,6 +64,12 @@ enum OptionFlags {
     /// `error`'s message with the flags in place of the option properties it names.
     static func message(of error: ReplayError) -> String {
         error.message { flags[$0] }
+    }
+
+    /// A warning of the library's (a report's, a log line's) with the flags in place of the option
+    /// properties it names between backticks: warnings carry no option list.
+    static func warning(_ text: String) -> String {
+        flags.reduce(text) { text, entry in text.replacingOccurrences(of: "`\(entry.key)`", with: entry.value) }
     }
 
     /// `body`'s value, or its error as ArgumentParser's `ValidationError` in flags: for a value

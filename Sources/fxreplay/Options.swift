@@ -181,9 +181,9 @@ func printLine(_ text: String) {
     print(TerminalText.escaped(text))
 }
 
-/// Prints each warning on stderr as a `fxreplay: warning:` line.
+/// Prints each warning on stderr as a `fxreplay: warning:` line, in flags (``OptionFlags/warning(_:)``).
 func printWarnings(_ warnings: [String]) {
-    for warning in warnings { printError("fxreplay: warning: \(warning)") }
+    for warning in warnings { printError("fxreplay: warning: \(OptionFlags.warning(warning))") }
 }
 
 /// Encodes a value as pretty, key-sorted JSON.

@@ -151,6 +151,7 @@ struct Render: ParsableCommand {
             guard let reportOutput else { return }
             var report = report
             if let call { report.input = call.reportedInput }  // (not the private folder a ZIP was extracted to)
+            report.warnings = report.warnings.map(OptionFlags.warning)
             let json: Data
             do { json = try prettyJSON(report) } catch { throw .processing("\(reportOutput.finalPath): \(error)") }
             try reportOutput.write(json)

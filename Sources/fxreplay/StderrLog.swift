@@ -35,7 +35,8 @@ enum StderrLog {
 
         func log(event: LogEvent) {
             let fromFFmpeg = event.metadata?[ReplayLog.sourceKey] == "ffmpeg"
-            let text = StderrLog.line(level: event.level, message: event.message.description, fromFFmpeg: fromFFmpeg)
+            let message = event.message.description
+            let text = StderrLog.line(level: event.level, message: fromFFmpeg ? message : OptionFlags.warning(message), fromFFmpeg: fromFFmpeg)
             // The library's own lines as the tool's other messages: escaped, a JSON event with --progress json.
             if fromFFmpeg { Console.write(text) } else { printError(String(text.dropLast())) }
         }

@@ -49,7 +49,8 @@ import Testing
         }
         #expect(error?.kind == .badInput)
         #expect(error?.message.hasPrefix("cam.csv: none of the 3 pose samples matches a frame") == true, "\(String(describing: error))")
-        #expect(error?.message.contains("--pose-time absolute") == true && error?.message.contains("--pose-offset") == true)
+        #expect(error?.message.contains("`PoseSettings.absoluteTime`") == true && error?.message.contains("`PoseSettings.offset`") == true)
+        #expect(error?.options.contains("PoseSettings.absoluteTime") == true && error?.message.contains("--") == false)
         // Frames 0–0.2 s; samples from 1732190000 to 1732190000.1 s.
         #expect(error?.message.contains("frames from 0.000 to 0.200 s") == true)
         #expect(error?.message.contains("from 1732190000.000 to 1732190000.100 s") == true)

@@ -109,9 +109,9 @@ public struct EncoderSettings: Sendable, Codable, Equatable {
             if let preset, !Self.proResProfiles.contains(preset) {
                 throw .usage("`EncoderSettings.preset` \(preset): prores takes the profiles \(Self.proResProfiles.joined(separator: ", "))", options: ["EncoderSettings.preset"])
             }
-            return crf != nil || bitrate != nil ? ["prores ignores --crf and --bitrate: its profile (--preset) sets the quality"] : []
+            return crf != nil || bitrate != nil ? ["prores ignores `EncoderSettings.crf` and `EncoderSettings.bitrate`: its profile (`EncoderSettings.preset`) sets the quality"] : []
         case .ffv1:
-            return crf != nil || bitrate != nil || preset != nil ? ["ffv1 is lossless: --crf, --bitrate and --preset do not apply"] : []
+            return crf != nil || bitrate != nil || preset != nil ? ["ffv1 is lossless: `EncoderSettings.crf`, `EncoderSettings.bitrate` and `EncoderSettings.preset` do not apply"] : []
         }
     }
 }

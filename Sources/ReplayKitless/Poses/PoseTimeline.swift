@@ -170,15 +170,16 @@ package struct PoseTimeline: Sendable {
         // Samples that all miss the video are a time base mistake far more often than intended:
         // only an explicit `hide` goes on without a single pose.
         if matched.isEmpty, !samples.isEmpty, !frames.isEmpty, options.policy != .hide {
-            throw ReplayError.badInput(file: source, Self.noSampleMatches(samples, frames: frames, shift: shift))
+            throw ReplayError.badInput(file: source, Self.noSampleMatches(samples, frames: frames, shift: shift),
+                                       options: ["PoseSettings.absoluteTime", "PoseSettings.offset", "PoseSettings.missingPose"])
         }
         let missedShare = samples.isEmpty ? 0 : Double(report.missedSamples) / Double(samples.count)
         let missed = "\(report.missedSamples) of the \(samples.count) pose samples match no frame of the video ("
             + Self.timeRanges(samples, frames: frames, shift: shift) + "). " + Self.likelyFix
         // As with no match at all, only an explicit `hide` goes on (with the warning).
         if missedShare > options.maxMissedFraction, options.policy != .hide {
-            throw ReplayError.badInput(file: source, missed + "; --max-unmatched-poses \(TextNumber.exact(options.maxMissedFraction * 100)) allows "
-                                       + "at most that percentage")
+            throw ReplayError.badInput(file: source, missed + "; `PoseSettings.maxMissedFraction` (\(TextNumber.exact(options.maxMissedFraction * 100)) %) "
+                                       + "allows at most that share", options: ["PoseSettings.absoluteTime", "PoseSettings.offset", "PoseSettings.maxMissedFraction"])
         }
         warning = missedShare > PoseMatchOptions.warnedMissedFraction ? "\(source): " + missed : nil
         var poses: [Pose?] = best.map { match in match.map { samples[$0.sample].pose } }
@@ -224,12 +225,12 @@ package struct PoseTimeline: Sendable {
     /// Why no sample met a frame, with the sample and frame time ranges and what to try.
     private static func noSampleMatches(_ samples: [PoseSample], frames: [FrameTiming], shift: Double) -> String {
         "none of the \(samples.count) pose samples matches a frame of the video (" + timeRanges(samples, frames: frames, shift: shift)
-            + "). " + likelyFix + "; --missing-pose hide goes on without poses"
+            + "). " + likelyFix + "; `PoseSettings.missingPose` hide goes on without poses"
     }
 
-    /// What to try when samples miss the frames.
-    static let likelyFix = "If the sidecar holds stream times use --pose-time absolute (relative if it counts from the first frame), "
-        + "or shift it with --pose-offset SECONDS"
+    /// What to try when samples miss the frames (in an error, and in the warning of a run that goes on).
+    static let likelyFix = "If the sidecar holds stream times, not seconds since the first frame (or the reverse), set "
+        + "`PoseSettings.absoluteTime` accordingly, or shift it with `PoseSettings.offset`"
 
     /// The frames' and the samples' time ranges, for messages about samples that miss.
     private static func timeRanges(_ samples: [PoseSample], frames: [FrameTiming], shift: Double) -> String {
@@ -238,7 +239,7 @@ package struct PoseTimeline: Sendable {
         let frameTimes = frames.map(\.time)
         var text = frameTimes.isEmpty ? "no frames" : "frames from \(seconds(frameTimes.min()!)) to \(seconds(frameTimes.max()!)) s"
         if let first = times.min(), let last = times.max() {
-            text += "; samples, after --pose-time and --pose-offset, from \(seconds(first)) to \(seconds(last)) s"
+            text += "; samples, on the video's clock, from \(seconds(first)) to \(seconds(last)) s"
         }
         return text
     }

@@ -47,7 +47,7 @@ extension PoseSettings {
         case .call, .epoch:
             guard let placement = streamPlacement else {
                 throw .usage("\(scene): the scene's times are \(clock == .call ? "call" : "Unix") times (\"time\": \"\(clock.rawValue)\"), "
-                             + "which only a stream of a call has: render or track CALL --stream ID")
+                             + "which only a stream of a call has: give its `PoseSettings.streamPlacement`", options: ["PoseSettings.streamPlacement"])
             }
             guard clock == .call else {
                 guard let epoch = placement.epoch else {
