@@ -47,17 +47,22 @@ final class FramePreparation {
     let working: Format
     /// The consumer's format, when it differs from the working one.
     let output: Format?
-    private let buffers = FramePool(keepsBuffers: true)
+    private let buffers: FramePool
     private let scaler: Scaler
     private let outputScaler = Scaler()
     /// A view of the cropped part of the picture, while it is scaled.
     private let cropView: Frame
 
-    /// - Parameter scalerFlags: libswscale's filter for the scale step (the encoder conversion
-    ///   always uses the accurate default).
-    init(working: Format, output: Format? = nil, scalerFlags: Int32 = SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT) throws(ReplayError) {
+    /// - Parameters:
+    ///   - scalerFlags: libswscale's filter for the scale step (the encoder conversion always uses
+    ///     the accurate default).
+    ///   - buffers: where its frames come from; preparations running side by side share one, so
+    ///     that the buffers kept number the frames in flight, not that times the lanes.
+    init(working: Format, output: Format? = nil, scalerFlags: Int32 = SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT,
+         buffers: FramePool = FramePool(keepsBuffers: true)) throws(ReplayError) {
         self.working = working
         self.output = output
+        self.buffers = buffers
         scaler = Scaler(flags: scalerFlags)
         cropView = try Frame()
     }

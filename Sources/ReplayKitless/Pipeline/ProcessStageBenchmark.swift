@@ -64,7 +64,10 @@ package enum ProcessStageBenchmark {
         let effects = try effects(setups, size: clip.size)
         let lanes = max(1, threads), slots = lanes == 1 ? 1 : 2 * lanes
         for effect in effects { try effect.reserve(slots: slots, lanes: lanes, bands: 1) }
-        let preparations = try (0..<lanes).map { _ throws(ReplayError) in try FramePreparation(working: .init(pixelFormat: AV_PIX_FMT_YUV420P)) }
+        let buffers = FramePool(keepsBuffers: true)  // (shared by the lanes, as the render's are)
+        let preparations = try (0..<lanes).map { _ throws(ReplayError) in
+            try FramePreparation(working: .init(pixelFormat: AV_PIX_FMT_YUV420P), buffers: buffers)
+        }
         let geometry = FramePreparation.Geometry(orientation: .upright, size: clip.size)
         let frames = (0..<slots).map { EffectFrame(slot: $0, time: clip.times[0], size: clip.size) }
         /// The frame prepared as the renderer prepares it (a copy of the decoded picture, with every

@@ -408,7 +408,8 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
         for effect in split { try effect.reserve(slots: slots, lanes: lanes, bands: 1) }
         let frames = (0..<slots).map { EffectFrame(slot: $0, time: FrameTime(index: 0, pts: 0, seconds: 0, streamSeconds: 0, duration: 0),
                                                    size: workingSize) }
-        let preparations = try (0..<lanes).map { _ throws(ReplayError) in try makePreparation() }
+        let buffers = FramePool(keepsBuffers: true)
+        let preparations = try (0..<lanes).map { _ throws(ReplayError) in try makePreparation(sharing: buffers) }
         let pool = FramesInFlight<Frame, Frame>(lanes: lanes, slots: slots, work: { [self] frame, slot, lane throws(ReplayError) in
             let effectFrame = frames[slot]
             return try prepare(frame, with: preparations[lane], time: effectFrame.time) { image throws(ReplayError) in
@@ -437,9 +438,10 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
         }
     }
 
-    /// One processing thread's ``FramePreparation``: its own scalers and buffers.
-    private func makePreparation() throws(ReplayError) -> FramePreparation {
-        try FramePreparation(working: .init(pixelFormat: workingFormat), output: encoderFormat)
+    /// One processing thread's ``FramePreparation``: its own scalers; its own buffers, or `buffers`
+    /// shared with the other lanes.
+    private func makePreparation(sharing buffers: FramePool = FramePool(keepsBuffers: true)) throws(ReplayError) -> FramePreparation {
+        try FramePreparation(working: .init(pixelFormat: workingFormat), output: encoderFormat, buffers: buffers)
     }
 
     /// Turns a decoded frame into the frame the encoder gets (``FramePreparation``: upright, at the
