@@ -1,3 +1,4 @@
+import Foundation
 import SystemPackage
 
 // One call for each common job, taking `FilePath`s; the lower-level types they use stay available
@@ -58,6 +59,32 @@ extension PoseSEI {
         let sei = try uuid.map(PoseSEI.init(uuid:)) ?? PoseSEI()
         let scan = try VideoPacketScan(path: recording.string, sei: sei)
         return zip(scan.frames, scan.seiPoses).compactMap { frame, pose in pose.map { TimedPose(time: frame.time, pose: $0) } }
+    }
+}
+
+extension PoseSidecar {
+    /// Writes the poses `recording`'s SEI carries to the sidecar `output` (complete or not at all; its
+    /// extension picks the format), keyed by frame time: `fxreplay poses extract`. Returns how many
+    /// poses it wrote, from how many frames.
+    /// - Parameter sei: the pose SEI to read, when not the default UUID's.
+    /// - Throws: ``ReplayError`` (bad input) when no frame has a pose, or when a frame lacks one and
+    ///   the format is `.pose32` (one record per frame, no times: a gap would shift every later pose).
+    public static func extract(from recording: FilePath, to output: FilePath, sei: PoseSEI = PoseSEI()) throws(ReplayError) -> (poses: Int, frames: Int) {
+        let recording = recording.string, output = output.string
+        let format = try PoseSidecarFormat(path: output)
+        let scan = try VideoPacketScan(path: recording, sei: sei)
+        let samples = scan.seiSamples
+        guard !samples.isEmpty else { throw ReplayError.badInput("\(recording): no pose SEI found in the video") }
+        if format == .pose32, let gap = scan.seiPoses.firstIndex(where: { $0 == nil }) {
+            throw ReplayError.badInput("\(recording): frame \(gap) has no pose SEI, and .pose32 needs one record per frame; "
+                                       + "write .jsonl or .csv instead")
+        }
+        let bytes: [UInt8]
+        do throws(ReplayError) { bytes = try encode(samples, format: format) } catch {
+            throw ReplayError(error.kind, "\(recording) → \(output): \(error.message)", options: error.options)
+        }
+        try AtomicOutput.write(Data(bytes), to: output, inputs: [recording])
+        return (samples.count, scan.frames.count)
     }
 }
 

@@ -69,11 +69,11 @@ struct Compare: ParsableCommand {
         options.diffPicture = diff != nil
         let comparison = try VideoComparison(comparing: a, with: b, options: options)
         printWarnings(comparison.warnings)
-        if let diff, let picture = comparison.diff {
-            try ImageWriter.writePNG(picture, to: diff, inputs: [a, b])
+        if let diff, let png = try comparison.diffPNG() {
+            try AtomicOutput.write(png, to: diff, inputs: [a, b])
         }
         if json {
-            FileHandle.standardOutput.write(try QAOutput.json(comparison.result) + Data("\n".utf8))
+            FileHandle.standardOutput.write(try comparison.result.json() + Data("\n".utf8))
         } else {
             printReport(comparison.result.text)
         }

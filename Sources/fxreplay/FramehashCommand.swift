@@ -33,12 +33,8 @@ struct Framehash: ParsableCommand {
         }
         if update { return try rewrite(check, from: hasher) }
         let golden = try FrameHashGolden.load(path: check)
-        var checker = FrameHashChecker(golden: golden)
-        while let line = try hasher.nextLine() {
-            if let difference = checker.check(line) { throw difference.error(in: golden) }
-        }
-        if let difference = checker.finish() { throw difference.error(in: golden) }
-        print("\(input): all \(checker.frames) frames match \(golden.file)")
+        let frames = try golden.check(hasher)
+        print("\(input): all \(frames) frames match \(golden.file)")
     }
 
     /// `--update`: the whole listing replaces the golden file, unless it already matches.

@@ -15,6 +15,7 @@ enum OptionFlags {
         "ComposeOptions.to": "--to",
         "ComposeOptions.fps": "--fps",
         "RenderOptions.embedPoses": "--embed-poses",
+        "PoseEmbedder.embedByCopy": "--copy",
         "RenderOptions.poses": "--poses FILE or --poses-from-sei",
         "RenderOptions.encoder.codec": "--codec",
         "RenderOptions.audio.codec": "--audio-codec",

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ReplayKitless
+import SystemPackage
 
 extension MissingPosePolicy: ExpressibleByArgument {}
 
@@ -122,22 +123,9 @@ struct PosesExtract: ParsableCommand {
 
     func run() throws {
         FFmpegLogging.configure(verbose: false)
-        let format = try PoseSidecarFormat(path: output)
         let sei = try seiUUID.map(PoseSEI.init(uuid:)) ?? PoseSEI()
-        let scan = try VideoPacketScan(path: input, sei: sei)
-        let samples = scan.seiSamples
-        guard !samples.isEmpty else { throw ReplayError.badInput("\(input): no pose SEI found in the video") }
-        // pose32 has one record per frame and no timestamps: a gap would shift every later pose.
-        if format == .pose32, let gap = scan.seiPoses.firstIndex(where: { $0 == nil }) {
-            throw ReplayError.badInput("\(input): frame \(gap) has no pose SEI, and .pose32 needs one record per frame; "
-                                       + "write .jsonl or .csv instead")
-        }
-        let bytes: [UInt8]
-        do throws(ReplayError) { bytes = try PoseSidecar.encode(samples, format: format) } catch {
-            throw ReplayError(error.kind, "\(input) → \(output): \(error.message)", options: error.options)
-        }
-        try AtomicOutput.write(Data(bytes), to: output, inputs: [input])
-        printError("fxreplay: wrote \(output): \(samples.count) poses from \(scan.frames.count) frames")
+        let written = try PoseSidecar.extract(from: FilePath(input), to: FilePath(output), sei: sei)
+        printError("fxreplay: wrote \(output): \(written.poses) poses from \(written.frames) frames")
     }
 }
 

@@ -51,3 +51,41 @@ extension Probe {
         return parts.isEmpty ? "no audio or video" : parts.joined(separator: ", ")
     }
 }
+
+/// The call at a glance: one line per stream, a bar of `width` columns over the call's duration.
+enum CallTimelineChart {
+    /// A column where the stream shows a picture.
+    static let video: Character = "■"
+    /// A column where it is heard and not seen.
+    static let audio: Character = "▒"
+
+    /// Column `c` covers call times `[c·d/width, (c+1)·d/width)`; it is marked when a track is
+    /// active for any part of it: ``video`` when one with a picture is, else ``audio``.
+    static func bar(for stream: CallProbeResult.Stream, duration: Double, width: Int) -> String {
+        String((0..<width).map { column -> Character in
+            let from = Double(column) * duration / Double(width), to = Double(column + 1) * duration / Double(width)
+            let active = stream.tracks.filter { $0.start < to && $0.stop > from }
+            if active.contains(where: \.hasVideo) { return video }
+            if active.contains(where: \.hasAudio) { return audio }
+            return " "
+        })
+    }
+
+    /// The chart's lines: names padded to one width, the bar, the active span and what the stream carries.
+    static func lines(_ result: CallProbeResult, width: Int = 40) -> [String] {
+        let names = result.streams.map { TerminalText.escaped($0.name == $0.id ? $0.id : "\($0.name) (\($0.id))") }
+        let nameWidth = min(names.map(\.count).max() ?? 0, 32)
+        return zip(result.streams, names).map { stream, name in
+            let shown = name.count > nameWidth ? String(name.prefix(nameWidth - 1)) + "…" : name.padding(toLength: nameWidth, withPad: " ", startingAt: 0)
+            let carries = stream.hasVideo ? (stream.hasAudio ? "video+audio" : "video") : "audio only"
+            let span = "\(tenths(stream.start))–\(tenths(stream.stop)) s"
+            return "\(shown) |\(bar(for: stream, duration: result.duration, width: width))| \(span.padding(toLength: 14, withPad: " ", startingAt: 0)) \(carries)"
+        }
+    }
+
+    /// One decimal, halves rounded away from zero (0.25 → 0.3, as the library's report numbers), never "-0.0".
+    private static func tenths(_ seconds: Double) -> String {
+        let text = String(format: "%.1f", (seconds * 10).rounded() / 10)
+        return text == "-0.0" ? "0.0" : text
+    }
+}

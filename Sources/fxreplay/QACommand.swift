@@ -92,23 +92,13 @@ struct QACompare: ParsableCommand {
         let comparison = TrackComparisonReport(comparing: trackA, with: trackB, options: options)
         var pictures: [QAThumbnail] = []
         if let video, let report {
-            let stem = URL(fileURLWithPath: report).deletingPathExtension().path
-            var names = Set<String>()
-            let requests = comparison.thumbnailFrames(limit: thumbnails).map { picture in
-                // One file per annotation and frame, named after both (ids reduced to characters safe in a file name).
-                let id = String(picture.id.unicodeScalars.map { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-") ? Character($0) : "_" })
-                var path = "\(stem)-frame\(picture.frame.frame)-\(id).png"
-                if !names.insert(path).inserted { path = "\(stem)-frame\(picture.frame.frame)-\(id)-\(names.count).png"; names.insert(path) }
-                return ThumbnailRequest(frame: picture.frame.frame, t: picture.frame.t, label: picture.label, path: path,
-                                        id: picture.id, accent: picture.accent)
-            }
-            pictures = try PlacementThumbnails.write(video: video, requests: requests, a: trackA, b: trackB,
-                                                     timeTolerance: match == .time ? timeTolerance : nil,
-                                                     legend: ["A: \(URL(fileURLWithPath: a).lastPathComponent)", "B: \(URL(fileURLWithPath: b).lastPathComponent)"],
-                                                     inline: selfContained, into: outputs, protecting: inputs)
+            // The pictures join the report files in the group: all of them in place, or none.
+            let save = { (png: Data, path: String) throws(ReplayError) in try outputs.write(png, to: path, inputs: [video] + inputs) }
+            pictures = try comparison.worstFramePictures(of: video, a: trackA, b: trackB, limit: thumbnails, namedAfter: report,
+                                                         save: selfContained ? nil : save)
         }
-        let legend = [QALegendEntry(label: "A: \(a)", color: MarkerStyle.trackColor(0)),
-                      QALegendEntry(label: "B: \(b)", color: MarkerStyle.trackColor(1))]
+        let legend = [QALegendEntry(label: "A: \(a)", color: PlacementOverlay.color(ofTrack: 0)),
+                      QALegendEntry(label: "B: \(b)", color: PlacementOverlay.color(ofTrack: 1))]
         let run = QARunInfo(version: Fxreplay.configuration.version, commandLine: CommandLine.arguments,
                             inputs: [("A", a), ("B", b)] + (video.map { [("video", $0)] } ?? []))
         try comparison.write(svg: plotOutput, html: reportOutput, thumbnails: pictures, legend: legend, run: run)
@@ -119,5 +109,18 @@ struct QACompare: ParsableCommand {
             printReport(comparison.text)
         }
         if let failure = comparison.failure { throw failure }
+    }
+}
+
+extension QAReportFiles {
+    /// `--plot` and `--report`: writes the plot and the page into their reserved outputs (of an
+    /// `OutputGroup`, which the caller commits); the page references `thumbnails` relative to its own folder.
+    func write(svg: AtomicOutput?, html: AtomicOutput?, thumbnails: [QAThumbnail] = [], legend: [QALegendEntry] = [],
+               run: QARunInfo) throws(ReplayError) {
+        if let svg { try svg.write(Data(self.svg().utf8)) }
+        if let html {
+            let directory = URL(fileURLWithPath: html.finalPath).deletingLastPathComponent().path
+            try html.write(Data(self.html(thumbnails: thumbnails, legend: legend, directory: directory, run: run).utf8))
+        }
     }
 }

@@ -45,7 +45,7 @@ struct QAOverlay: ParsableCommand {
         options.overwrite = overwrite
         options.otherInputs = track
         let result = try Renderer(options: options, extraEffects: [PlacementOverlay(tracks: tracks)]).run(progress: progress.progress, label: "overlay")
-        let legend = track.enumerated().map { "\($0.element) \(MarkerStyle.trackColorName($0.offset))" }
+        let legend = track.enumerated().map { "\($0.element) \(PlacementOverlay.colorName(ofTrack: $0.offset))" }
         printError("fxreplay: wrote \(output): \(result.framesEncoded) frames; markers: " + legend.joined(separator: ", "))
         // Rows past the video's last frame are drawn nowhere: most likely a track of another recording.
         let beyond = zip(track, tracks).compactMap { path, placements in

@@ -18,7 +18,7 @@ import Testing
         var picture = RGBPicture(width: 37, height: 23)
         for index in picture.pixels.indices { picture.pixels[index] = random.next() }
         let path = directory.appendingPathComponent("noise.png").path
-        try ImageWriter.writePNG(picture, to: path)
+        try ImageWriter.png(picture).write(to: URL(fileURLWithPath: path))
 
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(bytes.prefix(8) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])

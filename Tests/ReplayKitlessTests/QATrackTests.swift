@@ -305,7 +305,10 @@ final class XMLCollector: NSObject, XMLParserDelegate {
         let json = directory.appendingPathComponent("r.json").path, svg = directory.appendingPathComponent("r.svg").path
         let html = directory.appendingPathComponent("r.html").path
         let outputs = OutputGroup()
-        try report.write(json: outputs.reserve(json), svg: outputs.reserve(svg), html: outputs.reserve(html))
+        // What `fxreplay qa compare --json/--plot/--report` write, each through the group.
+        try outputs.reserve(json).write(try report.json())
+        try outputs.reserve(svg).write(Data(report.svg().utf8))
+        try outputs.reserve(html).write(Data(report.html(directory: directory.path).utf8))
         // Nothing is in place until the group is committed.
         #expect(!FileManager.default.fileExists(atPath: json) && !FileManager.default.fileExists(atPath: html))
         try outputs.commit()
@@ -317,7 +320,7 @@ final class XMLCollector: NSObject, XMLParserDelegate {
         // An unwritable destination is a processing failure (exit 4) and leaves nothing behind.
         let missing = directory.appendingPathComponent("no/such/dir/r.json").path
         do {
-            try report.write(json: OutputGroup().reserve(missing))
+            try OutputGroup().reserve(missing).write(try report.json())
             Issue.record("wrote into a missing directory")
         } catch {
             #expect(error.exitCode == 4)

@@ -77,35 +77,3 @@ public struct CallProbeResult: Sendable, Codable, Equatable {
         }
     }
 }
-
-/// The call at a glance: one line per stream, a bar of `width` columns over the call's duration.
-package enum CallTimelineChart {
-    /// A column where the stream shows a picture.
-    package static let video: Character = "■"
-    /// A column where it is heard and not seen.
-    package static let audio: Character = "▒"
-
-    /// Column `c` covers call times `[c·d/width, (c+1)·d/width)`; it is marked when a track is
-    /// active for any part of it: ``video`` when one with a picture is, else ``audio``.
-    package static func bar(for stream: CallProbeResult.Stream, duration: Double, width: Int) -> String {
-        String((0..<width).map { column -> Character in
-            let from = Double(column) * duration / Double(width), to = Double(column + 1) * duration / Double(width)
-            let active = stream.tracks.filter { $0.start < to && $0.stop > from }
-            if active.contains(where: \.hasVideo) { return video }
-            if active.contains(where: \.hasAudio) { return audio }
-            return " "
-        })
-    }
-
-    /// The chart's lines: names padded to one width, the bar, the active span and what the stream carries.
-    package static func lines(_ result: CallProbeResult, width: Int = 40) -> [String] {
-        let names = result.streams.map { TerminalText.escaped($0.name == $0.id ? $0.id : "\($0.name) (\($0.id))") }
-        let nameWidth = min(names.map(\.count).max() ?? 0, 32)
-        return zip(result.streams, names).map { stream, name in
-            let shown = name.count > nameWidth ? String(name.prefix(nameWidth - 1)) + "…" : name.padding(toLength: nameWidth, withPad: " ", startingAt: 0)
-            let carries = stream.hasVideo ? (stream.hasAudio ? "video+audio" : "video") : "audio only"
-            let span = "\(TextNumber.fixed(stream.start, decimals: 1))–\(TextNumber.fixed(stream.stop, decimals: 1)) s"
-            return "\(shown) |\(bar(for: stream, duration: result.duration, width: width))| \(span.padding(toLength: 14, withPad: " ", startingAt: 0)) \(carries)"
-        }
-    }
-}

@@ -117,11 +117,6 @@ package enum ImageWriter {
             throw .processing("encoding a \(picture.width)x\(picture.height) PNG: \(error)")
         }
     }
-
-    /// Writes `picture` as a PNG file at `path`: complete or absent, never over one of `inputs`.
-    package static func writePNG(_ picture: RGBPicture, to path: String, inputs: [String] = []) throws(ReplayError) {
-        try AtomicOutput.write(try png(picture), to: path, inputs: inputs)
-    }
 }
 
 extension Frame {

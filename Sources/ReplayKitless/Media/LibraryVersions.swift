@@ -1,11 +1,13 @@
 import CFFmpeg
 import Foundation
 
-/// The versions of the libraries an output's bytes depend on, for `fxreplay --version`: the
-/// same input and options give the same bytes only with the same FFmpeg and encoder libraries.
-package enum LibraryVersions {
-    /// One line per library: FFmpeg's release and its libraries' versions, then the encoders'.
-    package static var lines: [String] {
+/// The versions of the libraries an output's bytes depend on (what `fxreplay --version` lists): the
+/// same input and options give the same bytes only with the same FFmpeg and encoder libraries, so a
+/// program that keeps golden outputs records these with them.
+public enum LibraryVersions {
+    /// One line per library: FFmpeg's release and its libraries' versions, then the encoders' (x264,
+    /// x265, libvpx) that this process's libavcodec has.
+    public static var lines: [String] {
         func version(_ packed: UInt32) -> String { "\(packed >> 16).\((packed >> 8) & 0xFF).\(packed & 0xFF)" }
         var lines = ["FFmpeg \(String(cString: av_version_info()))",
                      "libavutil \(version(avutil_version())), libavcodec \(version(avcodec_version())), "

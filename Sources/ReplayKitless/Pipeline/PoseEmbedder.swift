@@ -4,29 +4,37 @@ import Foundation
 /// `fxreplay poses embed --copy`: writes a pose SEI NAL unit into every H.264/HEVC access unit of
 /// a recording that has a pose, without re-encoding (before the first slice, with emulation
 /// prevention), and removes the pose SEI of frames that have none; every other stream is copied untouched.
-package enum PoseEmbedder {
+/// (Re-encoding instead: ``Renderer`` with ``RenderOptions/embedPoses``.)
+public enum PoseEmbedder {
     /// What the copy did.
-    package struct Result: Sendable {
-        package var frames = 0
+    public struct Result: Sendable {
+        /// Video frames copied.
+        public var frames = 0
         /// Frames that got a pose SEI.
-        package var embedded = 0
-        package var match = PoseMatchReport()
+        public var embedded = 0
+        /// How the poses met the frames.
+        public var match = PoseMatchReport()
         /// What the output leaves out (see ``FramePoses/pose32Warning``).
-        package var warnings: [String] = []
+        public var warnings: [String] = []
     }
 
-    package static func embedByCopy(input: String, output path: String, poses settings: PoseSettings,
+    /// Copies `input` to `path` with `settings`' poses as SEI in its H.264/HEVC video, without
+    /// re-encoding; replaces an existing `path` only with `overwrite`.
+    /// - Throws: ``ReplayError`` (usage) for video that cannot carry SEI or a raw stream without
+    ///   timestamps: both need re-encoding.
+    public static func embedByCopy(input: String, output path: String, poses settings: PoseSettings,
                                    overwrite: Bool) throws(ReplayError) -> Result {
         let sei = try settings.seiFormat()
         let poses = try FramePoses(settings: settings, input: input)
         let demuxer = try Demuxer(url: input)
         guard let video = demuxer.bestVideoStream else { throw .badInput("\(input): no video stream") }
         guard let (codec, framing) = try demuxer.seiCarrier(ofStream: video.index) else {
-            throw .usage("\(input): \(video.codecName) video cannot carry SEI; re-encode with --codec h264 or hevc instead of --copy")
+            throw .usage("\(input): \(video.codecName) video cannot carry SEI; re-encode with `RenderOptions.encoder.codec` h264 or hevc "
+                         + "instead of `PoseEmbedder.embedByCopy`", options: ["RenderOptions.encoder.codec", "PoseEmbedder.embedByCopy"])
         }
         guard !poses.scan.isUntimed else {
             throw .usage("\(input): a raw \(video.codecName) stream has no timestamps to copy into a container; "
-                         + "leave out --copy to re-encode it")
+                         + "leave out `PoseEmbedder.embedByCopy` to re-encode it", options: ["PoseEmbedder.embedByCopy"])
         }
 
         let outputFile = try AtomicOutput(path: path, overwrite: overwrite, inputs: [input] + settings.inputFiles)

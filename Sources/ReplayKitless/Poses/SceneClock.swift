@@ -30,8 +30,9 @@ public struct StreamPlacement: Sendable, Equatable, Codable {
 }
 
 extension Call {
-    /// Where `track`'s file sits on the call's clock.
-    package func placement(of track: CallTrack) -> StreamPlacement {
+    /// Where `track`'s file sits on the call's clock: ``PoseSettings/streamPlacement`` for a scene in
+    /// call or Unix time when `track`'s file is rendered or tracked on its own.
+    public func placement(of track: CallTrack) -> StreamPlacement {
         StreamPlacement(callToMedia: track.mediaStart - track.start, epoch: epoch)
     }
 }

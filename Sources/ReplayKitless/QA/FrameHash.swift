@@ -66,7 +66,7 @@ package enum FrameMD5 {
 }
 
 /// The first way a frame hash listing differs from its golden file.
-package enum FrameHashDifference: Sendable, Equatable, CustomStringConvertible {
+public enum FrameHashDifference: Sendable, Equatable, CustomStringConvertible {
     /// Frame `frame` (0-based data line) has another line than the golden file.
     case differs(frame: Int, expected: String, actual: String)
     /// The input ended after `actual` frames; the golden file has `expected`.
@@ -74,7 +74,7 @@ package enum FrameHashDifference: Sendable, Equatable, CustomStringConvertible {
     /// The input goes on past the golden file's `frame` frames; `actual` is its first extra line.
     case extra(frame: Int, actual: String)
 
-    package var description: String {
+    public var description: String {
         switch self {
         case .differs(let frame, let expected, let actual):
             "frame \(frame) differs from the golden file:\n  expected: \(expected)\n  actual:   \(actual)"
@@ -96,15 +96,16 @@ package enum FrameHashDifference: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A golden `framemd5` file for `fxreplay framehash --check`: its data lines (`#` lines and blank lines
-/// ignored), checked one by one as the input's lines are produced.
-package struct FrameHashGolden: Sendable {
-    package let file: String
+/// ignored), checked one by one as the input's lines are produced. Padding spaces never count as a difference.
+public struct FrameHashGolden: Sendable {
+    /// The file the lines came from, as messages name it.
+    public let file: String
     package let lines: [String]
     /// Where each of `lines` is in the file (1-based).
     package let lineNumbers: [Int]
 
     /// Parses golden text. Data lines need at least six comma-separated fields, the first five integers.
-    package init(_ text: String, file: String) throws(ReplayError) {
+    public init(_ text: String, file: String) throws(ReplayError) {
         var lines: [String] = [], lineNumbers: [Int] = []
         for (raw, number) in ReplayKitless.lines(of: text) {
             let line = raw.trimmingCharacters(in: .whitespaces)
@@ -122,18 +123,31 @@ package struct FrameHashGolden: Sendable {
     }
 
     /// Reads and parses the golden file at `path`.
-    package static func load(path: String) throws(ReplayError) -> FrameHashGolden {
+    public static func load(path: String) throws(ReplayError) -> FrameHashGolden {
         let text = try readInputText(path, limit: InputLimits.textFileBytes, kind: "golden framemd5 file")
         return try FrameHashGolden(text, file: path)
     }
 
-    /// Compares a whole listing; `nil` when it matches.
-    package func compare(_ actual: [String]) -> FrameHashDifference? {
+    /// Compares a whole listing (data lines, as ``VideoFrameHasher/nextLine()`` gives them); `nil` when it matches.
+    public func compare(_ actual: [String]) -> FrameHashDifference? {
         var checker = FrameHashChecker(golden: self)
         for line in actual {
             if let difference = checker.check(line) { return difference }
         }
         return checker.finish()
+    }
+
+    /// Checks `hasher`'s frames against these lines as they are decoded, stopping at the first
+    /// difference: `fxreplay framehash --check`. Returns the number of frames, all matching.
+    /// - Throws: ``ReplayError/Kind/checkFailed`` (exit status 1) naming the golden file, the line of
+    ///   a differing frame and both lines; other errors of reading the video.
+    public func check(_ hasher: VideoFrameHasher) throws(ReplayError) -> Int {
+        var checker = FrameHashChecker(golden: self)
+        while let line = try hasher.nextLine() {
+            if let difference = checker.check(line) { throw difference.error(in: self) }
+        }
+        if let difference = checker.finish() { throw difference.error(in: self) }
+        return checker.frames
     }
 
     /// Fields with the padding spaces removed, so spacing alone never counts as a difference.

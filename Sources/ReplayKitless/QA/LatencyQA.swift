@@ -227,6 +227,9 @@ public struct LatencyReport: Sendable, Equatable, Codable, QAReportFiles {
                   tolerance: tolerance)
     }
 
+    /// ``plot`` as an SVG document.
+    public func svg() -> String { plot.svg() }
+
     /// The error `fxreplay qa latency` ends with when a tolerance is exceeded (exit status 1); `nil` otherwise.
     public var failure: ReplayError? {
         passed ? nil : .checkFailed("tap latency check failed: " + failing(explained: true).joined(separator: ", "))

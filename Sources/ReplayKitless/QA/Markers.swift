@@ -24,9 +24,6 @@ package struct MarkerStyle: Sendable, Equatable {
     /// The colour of track `index` (repeating after five).
     package static func trackColor(_ index: Int) -> RGBAColor { trackColors[index % trackColors.count].color }
 
-    /// The name of ``trackColor(_:)``, for messages.
-    package static func trackColorName(_ index: Int) -> String { trackColors[index % trackColors.count].name }
-
     /// A marker sized for a picture `height` pixels tall: radius 1/36 of the height (at least 6 px),
     /// line 1/5 of the radius (at least 2 px).
     package static func sized(for height: Int, color: RGBAColor) -> MarkerStyle {

@@ -28,23 +28,34 @@ struct DrawableRows: Sendable {
 }
 
 /// `fxreplay qa overlay`: draws the placements of one or more tracks on the frames they belong to,
-/// one marker colour per track (``MarkerStyle/trackColor(_:)``). Rows are looked up by the frame's
-/// presentation index; coordinates are the track's own (formats.md §7: display orientation), so
-/// the render must keep the input's size.
-package final class PlacementOverlay: FrameEffect {
-    package let name = "overlay"
+/// a ring and cross per visible row, one marker colour per track (``color(ofTrack:)``). Pass it to
+/// ``Renderer`` as an extra effect. Rows are looked up by the frame's presentation index;
+/// coordinates are the track's own (formats.md §7: display orientation), so the render must keep
+/// the input's size.
+public final class PlacementOverlay: FrameEffect {
+    /// The effect's name in ``RenderReport/effects``.
+    public let name = "overlay"
     private let tracks: [DrawableRows]
     private let colors: [RGBAColor]
     private var markers: [Int]
 
-    /// `colors[i]` for track `i`; tracks without one get ``MarkerStyle/trackColor(_:)``.
-    package init(tracks: [PlacementTrack], colors: [RGBAColor] = []) {
+    /// An overlay of `tracks` (their visible rows with coordinates), drawn in `colors[i]` for track
+    /// `i`; tracks without one get ``color(ofTrack:)``.
+    public init(tracks: [PlacementTrack], colors: [RGBAColor] = []) {
         self.tracks = tracks.map(DrawableRows.init)
-        self.colors = tracks.indices.map { $0 < colors.count ? colors[$0] : MarkerStyle.trackColor($0) }
+        self.colors = tracks.indices.map { $0 < colors.count ? colors[$0] : Self.color(ofTrack: $0) }
         markers = Array(repeating: 0, count: tracks.count)
     }
 
-    package func apply(to image: YUVImage, at time: FrameTime) throws(ReplayError) {
+    /// The marker colour of track `index` when none is given: red, cyan, yellow, green, purple,
+    /// then again. QA report pictures draw track A and B in those of 0 and 1.
+    public static func color(ofTrack index: Int) -> RGBAColor { MarkerStyle.trackColor(index) }
+
+    /// The name of ``color(ofTrack:)`` ("red", "cyan", …), for messages.
+    public static func colorName(ofTrack index: Int) -> String { MarkerStyle.trackColors[index % MarkerStyle.trackColors.count].name }
+
+    /// Draws every track's markers of the frame at `time` into `image`.
+    public func apply(to image: YUVImage, at time: FrameTime) throws(ReplayError) {
         for (index, rows) in tracks.enumerated() {
             let style = MarkerStyle.sized(for: image.height, color: colors[index])
             for row in rows[time.index] {
@@ -55,8 +66,8 @@ package final class PlacementOverlay: FrameEffect {
         }
     }
 
-    /// Markers drawn per track (`track 1`, `track 2`, …).
-    package func reportLines() -> [String: Int] {
+    /// Markers drawn per track (`track 1 markers`, `track 2 markers`, …).
+    public func reportLines() -> [String: Int] {
         Dictionary(uniqueKeysWithValues: markers.enumerated().map { ("track \($0.offset + 1) markers", $0.element) })
     }
 }
@@ -90,17 +101,15 @@ package struct ThumbnailRequest: Sendable, Equatable {
 /// zoomed crop around the request's annotation (``WorstFrameCrop``), or the whole frame scaled down
 /// when the request names none; written as PNG.
 package enum PlacementThumbnails {
-    /// Writes one PNG per request into `outputs` (committed by the caller), or with `inline` keeps
-    /// them in the returned report entries instead (a self-contained page); returns the entries.
+    /// Hands one PNG per request to `save` with the request's path, or without `save` keeps them in
+    /// the returned report entries instead (a self-contained page); returns the entries.
     /// - Parameters:
     ///   - timeTolerance: pair B's rows by nearest time within this many seconds instead of by frame.
     ///   - width: the whole-frame pictures' width (never enlarged).
     ///   - legend: the names of A and B under the crops.
-    ///   - inputs: the other files the run reads (the tracks): no picture is written over one, nor over `video`.
     package static func write(video: String, requests: [ThumbnailRequest], a: PlacementTrack, b: PlacementTrack,
                              timeTolerance: Double? = nil, width: Int = 320, legend: [String] = ["A", "B"],
-                             inline: Bool = false, into outputs: OutputGroup,
-                             protecting inputs: [String] = []) throws(ReplayError) -> [QAThumbnail] {
+                             save: ((_ png: Data, _ path: String) throws(ReplayError) -> Void)?) throws(ReplayError) -> [QAThumbnail] {
         guard let last = requests.map(\.frame).max() else { return [] }
         let rowsA = DrawableRows(a), rowsB = DrawableRows(b)
         let byFrame = Dictionary(grouping: requests, by: \.frame)
@@ -127,8 +136,8 @@ package enum PlacementThumbnails {
                     png = try scaledDown(picture, width: width, placements: placements)
                 }
                 let data = try ImageWriter.png(png)
-                if !inline { try outputs.write(data, to: request.path, inputs: [video] + inputs) }
-                written.append(QAThumbnail(label: request.label, path: request.path, inline: inline ? data : nil))
+                try save?(data, request.path)
+                written.append(QAThumbnail(label: request.label, path: request.path, inline: save == nil ? data : nil))
             }
         }
         guard index > last else {

@@ -121,27 +121,16 @@ package enum QAOutput {
     }
 }
 
-/// A QA report that can be written as JSON, an SVG plot and an HTML page.
-package protocol QAReportFiles {
+/// A QA report that can be written as JSON, an SVG plot and an HTML page (``TrackComparisonReport``,
+/// ``LatencyReport``): what `fxreplay qa … --json/--plot/--report` write.
+public protocol QAReportFiles {
+    /// The report as JSON.
     func json() throws(ReplayError) -> Data
-    var plot: ErrorPlot { get }
+    /// The error-over-time plot as a standalone SVG document.
+    func svg() -> String
     /// The HTML page, referencing `thumbnails` relative to `directory` (where it will be written),
     /// with `legend` explaining their marker colours and `run` saying what made it.
     func html(thumbnails: [QAThumbnail], legend: [QALegendEntry], directory: String, run: QARunInfo?) -> String
-}
-
-extension QAReportFiles {
-    /// Writes the requested report files into their reserved outputs (of an ``OutputGroup``, which
-    /// the caller commits); the HTML references `thumbnails` relative to its own folder.
-    package func write(json: AtomicOutput? = nil, svg: AtomicOutput? = nil, html: AtomicOutput? = nil,
-                      thumbnails: [QAThumbnail] = [], legend: [QALegendEntry] = [], run: QARunInfo? = nil) throws(ReplayError) {
-        if let json { try json.write(try self.json()) }
-        if let svg { try svg.write(Data(plot.svg().utf8)) }
-        if let html {
-            let directory = URL(fileURLWithPath: html.finalPath).deletingLastPathComponent().path
-            try html.write(Data(self.html(thumbnails: thumbnails, legend: legend, directory: directory, run: run).utf8))
-        }
-    }
 }
 
 /// Escapes text for XML and HTML content and attribute values.

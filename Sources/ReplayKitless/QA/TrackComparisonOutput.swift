@@ -52,6 +52,9 @@ extension TrackComparisonReport: QAReportFiles {
                   tolerance: tolerance)
     }
 
+    /// ``plot`` as an SVG document.
+    public func svg() -> String { plot.svg() }
+
     /// The limits the verdict was reached with.
     var thresholds: [(name: String, value: String)] {
         [(name: "p95 pixel error", value: "at most \(fixed(tolerance)) px"),
@@ -112,6 +115,29 @@ extension TrackComparisonReport: QAReportFiles {
         }
         let chosen = pictures(annotations.filter { !$0.passed }) + pictures(annotations.filter(\.passed))
         return Array(chosen.prefix(max(0, limit)))
+    }
+
+    /// The worst-frame pictures of ``html(thumbnails:legend:directory:run:)`` (`fxreplay qa compare
+    /// --video`): at most `limit` frames of `video`, the recording this comparison's tracks `a` and `b`
+    /// belong to, worst first, each zoomed on its annotation with both tracks' placements drawn (A in
+    /// ``PlacementOverlay/color(ofTrack:)`` 0, B in 1). Each picture is named after the page, `report`
+    /// (`r.html` → `r-frame12-valve.png`), and handed to `save` with its PNG bytes as it is made;
+    /// without `save` the PNGs stay in the returned entries, for a page that needs no other file.
+    public func worstFramePictures(of video: String, a: PlacementTrack, b: PlacementTrack, limit: Int, namedAfter report: String,
+                                   save: ((_ png: Data, _ path: String) throws(ReplayError) -> Void)?) throws(ReplayError) -> [QAThumbnail] {
+        let stem = URL(fileURLWithPath: report).deletingPathExtension().path
+        var names = Set<String>()
+        let requests = thumbnailFrames(limit: limit).map { picture in
+            // One file per annotation and frame, named after both (ids reduced to characters safe in a file name).
+            let id = String(picture.id.unicodeScalars.map { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-") ? Character($0) : "_" })
+            var path = "\(stem)-frame\(picture.frame.frame)-\(id).png"
+            if !names.insert(path).inserted { path = "\(stem)-frame\(picture.frame.frame)-\(id)-\(names.count).png"; names.insert(path) }
+            return ThumbnailRequest(frame: picture.frame.frame, t: picture.frame.t, label: picture.label, path: path,
+                                    id: picture.id, accent: picture.accent)
+        }
+        let legend = ["A: \(URL(fileURLWithPath: a.file).lastPathComponent)", "B: \(URL(fileURLWithPath: b.file).lastPathComponent)"]
+        return try PlacementThumbnails.write(video: video, requests: requests, a: a, b: b, timeTolerance: timeTolerance,
+                                             legend: legend, save: save)
     }
 
     /// The error `fxreplay qa compare` ends with when an annotation fails (exit status 1); `nil` on a pass.

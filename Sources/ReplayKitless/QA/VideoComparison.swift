@@ -95,14 +95,20 @@ public struct VideoComparison {
     /// The worst pair side by side, A | B | heat map of |A − B| in luma (with ``VideoComparisonOptions/diffPicture``),
     /// each panel labelled, with the frame and the heat map's colour scale under them.
     package let diff: RGBPicture?
+    /// ``diff`` as PNG bytes (what `fxreplay compare --diff` writes); `nil` without
+    /// ``VideoComparisonOptions/diffPicture`` or without a pair.
+    public func diffPNG() throws(ReplayError) -> Data? {
+        try diff.map { picture throws(ReplayError) in try ImageWriter.png(picture) }
+    }
     /// Where the figures part from FFmpeg's: a video measured after conversion to 8-bit 4:2:0.
     public let warnings: [String]
 
-    /// Compares `a` with `b` on the calling thread; the public form is the `async`
-    /// ``compare(_:with:options:onProgress:)``.
+    /// Compares `a` with `b` on the calling thread, blocking it until both are decoded (what
+    /// `fxreplay compare` does); from async code use ``compare(_:with:options:onProgress:)``.
+    /// A failed threshold is not thrown: read ``result``.
     /// - Parameter observe: called with the pairs measured so far after each pair; throwing from it
     ///   stops the comparison with that error (how cancellation reaches it).
-    package init(comparing a: String, with b: String, options: VideoComparisonOptions = VideoComparisonOptions(),
+    public init(comparing a: String, with b: String, options: VideoComparisonOptions = VideoComparisonOptions(),
                  observe: (_ pairsMeasured: Int) throws(ReplayError) -> Void = { _ in }) throws(ReplayError) {
         let streamA = try PictureStream(url: a), streamB = try PictureStream(url: b)
         streamA.start()

@@ -254,5 +254,10 @@ public struct VideoComparisonResult: Sendable, Equatable, Codable {
         pass ? nil : .checkFailed(failures.joined(separator: "; "))
     }
 
+    /// The report as JSON (formats.md's `compare` report; infinite PSNR as `"inf"`).
+    public func json() throws(ReplayError) -> Data {
+        try QAOutput.json(self)
+    }
+
     private func seconds(_ value: Double) -> String { String(format: "%.3f s", value) }
 }

@@ -21,7 +21,7 @@ import Foundation
 ///   `ffmpeg` inserts after its autorotate filter to keep its output's size).
 ///
 /// Decoding runs on a thread of its own (``PictureStream``), so hashing overlaps with it.
-package final class VideoFrameHasher {
+public final class VideoFrameHasher {
     private let pictures: PictureStream
     private let md5: MD5
     /// The stream's time base, in which every timestamp is written.
@@ -49,10 +49,10 @@ package final class VideoFrameHasher {
     package private(set) var frames = 0
 
     /// The `#` lines `ffmpeg -fflags +bitexact -f framemd5` starts with, for the upright picture size.
-    package let headerLines: [String]
+    public let headerLines: [String]
 
     /// Opens the first video stream of `url` and starts decoding it.
-    package init(url: String) throws(ReplayError) {
+    public init(url: String) throws(ReplayError) {
         // ffmpeg decodes with the codec's default decoder: VP9's drops the alpha channel.
         pictures = try PictureStream(url: url, alpha: false)
         rescaled = try Frame()
@@ -94,7 +94,7 @@ package final class VideoFrameHasher {
     deinit { pictures.cancel() }
 
     /// The next data line, or `nil` after the last frame.
-    package func nextLine() throws(ReplayError) -> String? {
+    public func nextLine() throws(ReplayError) -> String? {
         let item: PictureStream.Item
         if let first = pending {
             item = first
