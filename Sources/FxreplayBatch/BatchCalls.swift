@@ -9,7 +9,13 @@ extension BatchRecording {
     package static func isCall(_ input: String) -> Bool {
         guard !PathNames.isURL(input) else { return false }
         if ["zip", "json"].contains(URL(fileURLWithPath: input).pathExtension.lowercased()) { return true }
-        return CallPaths.nonRegularKind(input) == "a folder"
+        return isFolder(input)
+    }
+
+    /// Whether `path` is a folder, following a symbolic link.
+    private static func isFolder(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 
     /// The files a call input makes compose read besides itself, so that a changed one makes the
@@ -17,17 +23,16 @@ extension BatchRecording {
     /// names. A ZIP holds its own; a manifest that cannot be read names none (compose says why).
     package static func callFiles(_ input: String) -> [String] {
         let manifest: String
-        switch CallPaths.nonRegularKind(input) {
-        case "a folder"?:
+        if isFolder(input) {
             guard let found = try? OpenedCall.manifest(inFolder: input) else { return [] }
             manifest = found
-        case nil where URL(fileURLWithPath: input).pathExtension.lowercased() == "json":
+        } else if PathNames.isRegularFile(input), URL(fileURLWithPath: input).pathExtension.lowercased() == "json" {
             manifest = input
-        default:
+        } else {
             return []
         }
-        guard let bytes = try? readInputFile(manifest, limit: InputLimits.callManifestBytes, kind: "call manifest", isText: true),
-              let streams = try? CallManifest(json: bytes, file: manifest).streams else { return [manifest] }
+        guard let text = try? readInputText(manifest, limit: InputLimits.callManifestBytes, kind: "call manifest"),
+              let streams = try? CallManifest(json: Array(text.utf8), file: manifest).streams else { return [manifest] }
         let folder = PathNames.directory(of: manifest)
         return [manifest] + streams.flatMap(\.tracks).compactMap { track in
             (try? CallPaths.components(of: track.file, track: track, manifest: manifest)).map { ([folder] + $0).joined(separator: "/") }

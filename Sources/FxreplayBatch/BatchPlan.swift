@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ReplayKitless
 
 /// One recording of a batch: where it comes from, where it goes, and the exact render arguments.
@@ -54,7 +55,7 @@ package struct BatchPlanner: Sendable {
         var seen: Set<String> = []
         for pattern in patterns {
             let matches = Self.expand(pattern)
-            if matches.isEmpty { ReplayLog.warning("\(pattern) matches no files") }
+            if matches.isEmpty { ReplayLog.logger.warning("\(pattern) matches no files") }
             for path in matches.map(PathNames.normalize) where seen.insert(path).inserted { listed.append(path) }
         }
         // Files a job option reads (a background picture) are inputs, not recordings, too.
@@ -81,9 +82,9 @@ package struct BatchPlanner: Sendable {
         var readFiles: [String: [String]] = [:]
         var recordings: [BatchRecording] = []
         for row in rows {
-            if let output = row.output, !Muxer.containerExtensions.contains(URL(fileURLWithPath: output).pathExtension.lowercased()) {
+            if let output = row.output, !EncoderSettings.containerExtensions.contains(URL(fileURLWithPath: output).pathExtension.lowercased()) {
                 throw .badInput(file: manifest, line: row.line, field: "output",
-                                "'\(output)' is not a video file name: end it with \(Muxer.containerExtensions.map { "." + $0 }.joined(separator: ", "))")
+                                "'\(output)' is not a video file name: end it with \(EncoderSettings.containerExtensions.map { "." + $0 }.joined(separator: ", "))")
             }
             let written = (row.output.map { [("output", $0)] } ?? [])
                 + row.options.filter { Self.writtenOptions.contains($0.key) }.flatMap { option in option.values.map { (option.key, $0) } }

@@ -111,7 +111,8 @@ final class BatchProgress: @unchecked Sendable {
             write(line(frames: frames, rate: rate, eta: eta, final: final) + "\n")
         case .auto:
             let width = 30
-            let filled = Int(clamping: fraction * Double(width), rounding: .down, to: 0...width)
+            // `fraction` is finite (counts over a count > 0), so the conversion cannot trap.
+            let filled = min(width, max(0, Int((fraction * Double(width)).rounded(.down))))
             let bar = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] "
             write("\r\u{1B}[K" + bar + line(frames: frames, rate: rate, eta: eta, final: final) + (final ? "\n" : ""))
         }

@@ -55,7 +55,9 @@ package final class BatchRunner: @unchecked Sendable {
     let recordings: [BatchRecording]
     let settings: BatchSettings
     private let layout: BatchLayout
-    private let state = Locked(RunState())
+    /// Held while `state` is read or changed.
+    private let stateLock = NSLock()
+    private var state = RunState()
 
     private struct RunState {
         var entries: [BatchReport.Entry] = []
@@ -109,7 +111,7 @@ package final class BatchRunner: @unchecked Sendable {
         group.wait()
         ticker.cancel()
         progress.finish()
-        let final = state.withLock { $0 }
+        let final = stateLock.withLock { state }
         return BatchReport(version: settings.version, shard: settings.shard?.description, jobs: settings.jobs,
                            wallSeconds: Date().timeIntervalSince(started), interruptedBy: final.interruptedBy,
                            recordings: final.entries)
@@ -142,7 +144,7 @@ package final class BatchRunner: @unchecked Sendable {
             throw .usage("\(first)\(unvouched.count > 1 ? " (and \(unvouched.count - 1) more)" : ""): exists, and no batch made it "
                          + "(no fingerprint vouches for it); pass --force to replace it")
         }
-        state.withLock { $0.entries = entries }
+        stateLock.withLock { state.entries = entries }
         return toRender
     }
 
@@ -168,7 +170,7 @@ package final class BatchRunner: @unchecked Sendable {
         return flock(descriptor, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK
     }
 
-    private var isInterrupted: Bool { state.withLock { $0.interruptedBy != nil } }
+    private var isInterrupted: Bool { stateLock.withLock { state.interruptedBy != nil } }
 
     /// Renders one recording while holding its lock, so that another batch on the same directory
     /// (a relaunched job while the old one still runs) waits for it rather than writing the same
@@ -178,7 +180,7 @@ package final class BatchRunner: @unchecked Sendable {
         let recording = recordings[index]
         guard let lock = OutputLock(path: layout.lock(recording), whileWaiting: { !isInterrupted }) else { return nil }
         defer { lock.release() }
-        var entry = state.withLock { $0.entries[index] }
+        var entry = stateLock.withLock { state.entries[index] }
         if lock.waited, !settings.force, OutputFingerprint.load(forOutput: recording.output)?.matches(key: key, output: recording.output) == true {
             entry.status = .skipped
             entry.bytes = FileStatus(recording.output)?.size
@@ -189,29 +191,28 @@ package final class BatchRunner: @unchecked Sendable {
             entry.error = "\(file): exists, and no batch made it (no fingerprint vouches for it); pass --force to replace it"
             return entry
         }
-        let child: ChildProcess?
+        let child: ChildProcess
         do {
-            child = try state.withLock { state throws(ReplayError) -> ChildProcess? in
-                guard state.interruptedBy == nil else { return nil }
-                let child = try start(recording)
-                state.children[index] = child
-                return child
-            }
+            // Started under the lock: a signal forwarded meanwhile finds the child, or none is started.
+            stateLock.lock()
+            defer { stateLock.unlock() }
+            guard state.interruptedBy == nil else { return nil }
+            child = try start(recording)
+            state.children[index] = child
         } catch {
             entry.status = .failed
             entry.error = error.message
             return entry
         }
-        guard let child else { return nil }
         progress.started(recording.name)
         let finished = finish(recording, child: child, key: key, started: Date(), progress: progress)
-        state.withLock { $0.children[index] = nil }
+        stateLock.withLock { state.children[index] = nil }
         return finished
     }
 
 
     private func record(_ entry: BatchReport.Entry, at index: Int) {
-        state.withLock { $0.entries[index] = entry }
+        stateLock.withLock { state.entries[index] = entry }
     }
 
     /// Starts render for one recording. The old fingerprint's key goes first, so that a run killed
@@ -318,7 +319,7 @@ package final class BatchRunner: @unchecked Sendable {
     /// Passes SIGINT/SIGTERM/SIGHUP on to every running render and stops starting new ones.
     private func installSignalForwarding() -> [any DispatchSourceSignal] {
         InterruptCleanup.handle { [self] signalNumber in
-            let children = state.withLock { state in
+            let children = stateLock.withLock {
                 if state.interruptedBy == nil { state.interruptedBy = signalNumber }
                 return Array(state.children.values)
             }

@@ -214,9 +214,9 @@ package struct JobSpec: Sendable {
                     throw .badInput(file: file, line: entry.line, field: field, "must be a file extension such as mp4, mkv, mov or webm")
                 }
                 let ext = text.hasPrefix(".") ? String(text.dropFirst()) : text
-                guard Muxer.containerExtensions.contains(ext.lowercased()) else {
+                guard EncoderSettings.containerExtensions.contains(ext.lowercased()) else {
                     throw .badInput(file: file, line: entry.line, field: field,
-                                    "'\(text)' is not a container fxreplay writes: \(Muxer.containerExtensions.joined(separator: ", "))")
+                                    "'\(text)' is not a container fxreplay writes: \(EncoderSettings.containerExtensions.joined(separator: ", "))")
                 }
                 container = ext
                 continue

@@ -2,10 +2,12 @@ import Foundation
 
 /// The file names a manifest may use (formats.md §9): relative to the manifest's folder and
 /// staying inside it. Absolute names and `..` are refused before anything is opened or extracted.
-package enum CallPaths {
-    /// `name` split into its components, refusing absolute names, `..`, and backslashes (a ZIP made
-    /// on Windows separates folders with them, so `..\x` would climb too).
-    package static func components(of name: String, track: CallManifest.Track, manifest: String) throws(ReplayError) -> [String] {
+public enum CallPaths {
+    /// `name` (a ``CallManifest/Track/file``) split into its components, refusing absolute names, `..`,
+    /// and backslashes (a ZIP made on Windows separates folders with them, so `..\x` would climb too):
+    /// join them to the manifest's folder to find the file as ``OpenedCall/open(_:)`` does.
+    /// - Throws: `ReplayError.badInput` naming `manifest`, the track's entry and field.
+    public static func components(of name: String, track: CallManifest.Track, manifest: String) throws(ReplayError) -> [String] {
         func refuse(_ why: String) -> ReplayError {
             .badInput(file: manifest, line: track.line, field: "\(track.entry), \(track.fileKey)", "\"\(name)\" \(why)")
         }

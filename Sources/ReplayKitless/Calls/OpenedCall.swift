@@ -78,8 +78,10 @@ public final class OpenedCall: @unchecked Sendable {
 
     /// The manifest of an unpacked archive: the one JSON file directly in `folder` that is a
     /// manifest by its content (another JSON file, such as compose's report, is passed over).
-    /// Only regular files are opened: a FIFO named `*.json` is passed over with a warning.
-    package static func manifest(inFolder folder: String) throws(ReplayError) -> String {
+    /// Only regular files are opened: a FIFO named `*.json` is passed over with a warning. This is
+    /// the manifest ``open(_:)`` reads for a folder.
+    /// - Throws: `ReplayError.badInput` when the folder holds no manifest or more than one.
+    public static func manifest(inFolder folder: String) throws(ReplayError) -> String {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
         let jsonFiles = names.filter { $0.lowercased().hasSuffix(".json") && !$0.hasPrefix(".") }.map { folder + "/" + $0 }.filter { file in
             guard let kind = CallPaths.nonRegularKind(file) else { return true }

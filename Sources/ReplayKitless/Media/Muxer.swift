@@ -1,6 +1,12 @@
 import CFFmpeg
 import Foundation
 
+extension EncoderSettings {
+    /// The file extensions of the containers the library writes (MP4, QuickTime, Matroska, WebM): an
+    /// output's extension chooses its container, so an output is named with one of these.
+    public static let containerExtensions = ["mp4", "mov", "mkv", "webm"]
+}
+
 /// A container being written; owns its `AVFormatContext` and its ``AtomicOutput``.
 /// One thread writes it: a pipeline's ``OutputStage`` (which takes copied packets over from the
 /// source's thread), or a fixture writer; it takes no lock.
@@ -22,9 +28,8 @@ package final class Muxer: @unchecked Sendable {
 
     /// The containers written: ones that keep every frame's own timestamp (AVI, for one, would
     /// re-time variable frame rates) and have been tested with every stream kind copied.
+    /// (``EncoderSettings/containerExtensions`` name them.)
     static let supportedFormats: Set<String> = ["mp4", "mov", "matroska", "webm"]
-    /// The file extensions that name them.
-    package static let containerExtensions = ["mp4", "mov", "mkv", "webm"]
 
     /// Prepares a container for `output`; the format comes from the final path's extension.
     init(output: AtomicOutput, bitexact: Bool) throws(ReplayError) {

@@ -3,8 +3,9 @@ import Foundation
 /// A parsed JSON value that remembers the line it started on, so errors in sidecars and scene
 /// files can name the line. Numbers are parsed with `Double(String)`, which rounds correctly,
 /// so `0.1` in a file is exactly the `Double` nearest 0.1.
-package struct JSONNode: Sendable {
-    package enum Value: Sendable {
+public struct JSONNode: Sendable {
+    /// What the value is, in JSON's kinds.
+    public enum Value: Sendable {
         case null
         case bool(Bool)
         case number(Double)
@@ -14,9 +15,10 @@ package struct JSONNode: Sendable {
         case object([(key: String, value: JSONNode)])
     }
 
-    package var value: Value
+    /// The value itself.
+    public var value: Value
     /// 1-based line of the value's first character.
-    package var line: Int
+    public var line: Int
 
     /// The member named `key` of an object, `nil` for absent keys and non-objects.
     subscript(key: String) -> JSONNode? {
@@ -45,14 +47,18 @@ package struct JSONNode: Sendable {
 }
 
 /// Why a JSON text could not be read, and on which line.
-package struct JSONSyntaxError: Error, Sendable {
-    package var line: Int
-    package var message: String
+public struct JSONSyntaxError: Error, Sendable {
+    /// 1-based line where reading stopped.
+    public var line: Int
+    /// What was wrong there (`duplicate key "x"`, `expected ',' or '}'`, …).
+    public var message: String
 }
 
 /// A strict RFC 8259 reader: no comments, no trailing commas, no NaN, no duplicate keys,
-/// nesting limited so hostile input cannot exhaust the stack.
-package struct JSONReader {
+/// nesting limited so hostile input cannot exhaust the stack. Every JSON input of the library
+/// (pose sidecars, scenes, call manifests, layouts) is read with it; public so that a program
+/// reads its own JSON inputs (`fxreplay batch`'s job specs and manifests) as strictly.
+public struct JSONReader {
     private let bytes: [UInt8]
     private var index = 0
     private var line: Int
@@ -60,7 +66,7 @@ package struct JSONReader {
 
     /// Parses `bytes` as exactly one JSON value (surrounding whitespace allowed).
     /// `firstLine` is the line number of the first byte, for JSON Lines.
-    package static func parse(_ bytes: [UInt8], firstLine: Int = 1) throws(JSONSyntaxError) -> JSONNode {
+    public static func parse(_ bytes: [UInt8], firstLine: Int = 1) throws(JSONSyntaxError) -> JSONNode {
         var reader = JSONReader(bytes: bytes, line: firstLine)
         reader.skipWhitespace()
         let node = try reader.value(depth: 0)

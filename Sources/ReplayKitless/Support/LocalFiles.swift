@@ -8,8 +8,9 @@ import Foundation
 /// `subfile,,start,N,end,M,,:URL`, `concat:a|b` (several), `concatf:LIST` (the list and every URL in
 /// it), `bluray:DIR`. Outputs must never be one of them, so every reading is taken: a spelling stands
 /// for all the files it could open (over-protecting an odd file name costs a refusal, under-protecting
-/// costs a recording).
-package enum LocalFiles {
+/// costs a recording). Public so that a program checking its own outputs against its inputs (as
+/// `fxreplay batch` plans do) takes every reading too.
+public enum LocalFiles {
     /// Wrappers whose rest, after `NAME:`, is another URL (FFmpeg 5.1: async.c, cache.c, crypto.c, hlsproto.c).
     static let nestingProtocols: Set<String> = ["async", "cache", "crypto", "hls", "bluray"]
     /// How deep wrappers are unwrapped (`cache:async:cache:…`), and how many URLs a concat list may add.
@@ -19,7 +20,7 @@ package enum LocalFiles {
 
     /// Every local path `spelling` may open: the spelling itself as a path, and what its protocol
     /// wrappers lead to (recursively). No path is resolved here; see ``canonicalPath(_:)``.
-    package static func paths(_ spelling: String) -> [String] {
+    public static func paths(_ spelling: String) -> [String] {
         var result: [String] = []
         var seen: Set<String> = []
         collect(spelling, depth: 0, into: &result, seen: &seen)
@@ -86,7 +87,7 @@ package enum LocalFiles {
     /// system has it: the existing part through `realpath`, the rest taken lexically (`..` drops a
     /// component), a dangling link followed to where it points. Two spellings of one file that do
     /// not exist yet (two outputs of a run) come out equal.
-    package static func canonicalPath(_ path: String) -> String {
+    public static func canonicalPath(_ path: String) -> String {
         canonicalPath(path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path, links: 0)
     }
 

@@ -1,12 +1,10 @@
 import Foundation
 
-/// How fxreplay writes and reads path names: URLs told from paths, names, folders, one spelling of a
-/// path. Shared by outputs, the batch planner, discovery and sharding.
-package enum PathNames {
-    /// Anything libavformat opens by protocol (`https://…`, `file:///…`) rather than a local file:
-    /// a scheme (a letter, then letters, digits, `+`, `-`, `.`) and `://`. Anything else is a path, made
-    /// absolute by the planner, so that no input reaches render's command line starting with `-`.
-    package static func isURL(_ path: String) -> Bool {
+/// How the library tells a URL from a local path, and finds a local path's folder.
+public enum PathNames {
+    /// Whether `path` is opened by protocol (`https://…`, `file:///…`, under the ``InputPolicy``)
+    /// rather than as a local file: a scheme (a letter, then letters, digits, `+`, `-`, `.`) and `://`.
+    public static func isURL(_ path: String) -> Bool {
         guard let separator = path.range(of: "://") else { return false }
         let scheme = Array(path[..<separator.lowerBound].utf8)
         func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") }
@@ -14,56 +12,10 @@ package enum PathNames {
         return scheme.allSatisfy { isLetter($0) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || "+-.".utf8.contains($0) }
     }
 
-    /// A recording's name: its file name without the extension (URL queries ignored).
-    package static func name(of path: String) -> String {
-        var last = path
-        if isURL(path), let url = URL(string: path) { last = url.lastPathComponent }
-        last = String(last.split(separator: "/").last ?? Substring(last))
-        guard let dot = last.lastIndex(of: "."), dot != last.startIndex else { return last }
-        return String(last[..<dot])
-    }
-
-    /// The directory part of a local path (`.` when there is none).
-    package static func directory(of path: String) -> String {
+    /// The directory part of a local path: what comes before its last `/` (`/` for a file at the
+    /// root, `.` when there is none); the folder an output's temporary file is written in.
+    public static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
-    }
-
-    /// A path written one way only: no `./` segments, no repeated or trailing slashes, and a
-    /// leading `./` kept only where the path would otherwise start with `-`. `..` is kept
-    /// (resolving it needs the file system); symlinks are not resolved. URLs are left alone.
-    package static func normalize(_ path: String) -> String {
-        guard !isURL(path), !path.isEmpty else { return path }
-        let absolute = path.hasPrefix("/")
-        let parts = path.split(separator: "/").filter { $0 != "." }
-        var result = parts.joined(separator: "/")
-        if absolute { result = "/" + result }
-        if result.isEmpty { return absolute ? "/" : "." }
-        if result.hasPrefix("-") { result = "./" + result }
-        return result
-    }
-
-    /// `relative` resolved against `directory` (absolute paths and URLs unchanged).
-    package static func resolve(_ relative: String, against directory: String) -> String {
-        if isURL(relative) || relative.hasPrefix("/") || directory == "." { return normalize(relative) }
-        return normalize(directory + "/" + relative)
-    }
-
-    /// `path` resolved against the working directory, normalized (URLs unchanged), with `..` resolved
-    /// as the file system resolves it (through symbolic links): up to the last `..`, the path must
-    /// exist; when it does not, the `..` stay.
-    package static func absolute(_ path: String) -> String {
-        let resolved = resolve(path, against: FileManager.default.currentDirectoryPath)
-        let parts = resolved.split(separator: "/", omittingEmptySubsequences: false)
-        guard !isURL(resolved), let last = parts.lastIndex(of: "..") else { return resolved }
-        let head = parts[...last].joined(separator: "/"), tail = parts[(last + 1)...].joined(separator: "/")
-        guard let real = realpath(head, nil) else { return resolved }
-        defer { free(real) }
-        return normalize(String(cString: real) + "/" + tail)
-    }
-
-    package static func isRegularFile(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 }

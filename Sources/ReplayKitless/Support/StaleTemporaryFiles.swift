@@ -1,26 +1,13 @@
 import Foundation
 
-/// Size and modification time of a regular file.
-package struct FileStatus {
-    package var size: Int64
-    /// Nanoseconds since 1970.
-    package var modified: Int64
-
-    package init?(_ path: String) {
-        var info = stat()
-        guard !PathNames.isURL(path), stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        size = Int64(info.st_size)
-        modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-    }
-}
-
 /// Removes temporary files that a killed run left next to `finalPath` (the hidden files
 /// ``AtomicOutput`` writes before renaming into place) and returns how many. A file this machine
 /// wrote is kept while its process lives (a second batch on the same directory); one another
-/// machine wrote (a directory shared by a cluster's workers), while it changed in the last
-/// ``staleTemporaryFileAge`` seconds, as a live render's output keeps growing.
+/// machine wrote (a directory shared by a cluster's workers), while it changed in the last ten
+/// minutes, as a live render's output keeps growing. The library calls it for every output it
+/// writes; a program calls it for a file it does not write again (an output found up to date).
 @discardableResult
-package func removeStaleTemporaryFiles(for finalPath: String) -> Int {
+public func removeStaleTemporaryFiles(for finalPath: String) -> Int {
     let directory = PathNames.directory(of: finalPath)
     let fileName = finalPath.split(separator: "/").last.map(String.init) ?? finalPath
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return 0 }
@@ -38,9 +25,12 @@ package func removeStaleTemporaryFiles(for finalPath: String) -> Int {
 /// How long another machine's temporary file may go unchanged before it counts as left behind.
 package let staleTemporaryFileAge: TimeInterval = 600
 
+/// Whether the regular local file `path` (a link followed) changed in the last ``staleTemporaryFileAge`` seconds.
 private func changedRecently(_ path: String) -> Bool {
-    guard let modified = FileStatus(path)?.modified else { return false }
-    return Date().timeIntervalSince1970 - Double(modified) / 1e9 < staleTemporaryFileAge
+    var info = stat()
+    guard !PathNames.isURL(path), stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
+    let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+    return Date().timeIntervalSince1970 - modified < staleTemporaryFileAge
 }
 
 /// Whether process `pid` exists and has not ended (a zombie, ended but not yet waited for, has).
