@@ -10,12 +10,6 @@
 source "$(dirname "$0")/common.sh"
 MINUTES="${MINUTES:-60}"
 build_release
-LONG="$BENCH_DIR/long-${MINUTES}min-720p.mp4"
-if [ ! -f "$LONG" ]; then
-  echo "generating a ${MINUTES}-minute 720p input…" >&2
-  ffmpeg -v error -y -f lavfi -i "testsrc2=size=1280x720:rate=30" -f lavfi -i "sine=frequency=440:sample_rate=48000" \
-    -t "$((MINUTES * 60))" -c:v libx264 -preset ultrafast -crf 28 -pix_fmt yuv420p -c:a aac -b:a 64k -shortest "$LONG"
-fi
 
 # sample NAME COMMAND...: runs it, recording "seconds rss_kib" once a second, then prints the profile.
 sample() {
@@ -46,7 +40,8 @@ PY
 # Memory per process lane (#37 target 2): peak RSS of a 10-second 720p render with the 20-annotation
 # scene and without, at --process-threads 1, 2 and 16 (one round each; peak RSS barely varies). Prints
 # the annotated/plain ratio per lane count (target ≤ 1.15×) and the bytes each lane past the first adds
-# (peak at 16 − peak at 1, over 15), with and without annotations. LANES_ONLY=1 skips the long runs below.
+# (peak at 16 − peak at 1, over the lanes 16 runs past the first: lanes stop at the cores), with and
+# without annotations. LANES_ONLY=1 skips the long runs below.
 LANE_CLIP="$BENCH_DIR/clip720p10s.mp4"
 LANE_POSES="$BENCH_DIR/poses720p10s.jsonl"
 LANE_SCENE="$BENCH_DIR/annotations20-10s.json"
@@ -59,16 +54,28 @@ for lanes in 1 2 16; do
   measure "plain-$lanes" "$FX" render "$LANE_CLIP" -o "$BENCH_DIR/lanes-plain.mp4" --poses "$LANE_POSES" \
     --process-threads "$lanes" --preset ultrafast --progress none --overwrite
 done
-python3 - "$BENCH_DIR/times.txt" <<'PY'
+python3 - "$BENCH_DIR/times.txt" "$(nproc)" <<'PY'
 import sys
 peak = {name: int(kib) * 1024 for name, _, kib in (line.split() for line in open(sys.argv[1]))}
+cores = int(sys.argv[2])
 for lanes in (1, 2, 16):
     a, p = peak[f"annotations-{lanes}"], peak[f"plain-{lanes}"]
-    print(f"--process-threads {lanes:2d}: peak RSS {a / 2**20:.0f} MiB with 20 annotations, {p / 2**20:.0f} MiB without, ratio {a / p:.2f}x")
+    print(f"--process-threads {lanes:2d} ({min(lanes, cores)} lanes on {cores} cores): peak RSS {a / 2**20:.0f} MiB with 20 annotations, "
+          f"{p / 2**20:.0f} MiB without, ratio {a / p:.2f}x")
+# Lanes stop at the cores (RenderOptions.resolvedProcessThreads): per lane over those the 16 asked ran.
+used = min(16, cores)
 for kind in ("annotations", "plain"):
-    print(f"bytes per lane ({kind}): {(peak[f'{kind}-16'] - peak[f'{kind}-1']) / 15:.0f}")
+    if used > 1:
+        print(f"bytes per lane ({kind}, 1 to {used} lanes): {(peak[f'{kind}-16'] - peak[f'{kind}-1']) / (used - 1):.0f}")
 PY
 [ "${LANES_ONLY:-0}" = 1 ] && exit 0
+
+LONG="$BENCH_DIR/long-${MINUTES}min-720p.mp4"
+if [ ! -f "$LONG" ]; then
+  echo "generating a ${MINUTES}-minute 720p input…" >&2
+  ffmpeg -v error -y -f lavfi -i "testsrc2=size=1280x720:rate=30" -f lavfi -i "sine=frequency=440:sample_rate=48000" \
+    -t "$((MINUTES * 60))" -c:v libx264 -preset ultrafast -crf 28 -pix_fmt yuv420p -c:a aac -b:a 64k -shortest "$LONG"
+fi
 
 sample fxreplay-mp4 "$FX" render "$LONG" -o "$BENCH_DIR/long-out.mp4" --preset ultrafast --overwrite --progress none
 sample fxreplay-mkv "$FX" render "$LONG" -o "$BENCH_DIR/long-out.mkv" --preset ultrafast --overwrite --progress none

@@ -187,6 +187,9 @@ func measureProcessStage(_ arguments: [String]) -> Never {
     do {
         let clip = try ProcessStageBenchmark.Clip(path: clipPath, frames: frames)
         print("fxbench process: \(clip.count) frames of \(clipPath), blur σ = 12 + picture background + \(scene)")
+        if clip.count < frames {
+            print("fxbench process: warning: the clip has fewer than the \(frames) frames asked for (8 per lane): use a longer one")
+        }
         _ = try ProcessStageBenchmark.measure([blurred, pictured], clip: clip, threads: 1)   // warm-up: caches, glyphs
         var base: Double?
         for threads in threadCounts {

@@ -77,7 +77,7 @@ struct EncoderOptions: ParsableArguments {
 /// How many threads apply the effects: render's, kept apart from the encoder's `--threads`.
 struct ProcessingOptions: ParsableArguments {
     @Option(name: .customLong("process-threads"), parsing: .unconditional, help: ArgumentHelp(
-        "Threads that apply the effects (mask, background, annotations), several frames at once (0: one per core).",
+        "Threads that apply the effects (mask, background, annotations), several frames at once (0: one per core; never more than the cores).",
         discussion: "Default: --threads when that is given, else one per core. The output is the same bytes whatever the number.",
         valueName: "n"))
     var processThreads: Int?
