@@ -7,7 +7,9 @@ extension VideoComparison {
     /// Cancelling the task stops the comparison at the next frame pair and throws
     /// ``ReplayError/cancelled``. A failed threshold is not thrown: read ``VideoComparisonResult``.
     /// - Parameters:
-    ///   - a: the video measured (FFmpeg's main input): a path, or a URL ``InputPolicy`` allows.
+    ///   - a: the video measured (FFmpeg's main input): a local file. (A URL that ``InputPolicy``
+    ///     allows goes to ``init(comparing:with:options:observe:)``, as a string: `FilePath` folds the
+    ///     `//` of `https://host/a.mp4`.)
     ///   - b: the reference it is measured against.
     ///   - options: the alignment and the thresholds; the defaults check timestamps and audio only.
     ///   - onProgress: called after each measured pair with the pairs so far
