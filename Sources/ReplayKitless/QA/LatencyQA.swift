@@ -255,7 +255,7 @@ public struct LatencyReport: Sendable, Equatable, Codable, QAReportFiles {
                                 : ["FAIL: " + failing(explained: false).joined(separator: ", ")] + failing(explained: true),
                          passed: passed)
         } else {
-            page.verdict(["No verdict: no --tolerance given (measurements only)"], passed: nil)
+            page.verdict(["No verdict: no tolerance given (measurements only)"], passed: nil)
         }
         page.facts("Thresholds", [(name: "p95 pixel error", value: tolerance.map { "at most \(fixed($0)) px" } ?? "none"),
                                   (name: "delays", value: delays.map { String(format: "%.0f ms", $0 * 1000) }.joined(separator: ", "))])
