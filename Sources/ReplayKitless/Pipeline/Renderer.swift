@@ -419,12 +419,9 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
         inFlight.withLock { $0 = pool }
         defer { pool.finish() }
         var clock = FrameClock(inputFrames: inputFrames)
-        while let frame = decoded.take() {
+        // The slot first: a frame taken while every slot is busy would hold one more decoder buffer.
+        while let slot = pool.takeSlot(), let frame = decoded.take() {
             let time = time(of: frame, by: &clock)
-            guard let slot = pool.takeSlot() else {
-                frame.recycle()
-                return
-            }
             frames[slot].time = time
             do throws(ReplayError) {
                 for effect in split { try effect.sequence(frames[slot]) }
@@ -450,7 +447,7 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
                          effects applyEffects: (YUVImage) throws(ReplayError) -> Void) throws(ReplayError) -> Frame {
         let current: Frame
         do {
-            current = try preparation.prepare(decodedFrame, geometry, colorSpace: colorSpace, drawsEffects: !effects.list.isEmpty, effects: applyEffects,
+            current = try preparation.prepare(decodedFrame, geometry, colorSpace: colorSpace, releasesSource: true, drawsEffects: !effects.list.isEmpty, effects: applyEffects,
                                               source: "\(options.input): frame \(time.index)")
         } catch {
             decodedFrame.recycle()
