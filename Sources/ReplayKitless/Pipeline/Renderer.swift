@@ -96,7 +96,7 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
     /// Four frames between stages absorb the encoder's stalls; each more holds a picture (1.4 MB at
     /// 720p) and the decoder buffer behind it: 8 made peak RSS 1.14× ffmpeg's, 4 makes it 1.08×.
     /// With frames at once the lanes' slots (two per lane) hold frames between the stages already,
-    /// and one frame each side does (blurred background, 720p: 5 MB less, as fast).
+    /// and one frame each side does (blurred background, 720p on 2 cores: 8–9 MB less, as fast).
     let decoded: BoundedQueue<Frame>
     let processed: BoundedQueue<Frame>
     /// The process stage's threads when it works on several frames at once; 1 when it does not.
