@@ -73,8 +73,11 @@ final class FramePreparation {
     /// of this preparation's pool with `frame`'s timing and properties. `frame` stays the caller's.
     /// - Parameters:
     ///   - colorSpace: the colour space of `frame`'s samples.
+    ///   - releasesSource: drops `frame`'s picture (the caller keeps the frame, empty, to recycle)
+    ///     once a picture of the pool's own is made from it, before the effects: a decoder's buffer
+    ///     is then not held while a frame is drawn on.
     ///   - source: names the picture in messages (built only when something fails).
-    func prepare(_ frame: Frame, _ geometry: Geometry, colorSpace source: ColorSpace,
+    func prepare(_ frame: Frame, _ geometry: Geometry, colorSpace source: ColorSpace, releasesSource: Bool = false,
                  drawsEffects: Bool = false, effects: (YUVImage) throws(ReplayError) -> Void = { _ in },
                  source name: @autoclosure () -> String) throws(ReplayError) -> Frame {
         let workingSpace = working.colorSpace(from: source)
@@ -84,7 +87,7 @@ final class FramePreparation {
             next.copyProperties(from: current)
             next.duration = current.duration
             next.pts = current.pts
-            if current !== frame { current.recycle() }
+            if current !== frame { current.recycle() } else if releasesSource { frame.unref() }
             current = next
         }
         func take(_ size: PictureSize, _ format: AVPixelFormat) throws -> Frame {

@@ -69,9 +69,13 @@ final class MaskReader {
         get { scaler.workers }
         set { scaler.workers = newValue }
     }
-    /// The last mask read, at its own size, in display orientation.
+    /// The last mask read, at its own size, in display orientation: in `latestMemory`, or a mask
+    /// video's upright picture itself (its frame stays until the next is read), which is then
+    /// written straight into each frame's mask, without a frame-sized copy kept here.
     private var latestMemory = ScratchBuffer<UInt8>()
     private var latest: Plane?
+    /// `latest` is still limited-range luma, expanded as it is written out.
+    private var latestIsLimited = false
     /// Frames that reused the last mask (`hold`) or kept their picture (`keep-original`).
     private(set) var held = 0
     private(set) var kept = 0
@@ -114,8 +118,8 @@ final class MaskReader {
     /// Returns `false` when the frame has no mask and is to be left as it is (`keep-original`).
     /// - Throws: `ReplayError.badInput` when the frame has no mask under `fail`, or a mask image is unreadable.
     func mask(for time: FrameTime, into destination: Plane) throws(ReplayError) -> Bool {
-        if try readMask(for: time), let latest {
-            scaler.scale(latest, into: destination)
+        if try readMask(for: time), latest != nil {
+            writeLatest(into: destination)
             return true
         }
         switch policy {
@@ -126,9 +130,9 @@ final class MaskReader {
             kept += 1
             return false
         case .hold:
-            guard let latest else { throw .badInput("\(source): no mask at or before video frame \(time.index) to hold") }
+            guard latest != nil else { throw .badInput("\(source): no mask at or before video frame \(time.index) to hold") }
             held += 1
-            scaler.scale(latest, into: destination)
+            writeLatest(into: destination)
             return true
         }
     }
@@ -146,7 +150,7 @@ final class MaskReader {
             let point = frames.pairingTime(for: time)
             if try frames.advance(to: point) {
                 let orientation = frames.orientation
-                try store(frames.current, rotation: orientation.rotation, mirrored: orientation.mirrored, source: frames.url)
+                try store(frames.current, rotation: orientation.rotation, mirrored: orientation.mirrored, source: frames.url, stays: true)
             }
             return frames.isStill || point < frames.currentEnd
         }
@@ -160,11 +164,16 @@ final class MaskReader {
         try store(frame, rotation: orientation.rotation, mirrored: orientation.mirrored, source: path)
     }
 
-    /// Extracts the mask from a decoded picture into `latest`, turned upright, in full range.
-    private func store(_ frame: Frame, rotation: Int, mirrored ownMirror: Bool, source: String) throws(ReplayError) {
+    /// Extracts the mask from a decoded picture into `latest`, turned upright, in full range; an
+    /// upright picture that `stays` (until the next call) is used as it is.
+    private func store(_ frame: Frame, rotation: Int, mirrored ownMirror: Bool, source: String, stays: Bool = false) throws(ReplayError) {
         let (picture, limitedRange) = try extractor.extract(frame, source: source)
         let quarterTurns = rotation / 90
         let mirrored = ownMirror != mirror
+        if stays && quarterTurns == 0 && !mirrored {
+            (latest, latestIsLimited) = (picture, limitedRange)
+            return
+        }
         let width = quarterTurns % 2 == 1 ? picture.height : picture.width
         let height = quarterTurns % 2 == 1 ? picture.width : picture.height
         let mask = latestMemory.plane(width: width, height: height)
@@ -174,7 +183,20 @@ final class MaskReader {
             reorient(picture, into: mask, quarterTurns: quarterTurns, mirror: mirrored)
             if limitedRange { MaskExtractor.expandLimitedRange(mask, into: mask) }
         }
-        latest = mask
+        (latest, latestIsLimited) = (mask, false)
+    }
+
+    /// Writes `latest` into `destination`, scaled to its size. Limited range is expanded before
+    /// scaling (as the mask is stored), so the samples are the same either way.
+    private func writeLatest(into destination: Plane) {
+        guard var mask = latest else { return }
+        if latestIsLimited {
+            if mask.hasSameSize(as: destination) { return MaskExtractor.expandLimitedRange(mask, into: destination) }
+            let expanded = latestMemory.plane(width: mask.width, height: mask.height)
+            MaskExtractor.expandLimitedRange(mask, into: expanded)
+            (mask, latest, latestIsLimited) = (expanded, expanded, false)
+        }
+        scaler.scale(mask, into: destination)
     }
 }
 

@@ -95,8 +95,12 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
 
     /// Four frames between stages absorb the encoder's stalls; each more holds a picture (1.4 MB at
     /// 720p) and the decoder buffer behind it: 8 made peak RSS 1.14× ffmpeg's, 4 makes it 1.08×.
-    let decoded = BoundedQueue<Frame>(capacity: 4)
-    let processed = BoundedQueue<Frame>(capacity: 4)
+    /// With frames at once the lanes' slots (two per lane) hold frames between the stages already,
+    /// and one frame each side does (blurred background, 720p on 2 cores: 8–9 MB less, as fast).
+    let decoded: BoundedQueue<Frame>
+    let processed: BoundedQueue<Frame>
+    /// The process stage's threads when it works on several frames at once; 1 when it does not.
+    let frameLanes: Int
     let failure = Locked<ReplayError?>(nil)
     /// The process stage's lanes, when it runs several frames at once.
     let inFlight = Locked<FramesInFlight<Frame, Frame>?>(nil)
@@ -225,6 +229,12 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
         let context = EffectContext(options: options, demuxer: demuxer, videoStream: video,
                                     outputSize: plan.workingSize, colorSpace: colorSpace, poses: framePoses)
         effects = EffectBox(try makeEffects(for: context) + extraEffects)
+        // Frames at once when every effect splits (a caller's own effects run one frame at a time).
+        let split = effects.list.compactMap { $0 as? any SplitFrameEffect }
+        let atOnce = !split.isEmpty && split.count == effects.list.count && split.allSatisfy(\.processesFramesAtOnce)
+        frameLanes = atOnce ? options.resolvedProcessThreads : 1
+        decoded = BoundedQueue(capacity: frameLanes > 1 ? 1 : 4)
+        processed = BoundedQueue(capacity: frameLanes > 1 ? 1 : 4)
         geometry = plan.turnBack == nil || options.mirror || !effects.list.isEmpty
             ? FramePreparation.Geometry(orientation: plan.upright, size: plan.workingSize, turnBack: plan.turnBack)
             : FramePreparation.Geometry(orientation: .upright, size: plan.outputSize)
@@ -371,13 +381,9 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
 
     private func processStage() throws(ReplayError) {
         defer { processed.close() }
-        let threads = options.resolvedProcessThreads
         let split = effects.list.compactMap { $0 as? any SplitFrameEffect }
-        // Frames at once when every effect splits (a caller's own effects run one frame at a time).
-        if threads > 1 && !split.isEmpty && split.count == effects.list.count && split.allSatisfy(\.processesFramesAtOnce) {
-            return try processFramesAtOnce(split, lanes: threads)
-        }
-        for effect in split { try effect.reserve(slots: 1, lanes: 1, bands: threads) }
+        if frameLanes > 1 { return try processFramesAtOnce(split, lanes: frameLanes) }
+        for effect in split { try effect.reserve(slots: 1, lanes: 1, bands: options.resolvedProcessThreads) }
         let preparation = try makePreparation()
         var clock = FrameClock(inputFrames: inputFrames)
         while let frame = decoded.take() {
@@ -419,12 +425,9 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
         inFlight.withLock { $0 = pool }
         defer { pool.finish() }
         var clock = FrameClock(inputFrames: inputFrames)
-        while let frame = decoded.take() {
+        // The slot first: a frame taken while every slot is busy would hold one more decoder buffer.
+        while let slot = pool.takeSlot(), let frame = decoded.take() {
             let time = time(of: frame, by: &clock)
-            guard let slot = pool.takeSlot() else {
-                frame.recycle()
-                return
-            }
             frames[slot].time = time
             do throws(ReplayError) {
                 for effect in split { try effect.sequence(frames[slot]) }
@@ -450,7 +453,7 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
                          effects applyEffects: (YUVImage) throws(ReplayError) -> Void) throws(ReplayError) -> Frame {
         let current: Frame
         do {
-            current = try preparation.prepare(decodedFrame, geometry, colorSpace: colorSpace, drawsEffects: !effects.list.isEmpty, effects: applyEffects,
+            current = try preparation.prepare(decodedFrame, geometry, colorSpace: colorSpace, releasesSource: true, drawsEffects: !effects.list.isEmpty, effects: applyEffects,
                                               source: "\(options.input): frame \(time.index)")
         } catch {
             decodedFrame.recycle()
