@@ -18,6 +18,21 @@ extension Mesh {
         return max(8, Int((needed / 4).rounded(.up)) * 4)
     }
 
+    /// The largest radius about its axis of a round shape at size 1, which its segments are picked
+    /// for (``roundSegments(forRadius:)``): half the size, but smaller for an arrow (its head) and a
+    /// pin (its ball), whose outlines a segment count picked for half their size made finer than 0.2 px
+    /// asks (2.3 and 2.5 times as many segments as needed at the same sagitta).
+    package static func roundRadius(of shape: AnnotationShape) -> Double {
+        switch shape {
+        case .arrow: arrowHeadRadius
+        case .pin: pinBallRadius
+        default: 0.5
+        }
+    }
+
+    private static let arrowHeadRadius = 0.22
+    private static let pinBallRadius = 0.2
+
     /// The mesh of `shape` at size 1: a built-in one (round ones with `segments` around their
     /// axis), or the OBJ file scaled to unit extent.
     package static func unit(for shape: AnnotationShape, segments: Int = maximumSegments) throws(ReplayError) -> Mesh {
@@ -88,7 +103,7 @@ extension Mesh {
     /// An arrow of length 1 pointing +Y, centred: a shaft and a conical head.
     package static func arrow(segments: Int = maximumSegments) -> Mesh {
         var builder = MeshBuilder(isClosed: true)
-        let shaftRadius = 0.08, headRadius = 0.22, headBase = 0.1
+        let shaftRadius = 0.08, headRadius = arrowHeadRadius, headBase = 0.1
         builder.revolve([(shaftRadius, -0.5, [1, 0]), (shaftRadius, headBase, [1, 0])], segments: segments)
         builder.disc(radius: shaftRadius, y: -0.5, facingUp: false, segments: segments)
         builder.cone(baseRadius: headRadius, baseY: headBase, apexY: 0.5, segments: segments)
@@ -100,10 +115,10 @@ extension Mesh {
     /// to a ball whose top is at y = 1.
     package static func pin(segments: Int = maximumSegments) -> Mesh {
         var builder = MeshBuilder(isClosed: true)
-        let needleTop = 0.65, ballRadius = 0.2
+        let needleTop = 0.65, ballRadius = pinBallRadius
         builder.cone(baseRadius: 0.08, baseY: needleTop, apexY: 0, segments: segments)
         builder.disc(radius: 0.08, y: needleTop, facingUp: true, segments: segments)
-        builder.sphere(radius: ballRadius, centre: [0, 1 - ballRadius, 0], rings: segments * 3 / 8, segments: segments)
+        builder.sphere(radius: ballRadius, centre: [0, 1 - ballRadius, 0], rings: segments / 2, segments: segments)
         return builder.mesh
     }
 
