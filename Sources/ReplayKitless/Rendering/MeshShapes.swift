@@ -125,15 +125,15 @@ extension Mesh {
     /// A flat ring (annulus) of outer diameter 1 in the XY plane, facing +Z; drawn double-sided.
     package static func ring(segments: Int = maximumSegments) -> Mesh {
         var builder = MeshBuilder(isClosed: false)
-        let outer = 0.5, inner = 0.35, count = segments * 3 / 2
+        let outer = 0.5, inner = 0.35
         let normal = SIMD3<Double>(0, 0, 1)
-        let rims = (0..<count).map { k -> (Int32, Int32) in
-            let angle = 2 * Double.pi * Double(k) / Double(count)
+        let rims = (0..<segments).map { k -> (Int32, Int32) in
+            let angle = 2 * Double.pi * Double(k) / Double(segments)
             let direction = SIMD3(cos(angle), sin(angle), 0)
             return (builder.vertex(direction * inner, normal: normal), builder.vertex(direction * outer, normal: normal))
         }
-        for k in 0..<count {
-            let (a, b) = rims[k], (c, d) = rims[(k + 1) % count]
+        for k in 0..<segments {
+            let (a, b) = rims[k], (c, d) = rims[(k + 1) % segments]
             builder.quad(a, b, d, c, outward: normal)
         }
         return builder.mesh
