@@ -8,20 +8,26 @@ extension Mesh {
     /// The finest tessellation of round shapes: segments around the axis.
     package static let maximumSegments = 32
 
+    /// How far, in pixels, a round shape's outline may stray from the true circle.
+    package static let outlineTolerance = 0.5
+
     /// The fewest segments (a multiple of 4, 8…32) for which a circle of `radius` pixels strays at
-    /// most 0.2 px from its polygon, (1 − cos(π/n))·r ≤ 0.2: a finer mesh would only add triangles
-    /// of a few pixels each, all of them edges to anti-alias, and change no pixel visibly.
+    /// most ``outlineTolerance`` from its polygon, (1 − cos(π/n))·r ≤ tolerance: a finer mesh would
+    /// only add triangles of a few pixels each, all of them edges to anti-alias. (The shading does
+    /// not follow the facets: spheres are lit with their own normal, and the normals of a cone's or
+    /// cylinder's side, interpolated around it, shade within a level of the true ones on average,
+    /// 2 at most, at half a pixel.)
     package static func roundSegments(forRadius radius: Double) -> Int {
-        guard radius.isFinite, radius > 0.4 else { return radius.isFinite && radius > 0 ? 8 : maximumSegments }
-        let needed = Double.pi / acos(1 - 0.2 / radius)
+        guard radius.isFinite, radius > 2 * outlineTolerance else { return radius.isFinite && radius > 0 ? 8 : maximumSegments }
+        let needed = Double.pi / acos(1 - outlineTolerance / radius)
         guard needed < Double(maximumSegments) else { return maximumSegments }
         return max(8, Int((needed / 4).rounded(.up)) * 4)
     }
 
     /// The largest radius about its axis of a round shape at size 1, which its segments are picked
     /// for (``roundSegments(forRadius:)``): half the size, but smaller for an arrow (its head) and a
-    /// pin (its ball), whose outlines a segment count picked for half their size made finer than 0.2 px
-    /// asks (2.3 and 2.5 times as many segments as needed at the same sagitta).
+    /// pin (its ball), whose outlines a segment count picked for half their size made finer than
+    /// ``outlineTolerance`` asks (2.3 and 2.5 times as many segments as needed at the same sagitta).
     package static func roundRadius(of shape: AnnotationShape) -> Double {
         switch shape {
         case .arrow: arrowHeadRadius
