@@ -385,12 +385,26 @@ KERNEL void rasterize(ck_raster_tile *tile, const ck_raster_triangle *triangles,
     }
 }
 
+/// On a sphere's facet, the normal where the pixel's ray meets the sphere itself. The interpolated
+/// normal `n / (1/depth)` = m (unit at the vertices) is that of the facet's point, inside the sphere
+/// by up to the facet's sagitta, and the shade would follow the facets; the sphere lies a step s back
+/// along the ray, where |m − s·ray| = 1 (the nearer root).
+KERNEL float4 onto_sphere(const ck_raster_triangle *t, const ck_lighting *light, float4 n, float x, float y) {
+    const float4 m = n / (float)(t->inverse_depth.a * x + t->inverse_depth.b * y + t->inverse_depth.c);
+    const float4 ray = load4(light->ray_x) * x + load4(light->ray_y) * y + load4(light->ray_origin);
+    const float4 along = m * ray, rays = ray * ray, ms = m * m;
+    const float a = along.x + along.y + along.z, r = rays.x + rays.y + rays.z;
+    const float inside = a * a + r * (1 - (ms.x + ms.y + ms.z));
+    return m - ((a + sqrtf(inside > 0 ? inside : 0)) / r) * ray;
+}
+
 /// The triangle's colour at a pixel position (Y', Cb, Cr; the fourth lane undefined): Lambert with
-/// the perspective-correct normal.
+/// the perspective-correct normal (a sphere's own on its facets).
 KERNEL float4 shade(const ck_raster_triangle *t, const ck_lighting *light, float x, float y) {
     const float4 base = load4(t->base);
     if (t->flat) return base;
-    const float4 n = load4(t->normal_x) * x + load4(t->normal_y) * y + load4(t->normal_origin);
+    float4 n = load4(t->normal_x) * x + load4(t->normal_y) * y + load4(t->normal_origin);
+    if (t->spherical) n = onto_sphere(t, light, n, x, y);
     const float4 squares = n * n;
     const float squared = squares.x + squares.y + squares.z;
     float intensity = light->ambient;

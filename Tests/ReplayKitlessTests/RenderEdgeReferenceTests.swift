@@ -77,7 +77,7 @@ import Testing
         let annotation = placed(shape, size: size, at: anchor, color: "#FFFFFF", orientation: orientation).annotation
         let camera = Self.eye.camera()
         let fy = Double(Self.height) / 2 / tan(30 * Double.pi / 180)
-        let mesh = try Mesh.unit(for: shape, segments: Mesh.roundSegments(forRadius: fy * size / 2 / Self.eye.project(anchor).d))
+        let mesh = try Mesh.unit(for: shape, segments: Mesh.roundSegments(forRadius: fy * size * Mesh.roundRadius(of: shape) / Self.eye.project(anchor).d))
         let transform = AnnotationPlacement.shape(annotation, anchor: anchor, camera: camera, time: 0)
         let material = SurfaceMaterial(annotation.color, colorSpace: .bt709Limited, shaded: false)
         func coverage(_ edges: MeshEdges?) -> [Float] {
@@ -108,7 +108,7 @@ import Testing
         // The tessellation the renderer picks for the shape's size on screen.
         let anchor = eye.project(placed.world)
         let fy = Double(height) / 2 / tan(30 * Double.pi / 180)
-        let mesh = try Mesh.unit(for: annotation.shape, segments: Mesh.roundSegments(forRadius: fy * annotation.size / 2 / anchor.d))
+        let mesh = try Mesh.unit(for: annotation.shape, segments: Mesh.roundSegments(forRadius: fy * annotation.size * Mesh.roundRadius(of: annotation.shape) / anchor.d))
         let transform = AnnotationPlacement.shape(annotation, anchor: placed.world, camera: camera, time: 0)
         let screen = mesh.positions.map { p -> (u: Double, v: Double, d: Double) in eye.project(transform.apply(p)) }
         // Sample (i, j) of the 8·width × 8·height grid sits at ((i + ½)/8, (j + ½)/8) px; each

@@ -71,16 +71,16 @@ import Testing
         }
     }
 
-    @Test func roundShapesUseTheFewestSegmentsThatKeepOutlinesWithinAFifthOfAPixel() {
+    @Test func roundShapesUseTheFewestSegmentsThatKeepOutlinesWithinHalfAPixel() {
         // A circle of radius r drawn as an n-gon strays from it by the sagitta r·(1 − cos(π/n)).
         func sagitta(_ n: Int, _ r: Double) -> Double { r * (1 - cos(Double.pi / Double(n))) }
         for radius in [0.3, 1, 2.5, 4, 7, 10, 15, 20, 30, 40, 60, 100, 1000, 1e9] {
             let n = Mesh.roundSegments(forRadius: radius)
             #expect((8...32).contains(n) && n % 4 == 0, "r = \(radius): \(n)")
-            if n < 32 { #expect(sagitta(n, radius) <= 0.2, "r = \(radius): \(n) segments stray too far") }
-            if n > 8 { #expect(sagitta(n - 4, radius) > 0.2, "r = \(radius): \(n - 4) segments would do") }
+            if n < 32 { #expect(sagitta(n, radius) <= Mesh.outlineTolerance, "r = \(radius): \(n) segments stray too far") }
+            if n > 8 { #expect(sagitta(n - 4, radius) > Mesh.outlineTolerance, "r = \(radius): \(n - 4) segments would do") }
         }
-        #expect(Mesh.roundSegments(forRadius: 20) == 24 && Mesh.roundSegments(forRadius: 41) == 32)
+        #expect(Mesh.roundSegments(forRadius: 20) == 16 && Mesh.roundSegments(forRadius: 41) == 24)
         #expect(Mesh.roundSegments(forRadius: .infinity) == 32 && Mesh.roundSegments(forRadius: -.infinity) == 32)
         #expect(Mesh.roundSegments(forRadius: .nan) == 32)
         #expect(Mesh.sphere(segments: 8).triangles.count < Mesh.sphere().triangles.count / 10)

@@ -78,7 +78,7 @@ typedef struct {
 /// `corner[k]`, 0 along edge k, the edge opposite it), `inverse_depth` 1/depth, the normal
 /// Σ nᵢ·bᵢ/depthᵢ as `normal_x`·x + `normal_y`·y + `normal_origin` (x, y, z; the fourth lane
 /// unused), the colour `base + intensity·range` (`base` alone when `flat`), `silhouette` bit k set
-/// when edge k is on the silhouette; the pixels of `min_x..<max_x` × `min_y..<max_y` reach it and
+/// when edge k is on the silhouette, `spherical` when it is a facet of a sphere; the pixels of `min_x..<max_x` × `min_y..<max_y` reach it and
 /// it covers `area` pixels (for the caller's cost estimate).
 typedef struct {
     ck_linear edge[3];
@@ -90,12 +90,15 @@ typedef struct {
     int32_t min_x, min_y, max_x, max_y;
     uint8_t silhouette;
     uint8_t flat;
+    uint8_t spherical;
 } ck_raster_triangle;
 
-/// Lambert lighting in single precision: `ambient + diffuse·max(0, n·towards/|n|)`.
+/// Lambert lighting in single precision: `ambient + diffuse·max(0, n·towards/|n|)`; the view ray
+/// through a pixel, in camera space, `ray_x`·x + `ray_y`·y + `ray_origin` (for spherical triangles).
 typedef struct {
     float ambient, diffuse;
     float towards[4];
+    float ray_x[4], ray_y[4], ray_origin[4];
 } ck_lighting;
 
 /// A tile's side in pixels: a tile row's pixels are the bits of a `uint64_t`.

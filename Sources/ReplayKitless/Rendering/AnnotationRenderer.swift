@@ -141,7 +141,7 @@ package final class AnnotationRenderer: @unchecked Sendable {
             let material = SurfaceMaterial(annotation.color, colorSpace: image.colorSpace, shaded: annotation.shape != .ring)
             // Round shapes as finely as their size on screen needs (their largest radius, at the anchor's depth).
             let depth = -camera.cameraSpace(placed.world).z
-            let segments = Mesh.roundSegments(forRadius: camera.focal.fy * annotation.size / 2 / depth)
+            let segments = Mesh.roundSegments(forRadius: camera.focal.fy * annotation.size * Mesh.roundRadius(of: annotation.shape) / depth)
             let (mesh, edges) = try mesh(for: annotation.shape, segments: segments)
             rasterizer.add(mesh, edges: edges, transform: shape, camera: camera, material: material)
             if annotation.stem, let stem = AnnotationPlacement.stem(anchor: placed.world, size: annotation.size) {

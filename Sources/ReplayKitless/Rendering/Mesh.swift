@@ -15,6 +15,9 @@ package struct Mesh: Sendable, Equatable {
     /// Closed and wound outward, so faces turned away from the camera can be skipped. Open meshes
     /// (loaded files, flat shapes) are drawn double-sided instead.
     package var isClosed: Bool
+    /// The surfaces that are spheres (their normals radial): shaded with the sphere's own normal
+    /// where a pixel's ray meets it, not the facet's, so their facets may be coarse.
+    package var sphericalSurfaces: [UInt32] = []
 
     /// A mesh; without `surfaces`, every triangle is a surface of its own.
     package init(positions: [SIMD3<Double>], normals: [SIMD3<Double>], triangles: [SIMD3<Int32>], surfaces: [UInt32]? = nil,
@@ -140,6 +143,7 @@ struct MeshBuilder {
             return (radius * sin(polar), -radius * cos(polar), [sin(polar), -cos(polar)])
         }
         revolve(profile, segments: segments)
+        mesh.sphericalSurfaces.append(surface)
         for i in start..<mesh.positions.count { mesh.positions[i] += centre }
     }
 }

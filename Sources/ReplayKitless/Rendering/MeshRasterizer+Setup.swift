@@ -15,6 +15,8 @@ extension MeshRasterizer {
         var normalSign: Double = 1
         /// Bit k set: edge k of the triangle being set up is on the silhouette.
         var silhouette: UInt8 = 7
+        /// Whether the triangle being set up is a facet of a sphere.
+        var spherical = false
 
         /// Clips the triangle to depth ≥ near (keeping its winding) and appends what is left to
         /// `triangles` (built in place: a triangle is 320 bytes, and each copy of it cost more than
@@ -104,6 +106,7 @@ extension MeshRasterizer {
                     (Int32(rect.minX), Int32(rect.minY), Int32(rect.maxX), Int32(rect.maxY))
                 t.pointee.silhouette = silhouette
                 t.pointee.flat = uniform != nil ? 1 : 0
+                t.pointee.spherical = spherical ? 1 : 0
             }
         }
     }

@@ -12,8 +12,8 @@ import CKernels
 ///    pixel on perspective-correct depth: the nearest is seen) and, in marked pixels, the samples
 ///    of an 8×8 grid (at (i + ½)/8 px) it covers: bits of a `UInt64`, each grid row a run of bits
 ///    cut by each edge near the pixel. A marked pixel's coverage is the union of them;
-/// 3. each pixel is shaded once (Lambert with the perspective-correct normal) by the triangle
-///    seen there.
+/// 3. each pixel is shaded once (Lambert with the perspective-correct normal; on a sphere's facets
+///    the sphere's own, where the pixel's ray meets it) by the triangle seen there.
 /// Off the silhouette a neighbour continues the surface beyond every edge, so a pixel there is
 /// wholly covered and the triangle holding its centre is the one seen: the inside of a mesh costs
 /// what a one-sample rasterizer costs, whatever its triangles' size, and silhouettes get 64
@@ -100,6 +100,11 @@ final class MeshRasterizer {
             self.drawingCost = drawingCost
         }
         Self.transform(mesh, by: view, into: &vertices)
+        // The view ray through pixel (x, y): ((x − cx)/fx, −(y − cy)/fy, −1), for spheres' normals.
+        let focal = camera.focal
+        kernelLighting.ray_x = (Float(1 / focal.fx), 0, 0, 0)
+        kernelLighting.ray_y = (0, Float(-1 / focal.fy), 0, 0)
+        kernelLighting.ray_origin = (Float(-focal.cx / focal.fx), Float(focal.cy / focal.fy), -1, 0)
         var setup = Setup(focal: camera.focal, near: camera.clippingNear, width: Int(camera.width),
                           height: Int(camera.height), material: material, lighting: lighting)
         func corners(_ triangle: SIMD3<Int32>) -> (Int, Int, Int)? {
@@ -132,6 +137,7 @@ final class MeshRasterizer {
             let facing = facings[index]
             if mesh.isClosed && facing >= 0 { continue }
             setup.normalSign = facing > 0 ? -1 : 1
+            setup.spherical = index < mesh.surfaces.count && mesh.sphericalSurfaces.contains(mesh.surfaces[index])
             setup.silhouette = 7
             if let neighbours, drawnWhole[index] {
                 let across = neighbours[index]

@@ -8,15 +8,36 @@ extension Mesh {
     /// The finest tessellation of round shapes: segments around the axis.
     package static let maximumSegments = 32
 
+    /// How far, in pixels, a round shape's outline may stray from the true circle.
+    package static let outlineTolerance = 0.5
+
     /// The fewest segments (a multiple of 4, 8…32) for which a circle of `radius` pixels strays at
-    /// most 0.2 px from its polygon, (1 − cos(π/n))·r ≤ 0.2: a finer mesh would only add triangles
-    /// of a few pixels each, all of them edges to anti-alias, and change no pixel visibly.
+    /// most ``outlineTolerance`` from its polygon, (1 − cos(π/n))·r ≤ tolerance: a finer mesh would
+    /// only add triangles of a few pixels each, all of them edges to anti-alias. (The shading does
+    /// not follow the facets: spheres are lit with their own normal, and the normals of a cone's or
+    /// cylinder's side, interpolated around it, shade within a level of the true ones on average,
+    /// 2 at most, at half a pixel.)
     package static func roundSegments(forRadius radius: Double) -> Int {
-        guard radius.isFinite, radius > 0.4 else { return radius.isFinite && radius > 0 ? 8 : maximumSegments }
-        let needed = Double.pi / acos(1 - 0.2 / radius)
+        guard radius.isFinite, radius > 2 * outlineTolerance else { return radius.isFinite && radius > 0 ? 8 : maximumSegments }
+        let needed = Double.pi / acos(1 - outlineTolerance / radius)
         guard needed < Double(maximumSegments) else { return maximumSegments }
         return max(8, Int((needed / 4).rounded(.up)) * 4)
     }
+
+    /// The largest radius about its axis of a round shape at size 1, which its segments are picked
+    /// for (``roundSegments(forRadius:)``): half the size, but smaller for an arrow (its head) and a
+    /// pin (its ball), whose outlines a segment count picked for half their size made finer than
+    /// ``outlineTolerance`` asks (2.3 and 2.5 times as many segments as needed at the same sagitta).
+    package static func roundRadius(of shape: AnnotationShape) -> Double {
+        switch shape {
+        case .arrow: arrowHeadRadius
+        case .pin: pinBallRadius
+        default: 0.5
+        }
+    }
+
+    private static let arrowHeadRadius = 0.22
+    private static let pinBallRadius = 0.2
 
     /// The mesh of `shape` at size 1: a built-in one (round ones with `segments` around their
     /// axis), or the OBJ file scaled to unit extent.
@@ -88,7 +109,7 @@ extension Mesh {
     /// An arrow of length 1 pointing +Y, centred: a shaft and a conical head.
     package static func arrow(segments: Int = maximumSegments) -> Mesh {
         var builder = MeshBuilder(isClosed: true)
-        let shaftRadius = 0.08, headRadius = 0.22, headBase = 0.1
+        let shaftRadius = 0.08, headRadius = arrowHeadRadius, headBase = 0.1
         builder.revolve([(shaftRadius, -0.5, [1, 0]), (shaftRadius, headBase, [1, 0])], segments: segments)
         builder.disc(radius: shaftRadius, y: -0.5, facingUp: false, segments: segments)
         builder.cone(baseRadius: headRadius, baseY: headBase, apexY: 0.5, segments: segments)
@@ -100,25 +121,25 @@ extension Mesh {
     /// to a ball whose top is at y = 1.
     package static func pin(segments: Int = maximumSegments) -> Mesh {
         var builder = MeshBuilder(isClosed: true)
-        let needleTop = 0.65, ballRadius = 0.2
+        let needleTop = 0.65, ballRadius = pinBallRadius
         builder.cone(baseRadius: 0.08, baseY: needleTop, apexY: 0, segments: segments)
         builder.disc(radius: 0.08, y: needleTop, facingUp: true, segments: segments)
-        builder.sphere(radius: ballRadius, centre: [0, 1 - ballRadius, 0], rings: segments * 3 / 8, segments: segments)
+        builder.sphere(radius: ballRadius, centre: [0, 1 - ballRadius, 0], rings: segments / 2, segments: segments)
         return builder.mesh
     }
 
     /// A flat ring (annulus) of outer diameter 1 in the XY plane, facing +Z; drawn double-sided.
     package static func ring(segments: Int = maximumSegments) -> Mesh {
         var builder = MeshBuilder(isClosed: false)
-        let outer = 0.5, inner = 0.35, count = segments * 3 / 2
+        let outer = 0.5, inner = 0.35
         let normal = SIMD3<Double>(0, 0, 1)
-        let rims = (0..<count).map { k -> (Int32, Int32) in
-            let angle = 2 * Double.pi * Double(k) / Double(count)
+        let rims = (0..<segments).map { k -> (Int32, Int32) in
+            let angle = 2 * Double.pi * Double(k) / Double(segments)
             let direction = SIMD3(cos(angle), sin(angle), 0)
             return (builder.vertex(direction * inner, normal: normal), builder.vertex(direction * outer, normal: normal))
         }
-        for k in 0..<count {
-            let (a, b) = rims[k], (c, d) = rims[(k + 1) % count]
+        for k in 0..<segments {
+            let (a, b) = rims[k], (c, d) = rims[(k + 1) % segments]
             builder.quad(a, b, d, c, outward: normal)
         }
         return builder.mesh

@@ -49,9 +49,11 @@ struct Lighting {
         return ambientLight + diffuseLight * max(0, cosine)
     }
 
-    /// The same for the C rasterizer (CKernels/raster.c), which computes it in the same order.
+    /// The same for the C rasterizer (CKernels/raster.c), which computes it in the same order; the
+    /// view ray is the camera's, set by `MeshRasterizer.add`.
     var kernelLighting: ck_lighting {
-        ck_lighting(ambient: ambientLight, diffuse: diffuseLight, towards: (towardsLight.x, towardsLight.y, towardsLight.z, 0))
+        ck_lighting(ambient: ambientLight, diffuse: diffuseLight, towards: (towardsLight.x, towardsLight.y, towardsLight.z, 0),
+                    ray_x: (0, 0, 0, 0), ray_y: (0, 0, 0, 0), ray_origin: (0, 0, 0, 0))
     }
 }
 
