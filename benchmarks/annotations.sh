@@ -11,7 +11,7 @@
 source "$(dirname "$0")/common.sh"
 PRESET="${PRESET:-veryfast}" CRF="${CRF:-23}" THREADS="${THREADS:-0}"
 build_release
-(cd "$ROOT" && swift build -c release --product fxbench >&2)
+build_fxbench
 CLIP="$BENCH_DIR/clip720p30s.mp4"
 NOISY_CLIP="$BENCH_DIR/noisy720p30s.mp4"
 POSES="$BENCH_DIR/poses720p30s.jsonl"
@@ -60,14 +60,14 @@ if [ ! -f "$NOISY_CLIP" ]; then
 fi
 compare_on "$NOISY_CLIP" "camera-like clip (testsrc2 with sensor noise)"
 compare_on "$NOISY_CLIP" "camera-like clip (testsrc2 with sensor noise)" ultrafast
-"$ROOT/.build/release/fxbench" annotations 1280x720 300 "$SCENE"
+"$FXBENCH" annotations 1280x720 300 "$SCENE"
 # The same scene's cost in instructions per frame (callgrind; wall time on a shared machine is noise),
 # as #25 item 3 counts it: fxbench annotations run with 20 and 60 frames, the difference over the 40
 # frames between (start-up, meshes made in prepare and the warm-up frame cancel out). Valgrind 3.19
 # cannot read the toolchain's DWARF 5, so on a copy of fxbench without debug information.
 if command -v valgrind >/dev/null; then
   STRIPPED="$BENCH_DIR/fxbench-stripped"
-  cp "$ROOT/.build/release/fxbench" "$STRIPPED" && strip -g "$STRIPPED"
+  cp "$FXBENCH" "$STRIPPED" && strip -g "$STRIPPED"
   for n in 20 60; do
     valgrind --tool=callgrind --callgrind-out-file="$BENCH_DIR/callgrind-$n.out" "$STRIPPED" annotations 1280x720 "$n" "$SCENE" >/dev/null 2>&1
   done

@@ -10,7 +10,7 @@
 source "$(dirname "$0")/common.sh"
 PRESET="${PRESET:-veryfast}" CRF="${CRF:-23}" THREADS="${THREADS:-0}"
 build_release
-(cd "$ROOT" && swift build -c release --product fxbench >&2)
+build_fxbench
 CLIP="$BENCH_DIR/clip720p30s.mp4"
 MASK="$BENCH_DIR/mask720p30s.mp4"
 PICTURE="$BENCH_DIR/background1600x1200.png"
@@ -68,5 +68,5 @@ for preset in ${BLUR_PRESETS:-ultrafast veryfast}; do
   summarize "fxreplay-blur-$preset" "ffmpeg-blur-$preset"
   cpu_ratio "fxreplay-blur-$preset" "ffmpeg-blur-$preset"
 done
-"$ROOT/.build/release/fxbench" 1280x720 300
-"$ROOT/.build/release/fxbench" gblur "$CLIP" 300
+"$FXBENCH" 1280x720 300
+"$FXBENCH" gblur "$CLIP" 300

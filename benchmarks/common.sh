@@ -15,6 +15,13 @@ build_release() {
   (cd "$ROOT" && swift build -c release --product fxreplay --scratch-path "$SCRATCH_PATH" >&2)
 }
 
+# The kernels' and the process stage's benchmark, built in the same folder.
+FXBENCH="$SCRATCH_PATH/release/fxbench"
+build_fxbench() {
+  [ "${BUILD:-1}" = 0 ] && [ -x "$FXBENCH" ] && return
+  (cd "$ROOT" && swift build -c release --product fxbench --scratch-path "$SCRATCH_PATH" >&2)
+}
+
 # make_clip PATH SECONDS: 720p H.264 + AAC with moving content, made once and reused.
 make_clip() {
   local path="$1" seconds="$2"

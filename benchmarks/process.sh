@@ -7,7 +7,7 @@
 source "$(dirname "$0")/common.sh"
 # fxbench takes at least 8 frames per lane of the most THREADS: the 5 s clip's 150 are enough for 16.
 FRAMES="${FRAMES:-60}" THREADS="${THREADS:-1 2}"
-(cd "$ROOT" && swift build -c release --product fxbench >&2)
+build_fxbench
 CLIP="$BENCH_DIR/clip1080p5s.mp4" MASK="$BENCH_DIR/mask1080p5s.mp4" PICTURE="$BENCH_DIR/background1600x1200.png"
 POSES="$BENCH_DIR/poses1080p5s.jsonl" SCENE="$BENCH_DIR/annotations20.json"
 [ -f "$CLIP" ] || ffmpeg -v error -y -f lavfi -i "testsrc2=size=1920x1080:rate=30" -t 5 -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p "$CLIP"
@@ -24,7 +24,7 @@ STILL_MASK="$BENCH_DIR/mask1080p.png"
 [ -f "$STILL_MASK" ] || ffmpeg -v error -y -i "$MASK" -frames:v 1 "$STILL_MASK"
 for round in $(seq "$ROUNDS"); do
   echo "-- mask video (decoded while the effects run)"
-  "$ROOT/.build/release/fxbench" process "$CLIP" "$MASK" "$PICTURE" "$POSES" "$SCENE" "$FRAMES" $THREADS
+  "$FXBENCH" process "$CLIP" "$MASK" "$PICTURE" "$POSES" "$SCENE" "$FRAMES" $THREADS
   echo "-- still mask (no decoding beside the effects)"
-  "$ROOT/.build/release/fxbench" process "$CLIP" "$STILL_MASK" "$PICTURE" "$POSES" "$SCENE" "$FRAMES" $THREADS
+  "$FXBENCH" process "$CLIP" "$STILL_MASK" "$PICTURE" "$POSES" "$SCENE" "$FRAMES" $THREADS
 done
