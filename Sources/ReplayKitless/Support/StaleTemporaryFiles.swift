@@ -1,5 +1,22 @@
 import Foundation
 
+/// Size and modification time of a regular local file (a symbolic link followed): what tells a
+/// batch's output unchanged since its fingerprint, and another machine's temporary file stale.
+public struct FileStatus: Sendable, Equatable {
+    /// Bytes.
+    public var size: Int64
+    /// Nanoseconds since 1970.
+    public var modified: Int64
+
+    /// `path`'s status; `nil` for a URL, a missing file or anything but a regular file.
+    public init?(_ path: String) {
+        var info = stat()
+        guard !PathNames.isURL(path), stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        size = Int64(info.st_size)
+        modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+    }
+}
+
 /// Removes temporary files that a killed run left next to `finalPath` (the hidden files
 /// ``AtomicOutput`` writes before renaming into place) and returns how many. A file this machine
 /// wrote is kept while its process lives (a second batch on the same directory); one another
@@ -25,12 +42,9 @@ public func removeStaleTemporaryFiles(for finalPath: String) -> Int {
 /// How long another machine's temporary file may go unchanged before it counts as left behind.
 package let staleTemporaryFileAge: TimeInterval = 600
 
-/// Whether the regular local file `path` (a link followed) changed in the last ``staleTemporaryFileAge`` seconds.
 private func changedRecently(_ path: String) -> Bool {
-    var info = stat()
-    guard !PathNames.isURL(path), stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
-    let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
-    return Date().timeIntervalSince1970 - modified < staleTemporaryFileAge
+    guard let modified = FileStatus(path)?.modified else { return false }
+    return Date().timeIntervalSince1970 - Double(modified) / 1e9 < staleTemporaryFileAge
 }
 
 /// Whether process `pid` exists and has not ended (a zombie, ended but not yet waited for, has).
