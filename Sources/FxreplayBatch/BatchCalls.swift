@@ -9,13 +9,7 @@ extension BatchRecording {
     package static func isCall(_ input: String) -> Bool {
         guard !PathNames.isURL(input) else { return false }
         if ["zip", "json"].contains(URL(fileURLWithPath: input).pathExtension.lowercased()) { return true }
-        return isFolder(input)
-    }
-
-    /// Whether `path` is a folder, following a symbolic link.
-    private static func isFolder(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+        return CallPaths.nonRegularKind(input) == "a folder"
     }
 
     /// The files a call input makes compose read besides itself, so that a changed one makes the
@@ -23,12 +17,13 @@ extension BatchRecording {
     /// names. A ZIP holds its own; a manifest that cannot be read names none (compose says why).
     package static func callFiles(_ input: String) -> [String] {
         let manifest: String
-        if isFolder(input) {
+        switch CallPaths.nonRegularKind(input) {
+        case "a folder"?:
             guard let found = try? OpenedCall.manifest(inFolder: input) else { return [] }
             manifest = found
-        } else if PathNames.isRegularFile(input), URL(fileURLWithPath: input).pathExtension.lowercased() == "json" {
+        case nil where URL(fileURLWithPath: input).pathExtension.lowercased() == "json":
             manifest = input
-        } else {
+        default:
             return []
         }
         guard let text = try? readInputText(manifest, limit: InputLimits.callManifestBytes, kind: "call manifest"),

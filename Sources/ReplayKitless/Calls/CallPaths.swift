@@ -50,7 +50,7 @@ public enum CallPaths {
     /// What `path` is when it is not a regular file (a symbolic link is followed): `missing`,
     /// `a folder`, `a FIFO`, `a socket`, `a device`; `nil` for a regular file. Found without
     /// opening it, which for a FIFO would wait for a writer.
-    package static func nonRegularKind(_ path: String) -> String? {
+    public static func nonRegularKind(_ path: String) -> String? {
         var info = stat()
         guard stat(path, &info) == 0 else { return "missing" }
         switch info.st_mode & S_IFMT {
