@@ -78,14 +78,8 @@ enum CallTimelineChart {
         return zip(result.streams, names).map { stream, name in
             let shown = name.count > nameWidth ? String(name.prefix(nameWidth - 1)) + "…" : name.padding(toLength: nameWidth, withPad: " ", startingAt: 0)
             let carries = stream.hasVideo ? (stream.hasAudio ? "video+audio" : "video") : "audio only"
-            let span = "\(tenths(stream.start))–\(tenths(stream.stop)) s"
+            let span = "\(TextNumber.fixed(stream.start, decimals: 1))–\(TextNumber.fixed(stream.stop, decimals: 1)) s"
             return "\(shown) |\(bar(for: stream, duration: result.duration, width: width))| \(span.padding(toLength: 14, withPad: " ", startingAt: 0)) \(carries)"
         }
-    }
-
-    /// One decimal, halves rounded away from zero (0.25 → 0.3, as the library's report numbers), never "-0.0".
-    private static func tenths(_ seconds: Double) -> String {
-        let text = String(format: "%.1f", (seconds * 10).rounded() / 10)
-        return text == "-0.0" ? "0.0" : text
     }
 }

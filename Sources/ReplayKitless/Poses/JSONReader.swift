@@ -240,7 +240,7 @@ public struct JSONReader {
 }
 
 /// Writing numbers and strings for the JSON and CSV files fxreplay produces.
-enum TextNumber {
+public enum TextNumber {
     /// Shortest text that reads back as exactly `value` (a JSON number; never NaN or infinite here).
     static func exact(_ value: Double) -> String { value.description }
 
@@ -252,8 +252,9 @@ enum TextNumber {
         return Double(value).description
     }
 
-    /// Fixed-point text with `decimals` digits, never "-0.000".
-    static func fixed(_ value: Double, decimals: Int) -> String {
+    /// Fixed-point text with `decimals` digits, halves rounded away from zero (0.25 → 0.3), never
+    /// "-0.000": numbers as the library's reports and files write them.
+    public static func fixed(_ value: Double, decimals: Int) -> String {
         // Integer formatting: String(format:) dominates writing a long track.
         if (0...9).contains(decimals), value.isFinite {
             var scale: Int64 = 1
