@@ -99,6 +99,8 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
     /// and one frame each side does (blurred background, 720p on 2 cores: 8–9 MB less, as fast).
     let decoded: BoundedQueue<Frame>
     let processed: BoundedQueue<Frame>
+    /// The effects that split into an in-order and a per-frame step (``SplitFrameEffect``).
+    let splitEffects: [any SplitFrameEffect]
     /// The process stage's threads when it works on several frames at once; 1 when it does not.
     let frameLanes: Int
     let failure = Locked<ReplayError?>(nil)
@@ -231,6 +233,7 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
         effects = EffectBox(try makeEffects(for: context) + extraEffects)
         // Frames at once when every effect splits (a caller's own effects run one frame at a time).
         let split = effects.list.compactMap { $0 as? any SplitFrameEffect }
+        splitEffects = split
         let atOnce = !split.isEmpty && split.count == effects.list.count && split.allSatisfy(\.processesFramesAtOnce)
         frameLanes = atOnce ? options.resolvedProcessThreads : 1
         decoded = BoundedQueue(capacity: frameLanes > 1 ? 1 : 4)
@@ -381,9 +384,8 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
 
     private func processStage() throws(ReplayError) {
         defer { processed.close() }
-        let split = effects.list.compactMap { $0 as? any SplitFrameEffect }
-        if frameLanes > 1 { return try processFramesAtOnce(split, lanes: frameLanes) }
-        for effect in split { try effect.reserve(slots: 1, lanes: 1, bands: options.resolvedProcessThreads) }
+        if frameLanes > 1 { return try processFramesAtOnce(splitEffects, lanes: frameLanes) }
+        for effect in splitEffects { try effect.reserve(slots: 1, lanes: 1, bands: options.resolvedProcessThreads) }
         let preparation = try makePreparation()
         var clock = FrameClock(inputFrames: inputFrames)
         while let frame = decoded.take() {
