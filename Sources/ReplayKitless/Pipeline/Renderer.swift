@@ -19,9 +19,10 @@ public final class Renderer {
     }
 
     /// A render that also runs effects of the caller's own on every frame.
-    /// - Parameter extraEffects: processing steps of the caller's own, applied in order after the
-    ///   ones the options ask for (background replacement, annotations); each is used by this
-    ///   render's processing thread only, so hand a new instance to each render.
+    /// - Parameters:
+    ///   - extraEffects: processing steps of the caller's own, applied in order after the ones the
+    ///     options ask for (background replacement, annotations); each is used by this render's
+    ///     processing thread only, so hand a new instance to each render.
     ///   - environment: where its warnings go and what its inputs may reach (`nil`: the task's, else the process's).
     public init(options: RenderOptions, extraEffects: [any FrameEffect], environment: JobEnvironment? = nil) {
         self.options = options
