@@ -26,7 +26,7 @@ public enum CallPaths {
                         confined: Bool) throws(ReplayError) -> String {
         let parts = try components(of: name, track: track, manifest: manifest)
         let path = ([folder] + parts).joined(separator: "/")
-        switch nonRegularKind(path) {
+        switch nonRegularKind(FilePath(path)) {
         case nil: break
         case "missing"?:
             throw .badInput(file: manifest, line: track.line, field: "\(track.entry), \(track.fileKey)", "\"\(name)\" is missing (looked for \(path))")
@@ -50,9 +50,9 @@ public enum CallPaths {
     /// What `path` is when it is not a regular file (a symbolic link is followed): `missing`,
     /// `a folder`, `a FIFO`, `a socket`, `a device`; `nil` for a regular file. Found without
     /// opening it, which for a FIFO would wait for a writer.
-    public static func nonRegularKind(_ path: String) -> String? {
+    public static func nonRegularKind(_ path: FilePath) -> String? {
         var info = stat()
-        guard stat(path, &info) == 0 else { return "missing" }
+        guard stat(path.string, &info) == 0 else { return "missing" }
         switch info.st_mode & S_IFMT {
         case S_IFREG: return nil
         case S_IFDIR: return "a folder"

@@ -104,9 +104,9 @@ public struct BackgroundSettings: Sendable, Codable, Equatable {
     /// that container, else the container's alpha codec (ProRes 4444 in .mov, VP9 in .webm, FFV1 in
     /// .mkv). `nil` when the output has no alpha (the usual choice applies).
     /// - Throws: `ReplayError.usage` saying which codec, container or ProRes profile to use instead.
-    public func alphaCodec(encoder: EncoderSettings, output: String) throws(ReplayError) -> VideoCodec? {
+    public func alphaCodec(encoder: EncoderSettings, output: FilePath) throws(ReplayError) -> VideoCodec? {
         guard outputsAlpha else { return nil }
-        let container = URL(fileURLWithPath: output).pathExtension.lowercased()
+        let container = URL(fileURLWithPath: output.string).pathExtension.lowercased()
         let advice = "use `EncoderSettings.codec` prores (.mov, ProRes 4444), vp9 (.webm) or ffv1 (.mkv)"
         let options = ["BackgroundSettings.background", "EncoderSettings.codec"]
         let codec: VideoCodec

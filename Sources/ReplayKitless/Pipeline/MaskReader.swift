@@ -23,7 +23,7 @@ public enum MaskSource: Sendable, Equatable, Codable {
     public var files: [String] {
         switch self {
         case .video(let path): [path]
-        case .imageSequence(let pattern): LocalFiles.paths(pattern).flatMap { Demuxer.imageFiles(pattern: $0) }
+        case .imageSequence(let pattern): LocalFiles.paths(pattern).flatMap { Demuxer.imageFiles(pattern: $0.string) }
         case .inputAlpha: []
         }
     }
