@@ -6,7 +6,7 @@ public enum CallPaths {
     /// `name` (a ``CallManifest/Track/file``) split into its components, refusing absolute names, `..`,
     /// and backslashes (a ZIP made on Windows separates folders with them, so `..\x` would climb too):
     /// join them to the manifest's folder to find the file as ``OpenedCall/open(_:)`` does.
-    /// - Throws: `ReplayError.badInput` naming `manifest`, the track's entry and field.
+    /// - Throws: `ReplayError.badInput` naming `manifest` (as ``Call/manifest`` does), the track's entry and field.
     public static func components(of name: String, track: CallManifest.Track, manifest: String) throws(ReplayError) -> [String] {
         func refuse(_ why: String) -> ReplayError {
             .badInput(file: manifest, line: track.line, field: "\(track.entry), \(track.fileKey)", "\"\(name)\" \(why)")

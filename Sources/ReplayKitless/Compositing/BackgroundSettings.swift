@@ -53,7 +53,8 @@ public struct BackgroundSettings: Sendable, Codable, Equatable {
     /// mask is the input's own alpha.
     public var needsAlphaPlane: Bool { outputsAlpha || mask == .inputAlpha }
 
-    /// The mask and background files the render reads (each image of a mask sequence).
+    /// The mask and background files the render reads (each image of a mask sequence), as spelled:
+    /// they may be URLs (``LocalFiles/paths(_:)`` finds the local files a spelling opens).
     public var inputFiles: [String] { mask.files + (background?.file.map { [$0] } ?? []) }
 
     /// The per-frame shaping after temporal smoothing, in order.
