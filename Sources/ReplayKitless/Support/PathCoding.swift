@@ -54,15 +54,18 @@ public struct PathCoded<Value: PathValue>: Sendable, Equatable, Codable {
     }
 }
 
-// An absent optional path leaves its key out, and a missing key reads as `nil`, as for a `String?`.
+// Chosen over the generic methods by a synthesized `Codable`: an absent optional path leaves its key
+// out, and a missing key reads as `nil`, as for a `String?`.
 extension KeyedEncodingContainer {
-    mutating func encode(_ value: PathCoded<FilePath?>, forKey key: Key) throws {
+    /// Writes an optional path as a plain string, or leaves the key out when it is `nil`.
+    public mutating func encode(_ value: PathCoded<FilePath?>, forKey key: Key) throws {
         try encodeIfPresent(value.wrappedValue?.string, forKey: key)
     }
 }
 
 extension KeyedDecodingContainer {
-    func decode(_ type: PathCoded<FilePath?>.Type, forKey key: Key) throws -> PathCoded<FilePath?> {
+    /// Reads an optional path from a plain string; a missing key is `nil`.
+    public func decode(_ type: PathCoded<FilePath?>.Type, forKey key: Key) throws -> PathCoded<FilePath?> {
         PathCoded(wrappedValue: try decodeIfPresent(String.self, forKey: key).map { FilePath($0) })
     }
 }
