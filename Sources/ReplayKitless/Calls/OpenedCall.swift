@@ -22,9 +22,10 @@ public final class OpenedCall: @unchecked Sendable {
 
     deinit { if let privateFolder { Self.remove(privateFolder.string) } }
 
-    /// Whether `path`, a local path or a URL (never a call), names a call rather than a media file: a folder holding a `.json` file, a
-    /// `.zip` or `.json` file, or a file that starts as a ZIP does. (Nothing fxreplay renders is any
-    /// of these; a folder without a manifest stays "a folder, not a media file".)
+    /// Whether the input `path` (a string: it may be a URL, never a call) names a call rather than a
+    /// media file: a folder holding a `.json` file, a `.zip` or `.json` file, or a file that starts as
+    /// a ZIP does. (Nothing fxreplay renders is any of these; a folder without a manifest stays "a
+    /// folder, not a media file".)
     public static func isCall(_ path: String) -> Bool {
         guard !path.contains("://") else { return false }
         var isDirectory: ObjCBool = false
