@@ -119,7 +119,7 @@ extension QAReportFiles {
                run: QARunInfo) throws(ReplayError) {
         if let svg { try svg.write(Data(self.svg().utf8)) }
         if let html {
-            let directory = html.finalPath.removingLastComponent()
+            let directory = FilePath(URL(fileURLWithPath: html.finalPath.string).deletingLastPathComponent().path)
             try html.write(Data(self.html(thumbnails: thumbnails, legend: legend, directory: directory, run: run).utf8))
         }
     }

@@ -11,7 +11,7 @@ public enum PoseSidecarFormat: String, Sendable, CaseIterable {
 
     /// The format for `path`'s extension; a usage error for any other extension.
     public init(path: FilePath) throws(ReplayError) {
-        switch path.extension?.lowercased() {
+        switch URL(fileURLWithPath: path.string).pathExtension.lowercased() {
         case "jsonl", "ndjson": self = .jsonl
         case "csv": self = .csv
         case "pose32": self = .pose32
