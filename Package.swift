@@ -13,7 +13,7 @@ let package = Package(
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
         // The library's warnings, progress and FFmpeg's log go to the caller's logger, never to stderr.
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        // `FilePath` in the library's public API.
+        // `FilePath` in the library's public API (re-exported: `import ReplayKitless` names it).
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         // `swift package generate-documentation` for the DocC catalogue.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -51,15 +51,13 @@ let package = Package(
                 "FxreplayBatch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // Throughput of the compositing kernels alone (benchmarks/background.sh); not a product.
         .executableTarget(name: "fxbench", dependencies: ["ReplayKitless"]),
         .target(name: "FxTestSupport", dependencies: ["ReplayKitless"], path: "Tests/Support"),
         .testTarget(name: "ReplayKitlessTests", dependencies: ["ReplayKitless", "FxreplayBatch", "FxTestSupport", .product(name: "Yams", package: "Yams"),
-                                                          .product(name: "Logging", package: "swift-log"),
-                                                          .product(name: "SystemPackage", package: "swift-system")]),
+                                                          .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "fxreplayTests", dependencies: ["fxreplay", "ReplayKitless", "FxreplayBatch", "FxTestSupport"]),
     ]
 )

@@ -26,7 +26,6 @@ let package = Package(
         .package(path: "$repo"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
@@ -47,7 +46,6 @@ let package = Package(
             .product(name: "ReplayKitless", package: "$(basename "$repo")"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "SystemPackage", package: "swift-system"),
         ]),
     ]
 )
@@ -60,9 +58,11 @@ cat > "$work/Sources/Client/Jobs.swift" <<'SWIFT'
 import Logging
 import ReplayKitless
 
-// Never called: each public job once, with the types a program handles.
+// Never called: each public job once, with the types a program handles. Files are `FilePath`s,
+// which `import ReplayKitless` alone names; media inputs, which may be URLs, are strings.
 func everyJob() async throws {
-    var options = RenderOptions(input: "call.mp4", output: "out.mp4")
+    let output: FilePath = "out.mp4"
+    var options = RenderOptions(input: "call.mp4", output: output)
     options.poses = PoseSettings(source: .sei)
     options.annotations = AnnotationSettings(scene: "annotations.json")
     options.background = BackgroundSettings(mask: .video(path: "call.mask.mkv"), background: .image(path: "bg.png"))
@@ -109,7 +109,7 @@ func fail(_ text: String) -> Never {
 }
 
 let arguments = CommandLine.arguments
-var options = RenderOptions(input: arguments[1], output: arguments[2])
+var options = RenderOptions(input: arguments[1], output: FilePath(arguments[2]))
 options.encoder.codec = .ffv1   // lossless: the painted samples come back exactly
 do {
     let report = try await Renderer(options: options, extraEffects: [PaintSquare()]).run()

@@ -9,7 +9,7 @@ extension BatchRecording {
     package static func isCall(_ input: String) -> Bool {
         guard !PathNames.isURL(input) else { return false }
         if ["zip", "json"].contains(URL(fileURLWithPath: input).pathExtension.lowercased()) { return true }
-        return CallPaths.nonRegularKind(input) == "a folder"
+        return CallPaths.nonRegularKind(FilePath(input)) == "a folder"
     }
 
     /// The files a call input makes compose read besides itself, so that a changed one makes the
@@ -17,16 +17,16 @@ extension BatchRecording {
     /// names. A ZIP holds its own; a manifest that cannot be read names none (compose says why).
     package static func callFiles(_ input: String) -> [String] {
         let manifest: String
-        switch CallPaths.nonRegularKind(input) {
+        switch CallPaths.nonRegularKind(FilePath(input)) {
         case "a folder"?:
-            guard let found = try? OpenedCall.manifest(inFolder: input) else { return [] }
-            manifest = found
+            guard let found = try? OpenedCall.manifest(inFolder: FilePath(input)) else { return [] }
+            manifest = found.string
         case nil where URL(fileURLWithPath: input).pathExtension.lowercased() == "json":
             manifest = input
         default:
             return []
         }
-        guard let text = try? readInputText(manifest, limit: InputLimits.callManifestBytes, kind: "call manifest"),
+        guard let text = try? readInputText(FilePath(manifest), limit: InputLimits.callManifestBytes, kind: "call manifest"),
               let streams = try? CallManifest(json: Array(text.utf8), file: manifest).streams else { return [manifest] }
         let folder = PathNames.directory(of: manifest)
         return [manifest] + streams.flatMap(\.tracks).compactMap { track in

@@ -36,7 +36,7 @@ extension BatchRunner {
             if let unvouched = Self.unvouchedFiles(of: recording).first {
                 return entry(.refused, "\(unvouched) exists and no batch made it; --force would replace it")
             }
-            guard FileStatus(recording.output) != nil else { return entry(.render, "no output yet") }
+            guard FileStatus(FilePath(recording.output)) != nil else { return entry(.render, "no output yet") }
             return entry(.render, fingerprint == nil ? "the output has no fingerprint"
                          : "an input, an option or the fxreplay version changed since \(recording.output) was made")
         }

@@ -176,7 +176,7 @@ package struct BatchPlanner: Sendable {
     /// counts when it is a file).
     static func files(option: String, value: String) -> [String] {
         switch option {
-        case "annotations": [value] + ((try? AnnotationScene.load(path: value))?.meshFiles ?? [])
+        case "annotations": [value] + ((try? AnnotationScene.load(path: FilePath(value)))?.meshFiles.map(\.string) ?? [])
         case "background": (try? BackgroundSpec(parsing: value).file).map { [$0] } ?? []
         case "mask": MaskSource(argument: value).files
         default: [value]
@@ -199,11 +199,11 @@ package struct BatchPlanner: Sendable {
             byName[recording.name] = recording
         }
         let layout = layout
-        let root = LocalFiles.canonicalPath(outputDirectory)
+        let root = LocalFiles.canonicalPath(FilePath(outputDirectory)).string
         var writers: [String: String] = [:]  // canonical path → who writes it
         /// `line`: the manifest line whose row makes batch write `path` (`nil`: none does).
         func claim(_ path: String, by writer: String, field: String, line: Int?) throws(ReplayError) {
-            let canonical = LocalFiles.canonicalPath(path)
+            let canonical = LocalFiles.canonicalPath(FilePath(path)).string
             guard BatchLayout.isInside(canonical: canonical, root: root) else {
                 let message = "\(path) leads outside --out \(outputDirectory) (through '..' or a symbolic link): batch writes only inside it"
                 guard let manifest, let line else { throw .badInput(message) }
@@ -230,12 +230,12 @@ package struct BatchPlanner: Sendable {
             let description = "\(spelling), which \(reader) reads"
             for path in LocalFiles.paths(spelling) {
                 if let identity = FileIdentity(path), readByIdentity[identity] == nil { readByIdentity[identity] = description }
-                let canonical = LocalFiles.canonicalPath(path)
+                let canonical = LocalFiles.canonicalPath(path).string
                 if readByPath[canonical] == nil { readByPath[canonical] = description }
             }
         }
         for (canonical, writer) in writers {
-            guard let read = FileIdentity(canonical).flatMap({ readByIdentity[$0] }) ?? readByPath[canonical] else { continue }
+            guard let read = FileIdentity(FilePath(canonical)).flatMap({ readByIdentity[$0] }) ?? readByPath[canonical] else { continue }
             throw .usage("\(canonical) (written for \(writer)) would write over \(read): "
                          + "give the output another name or directory (inputs are never written over)")
         }

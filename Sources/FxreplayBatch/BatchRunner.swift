@@ -126,13 +126,13 @@ package final class BatchRunner: @unchecked Sendable {
         var unvouched: [String] = []
         for (index, recording) in recordings.enumerated() {
             for path in [recording.output, OutputFingerprint.path(forOutput: recording.output), layout.report(recording)] {
-                removeStaleTemporaryFiles(for: path)
+                removeStaleTemporaryFiles(for: FilePath(path))
             }
             let key = OutputFingerprint.key(version: settings.version, arguments: recording.arguments, files: recording.files)
             var entry = BatchReport.Entry(name: recording.name, input: recording.input, output: recording.output, status: .pending)
             if !settings.force, OutputFingerprint.load(forOutput: recording.output)?.matches(key: key, output: recording.output) == true {
                 entry.status = .skipped
-                entry.bytes = FileStatus(recording.output)?.size
+                entry.bytes = FileStatus(FilePath(recording.output))?.size
             } else {
                 toRender.append((index, key))
                 // (A recording another batch holds is checked once its lock is had: that batch may be making it.)
@@ -183,7 +183,7 @@ package final class BatchRunner: @unchecked Sendable {
         var entry = stateLock.withLock { state.entries[index] }
         if lock.waited, !settings.force, OutputFingerprint.load(forOutput: recording.output)?.matches(key: key, output: recording.output) == true {
             entry.status = .skipped
-            entry.bytes = FileStatus(recording.output)?.size
+            entry.bytes = FileStatus(FilePath(recording.output))?.size
             return entry
         }
         if !settings.force, let file = Self.unvouchedFiles(of: recording).first {

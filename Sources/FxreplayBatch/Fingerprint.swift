@@ -28,7 +28,7 @@ package struct OutputFingerprint: Codable, Sendable, Equatable {
         arguments.forEach(field)
         for file in files {
             field(file)
-            guard let info = FileStatus(file) else { field("missing"); continue }
+            guard !PathNames.isURL(file), let info = FileStatus(FilePath(file)) else { field("missing"); continue }
             field("\(info.size) \(info.modified)")
             field(sample(file, size: info.size))
         }
@@ -61,7 +61,7 @@ package struct OutputFingerprint: Codable, Sendable, Equatable {
 
     /// A fingerprint for `output` as it is now on disk.
     package init?(key: String, version: String, arguments: [String], output: String) {
-        guard let info = FileStatus(output) else { return nil }
+        guard let info = FileStatus(FilePath(output)) else { return nil }
         self.key = key
         self.version = version
         self.arguments = arguments
@@ -77,7 +77,7 @@ package struct OutputFingerprint: Codable, Sendable, Equatable {
     /// Whether `output` is still the file this fingerprint was written for (its size and time):
     /// a batch made it, whatever it was made from.
     package func describes(_ output: String) -> Bool {
-        guard let info = FileStatus(output) else { return false }
+        guard let info = FileStatus(FilePath(output)) else { return false }
         return info.size == outputBytes && info.modified == outputModified
     }
 
@@ -87,7 +87,7 @@ package struct OutputFingerprint: Codable, Sendable, Equatable {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data: Data
         do { data = try encoder.encode(self) } catch { throw .processing("cannot encode the fingerprint of \(output): \(error)") }
-        try AtomicOutput.write(data, to: Self.path(forOutput: output))
+        try AtomicOutput.write(data, to: FilePath(Self.path(forOutput: output)))
     }
 
     /// Removes the fingerprint of `output`.

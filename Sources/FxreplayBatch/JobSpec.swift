@@ -118,7 +118,7 @@ package struct JobSpec: Sendable {
     /// in its options (and its `streams:` section) are relative to the job file's directory, as a
     /// manifest's are to the manifest: the same job works from any working directory.
     package init(contentsOf path: String) throws(ReplayError) {
-        let text = try readInputText(path, limit: InputLimits.jobSpecBytes, kind: "job spec")
+        let text = try readInputText(FilePath(path), limit: InputLimits.jobSpecBytes, kind: "job spec")
         let parsed = try JobSpec(parsing: text, path: path, json: path.lowercased().hasSuffix(".json"))
         self = parsed.resolvingPaths(against: PathNames.directory(of: PathNames.absolute(path)))
     }

@@ -18,7 +18,7 @@ package struct ManifestRow: Sendable, Equatable {
 /// omit a flag; in JSONL values are typed as in a job spec and `null` leaves the option unset.
 package enum Manifest {
     package static func load(_ path: String) throws(ReplayError) -> [ManifestRow] {
-        let text = try readInputText(path, limit: InputLimits.manifestBytes, kind: "manifest")
+        let text = try readInputText(FilePath(path), limit: InputLimits.manifestBytes, kind: "manifest")
         let lower = path.lowercased()
         let isJSONLines = lower.hasSuffix(".jsonl") || lower.hasSuffix(".ndjson")
             || text.first(where: { !$0.isWhitespace }) == "{"

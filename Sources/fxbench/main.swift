@@ -74,7 +74,7 @@ func benchCamera(frame index: Int) -> Camera {
 /// The rasterizer alone: every annotation of the scene at `path` (world anchors only) drawn into
 /// one frame per camera position.
 func measureAnnotations(scenePath path: String) throws {
-    let scene = try AnnotationScene.load(path: path)
+    let scene = try AnnotationScene.load(path: FilePath(path))
     let placed = scene.annotations.compactMap { annotation -> PlacedAnnotation? in
         guard case .world(let point) = annotation.anchor else { return nil }
         return PlacedAnnotation(annotation: annotation, world: point)
@@ -182,8 +182,8 @@ func measureProcessStage(_ arguments: [String]) -> Never {
     blurred.background = BackgroundSettings(mask: .video(path: mask), background: .blur(sigma: 12))
     var pictured = RenderOptions(input: clipPath, output: "/dev/null")
     pictured.background = BackgroundSettings(mask: .video(path: mask), background: .image(path: picture))
-    pictured.poses = PoseSettings(source: .sidecar(path: poses))
-    pictured.annotations = AnnotationSettings(scene: scene)
+    pictured.poses = PoseSettings(source: .sidecar(path: FilePath(poses)))
+    pictured.annotations = AnnotationSettings(scene: FilePath(scene))
     do {
         let clip = try ProcessStageBenchmark.Clip(path: clipPath, frames: frames)
         print("fxbench process: \(clip.count) frames of \(clipPath), blur σ = 12 + picture background + \(scene)")

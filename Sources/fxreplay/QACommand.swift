@@ -86,15 +86,15 @@ struct QACompare: ParsableCommand {
         // The report files appear together, after the checks and the work: checked first, committed last.
         let outputs = OutputGroup()
         let inputs = [a, b] + (video.map { [$0] } ?? [])
-        let plotOutput = try plot.map { path throws(ReplayError) in try outputs.reserve(path, inputs: inputs) }
-        let reportOutput = try report.map { path throws(ReplayError) in try outputs.reserve(path, inputs: inputs) }
-        let trackA = try PlacementTrack.load(path: a), trackB = try PlacementTrack.load(path: b)
+        let plotOutput = try plot.map { path throws(ReplayError) in try outputs.reserve(FilePath(path), inputs: inputs) }
+        let reportOutput = try report.map { path throws(ReplayError) in try outputs.reserve(FilePath(path), inputs: inputs) }
+        let trackA = try PlacementTrack.load(path: FilePath(a)), trackB = try PlacementTrack.load(path: FilePath(b))
         let comparison = TrackComparisonReport(comparing: trackA, with: trackB, options: options)
         var pictures: [QAThumbnail] = []
         if let video, let report {
             // The pictures join the report files in the group: all of them in place, or none.
-            let save = { (png: Data, path: String) throws(ReplayError) in try outputs.write(png, to: path, inputs: [video] + inputs) }
-            pictures = try comparison.worstFramePictures(of: video, a: trackA, b: trackB, limit: thumbnails, namedAfter: report,
+            let save = { (png: Data, path: FilePath) throws(ReplayError) in try outputs.write(png, to: path, inputs: [video] + inputs) }
+            pictures = try comparison.worstFramePictures(of: video, a: trackA, b: trackB, limit: thumbnails, namedAfter: FilePath(report),
                                                          save: selfContained ? nil : save)
         }
         let legend = [QALegendEntry(label: "A: \(a)", color: PlacementOverlay.color(ofTrack: 0)),
@@ -119,7 +119,7 @@ extension QAReportFiles {
                run: QARunInfo) throws(ReplayError) {
         if let svg { try svg.write(Data(self.svg().utf8)) }
         if let html {
-            let directory = URL(fileURLWithPath: html.finalPath).deletingLastPathComponent().path
+            let directory = FilePath(URL(fileURLWithPath: html.finalPath.string).deletingLastPathComponent().path)
             try html.write(Data(self.html(thumbnails: thumbnails, legend: legend, directory: directory, run: run).utf8))
         }
     }

@@ -99,7 +99,7 @@ struct Render: ParsableCommand {
     /// the file rendered, `clockOffset` where `--pose-time call|epoch` puts pose times on its clock,
     /// `placement` where a call's stream sits on the call's clock.
     func renderOptions(input: String, clockOffset: Double?, placement: StreamPlacement? = nil) throws -> RenderOptions {
-        var options = RenderOptions(input: input, output: output)
+        var options = RenderOptions(input: input, output: FilePath(output))
         options.encoder = encoder.settings
         options.audio = sound.settings
         options.from = trimming.from
@@ -113,14 +113,14 @@ struct Render: ParsableCommand {
         options.poses = poseOptions.isGiven ? try poseOptions.settings(clockOffset: clockOffset, placement: placement) : nil
         options.embedPoses = embedPoses
         if let annotations {
-            var settings = AnnotationSettings(scene: annotations)
-            settings.font = font
+            var settings = AnnotationSettings(scene: FilePath(annotations))
+            settings.font = font.map { FilePath($0) }
             settings.occludeWithMask = occludeWithMask
             options.annotations = settings
         }
         options.background = try backgroundReplacement.settings()
         // The job spec was expanded into the arguments before parsing, but it is a file this run reads.
-        options.otherInputs = job.map { [$0] } ?? []
+        options.otherInputs = job.map { [FilePath($0)] } ?? []
         return options
     }
 
@@ -132,16 +132,16 @@ struct Render: ParsableCommand {
         if let call {
             try call.opened.call.checkRenderedLength(of: call.track, from: trimming.from, to: trimming.to, allowLongCall: allowLongCall)
         }
-        let options = try renderOptions(input: call?.track.path ?? input, clockOffset: call?.poseClockOffset, placement: call?.placement)
+        let options = try renderOptions(input: call?.track.path.string ?? input, clockOffset: call?.poseClockOffset, placement: call?.placement)
         // Every output is checked before the render: none may be an input or another output, or exist unasked.
         // The preview and the report are written before the video is moved into place, and moved
         // after it: a full disk leaves none of them.
         let outputs = OutputGroup()
         let inputs = options.inputFiles + [output, input]
         let sheet = try preview.map { path throws(ReplayError) in
-            try ContactSheet(output: outputs.reserve(path, overwrite: overwrite, inputs: inputs))
+            try ContactSheet(output: outputs.reserve(FilePath(path), overwrite: overwrite, inputs: inputs))
         }
-        let reportOutput = try report.map { path throws(ReplayError) in try outputs.reserve(path, overwrite: overwrite, inputs: inputs) }
+        let reportOutput = try report.map { path throws(ReplayError) in try outputs.reserve(FilePath(path), overwrite: overwrite, inputs: inputs) }
         call?.printChoice()
         let renderer = Renderer(options: options, extraEffects: sheet.map { [$0] } ?? [])
         let result = try renderer.run(progress: progress.progress, beforeCommit: { report throws(ReplayError) in

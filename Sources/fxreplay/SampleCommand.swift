@@ -40,7 +40,7 @@ struct Sample: ParsableCommand {
     func run() throws {
         FFmpegLogging.configure(verbose: false)
         let summary = try SampleGenerator.generate(SampleSettings(size: size, seconds: seconds, seed: seed),
-                                                   into: output, overwrite: overwrite)
+                                                   into: FilePath(output), overwrite: overwrite)
         printError("fxreplay: wrote \(summary.files.count) files to \(output): \(summary.frames) frames "
                    + "(\(summary.droppedFrames) dropped), \(summary.flashes) flash/beep probes")
     }

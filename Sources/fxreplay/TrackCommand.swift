@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import ReplayKitless
-import SystemPackage
 
 extension PlacementTrack.Format: ExpressibleByArgument {}
 
@@ -43,7 +42,7 @@ struct Track: ParsableCommand {
         // A call's stream is read from its file, placed on the call's clock (the opened call owns a ZIP's files).
         let call = try callStream.choice(input: input, poseTime: poseOptions.poseTime)
         let poses = try poseOptions.settings(clockOffset: call?.poseClockOffset, placement: call?.placement)
-        let track = try PlacementTrack.track(of: FilePath(call?.track.path ?? input), poses: poses, scene: FilePath(annotations))
+        let track = try PlacementTrack.track(of: call?.track.path.string ?? input, poses: poses, scene: FilePath(annotations))
         var rows = track.rows
         if callTimes, let call {
             // Call time of a frame: its presentation time less (mediaStart − start), formats.md §9.
@@ -52,8 +51,8 @@ struct Track: ParsableCommand {
         }
         let chosen = format ?? (URL(fileURLWithPath: output).pathExtension.lowercased() == "jsonl" ? .jsonl : .csv)
         let text = PlacementTrack.text(rows, format: chosen)
-        try AtomicOutput.write(Data(text.utf8), to: output,
-                               inputs: [input, annotations] + track.scene.meshFiles + (poseOptions.poses.map { [$0] } ?? []))
+        try AtomicOutput.write(Data(text.utf8), to: FilePath(output),
+                               inputs: [input, annotations] + track.scene.meshFiles.map(\.string) + (poseOptions.poses.map { [$0] } ?? []))
         withExtendedLifetime(call) {}
         printError("fxreplay: wrote \(output): \(track.frameCount) frames × \(track.scene.annotations.count) annotations; "
                    + track.poseMatching.summary)

@@ -18,10 +18,10 @@ import Testing
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("out.csv").path
-        try AtomicOutput.write(Data("one\n".utf8), to: path)
+        try AtomicOutput.write(Data("one\n".utf8), to: FilePath(path))
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "one\n")
-        #expect(throws: ReplayError.self) { try AtomicOutput.write(Data("two\n".utf8), to: path, overwrite: false) }
-        try AtomicOutput.write(Data("two\n".utf8), to: path, overwrite: true)
+        #expect(throws: ReplayError.self) { try AtomicOutput.write(Data("two\n".utf8), to: FilePath(path), overwrite: false) }
+        try AtomicOutput.write(Data("two\n".utf8), to: FilePath(path), overwrite: true)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "two\n")
         #expect(try entries(dir) == ["out.csv"])
     }
@@ -38,7 +38,7 @@ import Testing
         defer { close(descriptor) }
         let stdoutLike = dir.appendingPathComponent("stdout").path
         try FileManager.default.createSymbolicLink(atPath: stdoutLike, withDestinationPath: "/proc/self/fd/\(descriptor)")
-        try AtomicOutput.write(Data("rows\n".utf8), to: stdoutLike, overwrite: false)
+        try AtomicOutput.write(Data("rows\n".utf8), to: FilePath(stdoutLike), overwrite: false)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: stdoutLike) == "/proc/self/fd/\(descriptor)")
         #expect(try String(contentsOfFile: redirected, encoding: .utf8) == "rows\n")
         #expect(try entries(dir) == ["redirected.csv", "stdout"])
@@ -52,9 +52,9 @@ import Testing
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("data"), withIntermediateDirectories: true)
         let link = dir.appendingPathComponent("out.csv").path
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "data/real.csv")
-        try AtomicOutput.write(Data("one\n".utf8), to: link, overwrite: false)
-        #expect(throws: ReplayError.self) { try AtomicOutput.write(Data("two\n".utf8), to: link, overwrite: false) }
-        try AtomicOutput.write(Data("two\n".utf8), to: link, overwrite: true)
+        try AtomicOutput.write(Data("one\n".utf8), to: FilePath(link), overwrite: false)
+        #expect(throws: ReplayError.self) { try AtomicOutput.write(Data("two\n".utf8), to: FilePath(link), overwrite: false) }
+        try AtomicOutput.write(Data("two\n".utf8), to: FilePath(link), overwrite: true)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "data/real.csv")
         #expect(try String(contentsOfFile: dir.appendingPathComponent("data/real.csv").path, encoding: .utf8) == "two\n")
         #expect(try entries(dir.appendingPathComponent("data")) == ["real.csv"])
@@ -66,7 +66,7 @@ import Testing
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("out.csv").path
-        let output = try AtomicOutput(path: path, overwrite: false)
+        let output = try AtomicOutput(path: FilePath(path), overwrite: false)
         try output.write(Data("mine\n".utf8))
         try Data("theirs\n".utf8).write(to: URL(fileURLWithPath: path))
         do {
@@ -78,7 +78,7 @@ import Testing
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "theirs\n")
         #expect(try entries(dir) == ["out.csv"])
         // With overwrite, the run's own file wins.
-        let replacing = try AtomicOutput(path: path, overwrite: true)
+        let replacing = try AtomicOutput(path: FilePath(path), overwrite: true)
         try replacing.write(Data("mine\n".utf8))
         try replacing.commit()
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "mine\n")
@@ -91,7 +91,7 @@ import Testing
         let input = dir.appendingPathComponent("in.mp4").path, other = dir.appendingPathComponent("other.mp4").path
         try Data("video".utf8).write(to: URL(fileURLWithPath: input))
         try #require(link(input, other) == 0)
-        #expect(throws: ReplayError.self) { try AtomicOutput(path: other, overwrite: true, inputs: [input]) }
+        #expect(throws: ReplayError.self) { try AtomicOutput(path: FilePath(other), overwrite: true, inputs: [input]) }
         #expect(try String(contentsOfFile: input, encoding: .utf8) == "video")
     }
 
@@ -101,9 +101,9 @@ import Testing
         let null = dir.appendingPathComponent("null.csv").path, full = dir.appendingPathComponent("full.csv").path
         try FileManager.default.createSymbolicLink(atPath: null, withDestinationPath: "/dev/null")
         try FileManager.default.createSymbolicLink(atPath: full, withDestinationPath: "/dev/full")
-        try AtomicOutput.write(Data("rows\n".utf8), to: null, overwrite: false)
+        try AtomicOutput.write(Data("rows\n".utf8), to: FilePath(null), overwrite: false)
         do {
-            try AtomicOutput.write(Data("rows\n".utf8), to: full)
+            try AtomicOutput.write(Data("rows\n".utf8), to: FilePath(full))
             Issue.record("writing to /dev/full succeeded")
         } catch {
             #expect(error.kind == .processing && error.message.contains("No space left"), "\(error)")
@@ -123,25 +123,25 @@ import Testing
         let a = dir.appendingPathComponent("a.svg").path, b = dir.appendingPathComponent("b.html").path
         do {
             let outputs = OutputGroup()
-            try outputs.write(Data("a".utf8), to: a)
-            try outputs.write(Data("b".utf8), to: b)
+            try outputs.write(Data("a".utf8), to: FilePath(a))
+            try outputs.write(Data("b".utf8), to: FilePath(b))
             #expect(try entries(dir).allSatisfy { $0.hasSuffix(".part") }, "nothing in place before the commit")
             try outputs.commit()
         }
         #expect(try entries(dir) == ["a.svg", "b.html"])
         do {
             let outputs = OutputGroup()
-            try outputs.write(Data("new a".utf8), to: a)
+            try outputs.write(Data("new a".utf8), to: FilePath(a))
             // The group is dropped without a commit, as when a later step fails.
         }
         #expect(try entries(dir) == ["a.svg", "b.html"])
         #expect(try String(contentsOfFile: a, encoding: .utf8) == "a")
 
         let outputs = OutputGroup()
-        _ = try outputs.reserve(a)
+        _ = try outputs.reserve(FilePath(a))
         for twin in [a, dir.path + "/./a.svg", dir.path + "/../" + dir.lastPathComponent + "/a.svg"] {
             do {
-                _ = try outputs.reserve(twin)
+                _ = try outputs.reserve(FilePath(twin))
                 Issue.record("\(twin) reserved twice")
             } catch {
                 #expect(error.exitCode == 2 && error.message.contains(a), "\(error)")

@@ -20,7 +20,7 @@ import Testing
         for (codec, preset, output) in [(nil, nil, "a.mp4"), (VideoCodec.h264, nil, "a.mov"), (.hevc, nil, "a.mkv"),
                                         (.vp8, nil, "a.webm"), (.vp9, nil, "a.mov"), (nil, "standard", "a.mov"), (.prores, "hq", "a.mkv")] {
             do {
-                _ = try settings.alphaCodec(encoder: encoder(codec, preset: preset), output: output)
+                _ = try settings.alphaCodec(encoder: encoder(codec, preset: preset), output: FilePath(output))
                 Issue.record("\(String(describing: codec)) \(preset ?? "") in \(output) accepted")
             } catch {
                 #expect(error.kind == .usage && error.message.contains("transparent"))

@@ -117,7 +117,7 @@ import Testing
         // The other host's second file last changed just over the limit ago.
         let old = Date(timeIntervalSinceNow: -staleTemporaryFileAge - 5)
         try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: "\(dir)/\(gone[2])")
-        #expect(removeStaleTemporaryFiles(for: "\(dir)/a.mp4") == 3)
+        #expect(removeStaleTemporaryFiles(for: FilePath("\(dir)/a.mp4")) == 3)
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: dir)) == Set(live + unrelated))
     }
 

@@ -38,7 +38,7 @@ final class CallAudioMixTests: XCTestCase {
     /// Each beep's call time, from the source file measured on its own clock.
     private func expectedBeeps(_ call: Call) throws -> [Double] {
         try call.streams.flatMap { stream in
-            try stream.tracks.filter(\.hasAudio).flatMap { track in try decodedAudio(track.path).beepOnsets.map(track.callTime(ofMediaTime:)) }
+            try stream.tracks.filter(\.hasAudio).flatMap { track in try decodedAudio(track.path.string).beepOnsets.map(track.callTime(ofMediaTime:)) }
         }.sorted()
     }
 
@@ -167,7 +167,7 @@ final class CallAudioMixTests: XCTestCase {
         let expected = try expectedBeeps(call).filter { $0 >= 0.5 && $0 < 2.9 }.map { $0 - 0.5 }
         for (name, codec) in [("out.mp4", "aac"), ("out.mkv", "aac"), ("out.webm", "opus")] {
             let path = folder.appendingPathComponent(name).path
-            let muxer = try Muxer(output: try AtomicOutput(path: path, overwrite: true), bitexact: false)
+            let muxer = try Muxer(output: try AtomicOutput(path: FilePath(path), overwrite: true), bitexact: false)
             let sound = try CallSoundTrack(call: call, from: 0.5, to: 2.9, muxer: muxer)
             try muxer.writeHeader()
             for k in 1...48 { try sound.write(upTo: Double(k) / 20) }
@@ -191,10 +191,10 @@ final class CallAudioMixTests: XCTestCase {
         let expected = try expectedBeeps(call).filter { $0 >= 0.5 && $0 < 2.9 }.map { $0 - 0.5 }
         for name in ["av.mp4", "av.mkv", "av.webm"] {
             let path = folder.appendingPathComponent(name).path
-            let muxer = try Muxer(output: try AtomicOutput(path: path, overwrite: true), bitexact: false)
+            let muxer = try Muxer(output: try AtomicOutput(path: FilePath(path), overwrite: true), bitexact: false)
             var settings = EncoderSettings()
             settings.preset = "ultrafast"
-            let codec = VideoCodec.defaultCodec(forOutput: path)
+            let codec = VideoCodec.defaultCodec(forOutput: FilePath(path))
             let encoder = try Encoder(settings: settings, codec: codec == .vp9 ? .vp8 : codec, width: 64, height: 48,
                                       timeBase: AVRational(num: 1, den: 20), frameRate: AVRational(num: 20, den: 1),
                                       colorOf: nil, alpha: false, globalHeader: muxer.needsGlobalHeader)

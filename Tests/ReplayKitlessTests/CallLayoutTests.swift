@@ -69,7 +69,7 @@ import Testing
          "tiles": [{"stream": "Bob", "rect": [0, 0, 640, 720], "fit": "cover"},
                    {"stream": "a", "rect": [640, 0, 640, 720]}]}
         """.utf8).write(to: URL(fileURLWithPath: path))
-        let layout = try CustomLayout.load(path: path, width: 1280, height: 720)
+        let layout = try CustomLayout.load(path: FilePath(path), width: 1280, height: 720)
         #expect(layout.background == RGBAColor(red: 16, green: 16, blue: 16))
         #expect(layout.tiles.map(\.rect) == [PixelRect(x: 0, y: 0, width: 640, height: 720), PixelRect(x: 640, y: 0, width: 640, height: 720)])
         let tiles = CallLayout.custom(layout).tiles(for: [["a", "Ann"], ["b", "Bob"], ["c", "Cy"]], width: 1280, height: 720)
@@ -81,7 +81,7 @@ import Testing
                                     ("{\"version\": 1,\n\"tile\": []}", 2, "tile")] {
             try Data(text.utf8).write(to: URL(fileURLWithPath: path))
             do {
-                _ = try CustomLayout.load(path: path, width: 1280, height: 720)
+                _ = try CustomLayout.load(path: FilePath(path), width: 1280, height: 720)
                 Issue.record("accepted \(text)")
             } catch {
                 #expect(error.exitCode == 3 && error.message.contains("\(path):\(line)") && error.message.contains(field), "\(error.message)")
@@ -92,7 +92,7 @@ import Testing
     @Test func reconnectedParticipantIsOneAndOverlappingNamesAreNot() {
         func stream(_ id: String, _ name: String, _ start: Double, _ stop: Double, order: Int) -> CallStream {
             CallStream(id: id, name: name, videoType: nil, order: order, tracks: [
-                CallTrack(path: "/\(id).webm", name: "\(id).webm", start: start, stop: stop, mediaStart: 0, mediaEnd: stop - start,
+                CallTrack(path: FilePath("/\(id).webm"), name: "\(id).webm", start: start, stop: stop, mediaStart: 0, mediaEnd: stop - start,
                           hasVideo: true, hasAudio: true)])
         }
         let call = Call(source: "call", manifest: "call", epoch: nil, streams: [

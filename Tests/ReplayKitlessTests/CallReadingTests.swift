@@ -58,7 +58,7 @@ enum CallMediaFiles {
     @Test func timelineOfAnArchiveFolderAgainstFFprobe() throws {
         let folder = try CallMediaFiles.callFolder(manifest: Self.archiveManifest)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let opened = try OpenedCall.open(folder)
+        let opened = try OpenedCall.open(FilePath(folder))
         let call = opened.call
         #expect(opened.privateFolder == nil)
         #expect(call.epoch == 1_700_000_000)
@@ -103,22 +103,22 @@ enum CallMediaFiles {
                              zip, "manifest.json", "av.webm", "v.mkv", "a.webm"]
         try process.run()
         process.waitUntilExit()
-        var opened: OpenedCall? = try OpenedCall.open(zip)
+        var opened: OpenedCall? = try OpenedCall.open(FilePath(zip))
         let privateFolder = try #require(opened?.privateFolder)
         #expect(opened?.call.manifest == zip + "/archive/manifest.json")
-        #expect(opened?.call.streams.allSatisfy { $0.tracks.allSatisfy { $0.path.hasPrefix(privateFolder + "/") } } == true)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: privateFolder).count == 3, "the members the manifest names, no more")
-        let fromFolder = try OpenedCall.open(folder).call
+        #expect(opened?.call.streams.allSatisfy { $0.tracks.allSatisfy { $0.path.starts(with: privateFolder) } } == true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: privateFolder.string).count == 3, "the members the manifest names, no more")
+        let fromFolder = try OpenedCall.open(FilePath(folder)).call
         #expect(opened?.call.streams.map(\.tracks.first!.mediaEnd) == fromFolder.streams.map(\.tracks.first!.mediaEnd))
         opened = nil
-        #expect(!FileManager.default.fileExists(atPath: privateFolder))
+        #expect(!FileManager.default.fileExists(atPath: privateFolder.string))
     }
 
     @Test func theManifestFileAndACallManifestReadTheSame() throws {
         let folder = try CallMediaFiles.callFolder(manifest: Self.archiveManifest, name: "b40ef09b.json")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let fromFile = try OpenedCall.open(folder + "/b40ef09b.json").call
-        let fromFolder = try OpenedCall.open(folder).call
+        let fromFile = try OpenedCall.open(FilePath(folder + "/b40ef09b.json")).call
+        let fromFolder = try OpenedCall.open(FilePath(folder)).call
         #expect(fromFile.streams.map(\.tracks.first!.mediaStart) == fromFolder.streams.map(\.tracks.first!.mediaStart))
 
         try Data("""
@@ -126,14 +126,14 @@ enum CallMediaFiles {
               {"id": "agent", "name": "Agent", "tracks": [{"file": "v.mkv", "start": 1.0}, {"file": "a.webm", "start": 1.25, "end": 1.75}]}
             ]}
             """.utf8).write(to: URL(fileURLWithPath: folder + "/call.json"))
-        let call = try OpenedCall.open(folder + "/call.json").call
+        let call = try OpenedCall.open(FilePath(folder + "/call.json")).call
         #expect(call.epoch == 1_700_000_000.5)
         let agent = try call.stream("Agent")
         #expect(agent.id == "agent" && agent.hasVideo && agent.hasAudio)
         #expect(agent.tracks[1].stop == 1.75)
         #expect(agent.start == 1.0)
         // The folder now holds two manifests: naming it is ambiguous.
-        #expect(throws: ReplayError.self) { try OpenedCall.open(folder) }
+        #expect(throws: ReplayError.self) { try OpenedCall.open(FilePath(folder)) }
     }
 
     @Test func overlappingTracksOfOneKindAreRefused() throws {
@@ -141,7 +141,7 @@ enum CallMediaFiles {
             {"participants": [{"id": "p", "tracks": [{"file": "a.webm", "start": 0}, {"file": "av.webm", "start": 0.5}]}]}
             """)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let error = #expect(throws: ReplayError.self) { try OpenedCall.open(folder) }
+        let error = #expect(throws: ReplayError.self) { try OpenedCall.open(FilePath(folder)) }
         #expect(error?.kind == .badInput)
         #expect(error?.message.contains(#"(participants[0] "p", tracks[1]): its audio"#) == true, "\(error?.message ?? "")")
     }
@@ -151,12 +151,12 @@ enum CallMediaFiles {
             {"files": [{"streamId": "x", "filename": "gone.webm", "startTimeOffset": 0}]}
             """)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        var error = #expect(throws: ReplayError.self) { try OpenedCall.open(folder) }
+        var error = #expect(throws: ReplayError.self) { try OpenedCall.open(FilePath(folder)) }
         #expect(error?.kind == .badInput)
         #expect(error?.message.hasPrefix(#"\#(folder)/manifest.json:1 (files[0] "x", filename): "gone.webm" is missing"#) == true, "\(error?.message ?? "")")
 
         try Data("not media at all".utf8).write(to: URL(fileURLWithPath: folder + "/gone.webm"))
-        error = #expect(throws: ReplayError.self) { try OpenedCall.open(folder) }
+        error = #expect(throws: ReplayError.self) { try OpenedCall.open(FilePath(folder)) }
         #expect(error?.message.hasPrefix(#"\#(folder)/manifest.json:1 (files[0] "x", filename): "gone.webm": cannot open as media"#) == true,
                 "\(error?.message ?? "")")
     }
@@ -167,7 +167,7 @@ enum CallMediaFiles {
             """)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try FileManager.default.createSymbolicLink(atPath: folder + "/link.webm", withDestinationPath: CallMediaFiles.folder + "/a.webm")
-        let error = #expect(throws: ReplayError.self) { try OpenedCall.open(folder) }
+        let error = #expect(throws: ReplayError.self) { try OpenedCall.open(FilePath(folder)) }
         #expect(error?.message.contains("leads outside the archive's folder") == true, "\(error?.message ?? "")")
     }
 

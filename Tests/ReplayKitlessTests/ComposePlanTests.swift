@@ -8,7 +8,7 @@ import Testing
     private func stream(_ id: String, _ spans: [(Double, Double)], order: Int, screen: Bool = false,
                         size: PictureSize = PictureSize(width: 640, height: 360)) -> CallStream {
         CallStream(id: id, name: "Name \(id)", videoType: screen ? "screen" : "camera", order: order, tracks: spans.map { span in
-            CallTrack(path: "/nonexistent/\(id)-\(span.0).webm", name: "\(id)-\(span.0).webm", start: span.0, stop: span.1,
+            CallTrack(path: FilePath("/nonexistent/\(id)-\(span.0).webm"), name: "\(id)-\(span.0).webm", start: span.0, stop: span.1,
                       mediaStart: 0, mediaEnd: span.1 - span.0, hasVideo: true, hasAudio: true, shownSize: size)
         })
     }

@@ -22,12 +22,12 @@ import Testing
         let media = folder + "/piece.webm"
         try CallFixtures.writeMedia(media, video: .constant(size: PictureSize(width: 32, height: 24), fps: 10, duration: 0.2, tag: 1), audio: nil)
         let tracks = (0..<200).map { i in
-            CallTrack(path: media, name: "piece-\(i).webm", start: Double(i) * 0.2, stop: Double(i + 1) * 0.2,
+            CallTrack(path: FilePath(media), name: "piece-\(i).webm", start: Double(i) * 0.2, stop: Double(i + 1) * 0.2,
                       mediaStart: 0, mediaEnd: 0.2, hasVideo: true, hasAudio: false)
         }
-        let call = Call(source: folder + "/call.json", manifest: folder + "/call.json", epoch: nil,
+        let call = Call(source: FilePath(folder + "/call.json"), manifest: folder + "/call.json", epoch: nil,
                         streams: [CallStream(id: "p", name: "P", videoType: nil, order: 0, tracks: tracks)])
-        var options = ComposeOptions(call: call, output: folder + "/out.mkv")
+        var options = ComposeOptions(call: call, output: FilePath(folder + "/out.mkv"))
         options.size = PictureSize(width: 32, height: 24)
         options.fps = 10
         options.encoder.codec = .ffv1

@@ -64,7 +64,7 @@ import Testing
 
     @Test func a2GiBPose32FileIsRefusedBeforeItIsRead() throws {
         let path = try Self.sparseFile("huge.pose32", size: 2 << 30)
-        let error = replayError { _ = try PoseSidecar.read(path: path) }
+        let error = replayError { _ = try PoseSidecar.read(path: FilePath(path)) }
         #expect(error?.kind == .badInput)
         // 5 000 000 records of 32 bytes.
         #expect(error?.message == "\(path): the pose sidecar is larger than 160000000 bytes, the most fxreplay reads (see docs/poses.md, Limits)")
@@ -72,11 +72,11 @@ import Testing
 
     @Test func oversizedTextFilesAreRefusedBeforeTheyAreRead() throws {
         let sidecar = try Self.sparseFile("huge.jsonl", size: (1 << 30) + 1)
-        #expect(Self.message { _ = try PoseSidecar.read(path: sidecar) }.contains("larger than 1073741824 bytes"))
+        #expect(Self.message { _ = try PoseSidecar.read(path: FilePath(sidecar)) }.contains("larger than 1073741824 bytes"))
         let track = try Self.sparseFile("huge.csv", size: (1 << 30) + 1)
-        #expect(Self.message { _ = try PlacementTrack.load(path: track) }.contains("larger than 1073741824 bytes"))
+        #expect(Self.message { _ = try PlacementTrack.load(path: FilePath(track)) }.contains("larger than 1073741824 bytes"))
         let scene = try Self.sparseFile("huge.json", size: (16 << 20) + 1)
-        #expect(Self.message { _ = try AnnotationScene.load(path: scene) }.contains("larger than 16777216 bytes"))
+        #expect(Self.message { _ = try AnnotationScene.load(path: FilePath(scene)) }.contains("larger than 16777216 bytes"))
         let mesh = try Self.sparseFile("huge.obj", size: (64 << 20) + 1)
         #expect(Self.message { _ = try OBJLoader.load(path: mesh) }.contains("larger than 67108864 bytes"))
         let job = try Self.sparseFile("huge.yaml", size: (1 << 20) + 1)

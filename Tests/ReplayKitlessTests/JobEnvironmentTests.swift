@@ -32,9 +32,9 @@ import Testing
         let strict = JobEnvironment(logger: Logger(label: "strict") { _ in CapturingHandler(log: strictLog) })
         let processPolicy = InputPolicy.current
 
-        async let fromList = Renderer(options: RenderOptions(input: list, output: folder + "/list.mkv"), environment: allowing).run()
-        async let damagedRender = Renderer(options: RenderOptions(input: damaged, output: folder + "/damaged.mkv"), environment: strict).run()
-        async let refused: RenderReport? = try? Renderer(options: RenderOptions(input: list, output: folder + "/refused.mkv"), environment: strict).run()
+        async let fromList = Renderer(options: RenderOptions(input: list, output: FilePath(folder + "/list.mkv")), environment: allowing).run()
+        async let damagedRender = Renderer(options: RenderOptions(input: damaged, output: FilePath(folder + "/damaged.mkv")), environment: strict).run()
+        async let refused: RenderReport? = try? Renderer(options: RenderOptions(input: list, output: FilePath(folder + "/refused.mkv")), environment: strict).run()
         let (listReport, damagedReport, refusedReport) = try await (fromList, damagedRender, refused)
 
         #expect(listReport.framesEncoded == 10)
@@ -54,7 +54,7 @@ import Testing
         try "ffconcat version 1.0\nfile clip.mp4\n".write(toFile: list, atomically: true, encoding: .utf8)
         let environment = JobEnvironment(logger: Logger(label: "strict") { _ in CapturingHandler(log: CapturedLog()) })
         await #expect {
-            _ = try await Renderer(options: RenderOptions(input: list, output: folder + "/out.mkv"), environment: environment).run()
+            _ = try await Renderer(options: RenderOptions(input: list, output: FilePath(folder + "/out.mkv")), environment: environment).run()
         } throws: { error in
             guard let error = error as? ReplayError else { return false }
             return error.kind == .badInput && error.message.contains("FFmpeg demuxer concat") && error.options == ["InputPolicy.allowed"]

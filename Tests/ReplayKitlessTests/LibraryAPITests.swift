@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import Synchronization
-import SystemPackage
 import Testing
 import FxreplayBatch
 import ReplayKitless
@@ -12,7 +11,7 @@ import ReplayKitless
 @Suite(.serialized) struct LibraryAPITests {
     static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Samples")
-    static let call = FilePath(samples.appendingPathComponent("call.mp4").path)
+    static let call = samples.appendingPathComponent("call.mp4").path
 
     // MARK: Item 8: one error type
 
@@ -26,14 +25,14 @@ import ReplayKitless
     @Test func publicCallsThrowReplayError() {
         let missing = "/nonexistent/fxreplay-\(UInt64.random(in: 0...UInt64.max))"
         do {
-            _ = try PoseSidecar.read(path: missing + ".csv")
-            _ = try AnnotationScene.load(path: missing + ".json")
+            _ = try PoseSidecar.read(path: FilePath(missing + ".csv"))
+            _ = try AnnotationScene.load(path: FilePath(missing + ".json"))
             Issue.record("read a file that does not exist")
         } catch {
             #expect(error.exitCode == 3 && error.message.contains(missing))
         }
         do {
-            _ = try PoseSEI.poses(in: FilePath(missing + ".mp4"))
+            _ = try PoseSEI.poses(in: missing + ".mp4")
             Issue.record("scanned a file that does not exist")
         } catch {
             #expect(error.kind == .badInput)
@@ -48,7 +47,7 @@ import ReplayKitless
         let output = directory.appendingPathComponent("exists.mp4").path
         #expect(FileManager.default.createFile(atPath: output, contents: Data("kept".utf8)))
         do {
-            _ = try Renderer(options: RenderOptions(input: Self.call.string, output: output)).run(progress: .none)
+            _ = try Renderer(options: RenderOptions(input: Self.call, output: FilePath(output))).run(progress: .none)
             Issue.record("replaced an existing output without overwrite")
         } catch {
             #expect(error.kind == .usage && error.options == ["RenderOptions.overwrite"])
@@ -58,7 +57,7 @@ import ReplayKitless
             #expect(error.message(naming: { _ in nil }) == error.message)
         }
         #expect(try String(contentsOfFile: output, encoding: .utf8) == "kept")
-        var embedding = RenderOptions(input: Self.call.string, output: directory.appendingPathComponent("embedded.mp4").path)
+        var embedding = RenderOptions(input: Self.call, output: FilePath(directory.appendingPathComponent("embedded.mp4").path))
         embedding.embedPoses = true
         do {
             _ = try Renderer(options: embedding).run(progress: .none)
@@ -84,7 +83,7 @@ import ReplayKitless
                 ReplayLog.logger = Logger(label: "quiet") { _ in SwiftLogNoOpLogHandler() }
             }
             _ = try BatchPlanner(outputDirectory: directory.path, job: nil)
-                .recordings(matching: [Self.call.string, directory.appendingPathComponent("none-*.mp4").path])
+                .recordings(matching: [Self.call, directory.appendingPathComponent("none-*.mp4").path])
             var options = RenderOptions(input: Self.call, output: FilePath(directory.appendingPathComponent("out.mp4").path))
             options.encoder.crf = 45
             options.size = PictureSize(width: 160, height: 90)
@@ -154,7 +153,7 @@ import ReplayKitless
     /// The sample carries its poses twice: as SEI and as `call.poses.jsonl`, "same float32 values" (Samples/README.md).
     @Test func posesFromSEIMatchTheSidecar() throws {
         let poses = try PoseSEI.poses(in: Self.call)
-        let sidecar = try PoseSidecar.read(path: Self.samples.appendingPathComponent("call.poses.jsonl").path)
+        let sidecar = try PoseSidecar.read(path: FilePath(Self.samples.appendingPathComponent("call.poses.jsonl").path))
         #expect(poses.count == 116 && sidecar.count == 116)
         for (sei, file) in zip(poses, sidecar) {
             guard case .time(let time) = file.key else { Issue.record("sidecar keyed by frame"); return }

@@ -25,7 +25,7 @@ import Testing
         let dir = try temporaryDirectory()
         try Data("file:\(dir)/a.mp4\nb.mp4\n".utf8).write(to: URL(fileURLWithPath: "\(dir)/list.txt"))
         let paths = LocalFiles.paths("concatf:\(dir)/list.txt")
-        #expect(paths.contains("\(dir)/list.txt") && paths.contains("\(dir)/a.mp4") && paths.contains("\(dir)/b.mp4"))
+        #expect(paths.contains(FilePath("\(dir)/list.txt")) && paths.contains(FilePath("\(dir)/a.mp4")) && paths.contains(FilePath("\(dir)/b.mp4")))
     }
 
     @Test func atomicOutputRefusesEverySpellingOfAnInput() throws {
@@ -37,13 +37,13 @@ import Testing
         for spelling in ["file://\(input)", "file:\(dir)/link/in.mp4", "async:file:\(dir)/../\(URL(fileURLWithPath: dir).lastPathComponent)/in.mp4",
                          "cache:\(dir)/hard.mp4", "subfile,,start,0,end,1,,:\(input)", "concat:\(dir)/other.mp4|\(input)",
                          "file://\(dir)/in%2Emp4"] {
-            let error = replayError { _ = try AtomicOutput(path: input, overwrite: true, inputs: [spelling]) }
+            let error = replayError { _ = try AtomicOutput(path: FilePath(input), overwrite: true, inputs: [spelling]) }
             #expect(error?.kind == .usage, "\(spelling)")
         }
         // Two outputs of one run that do not exist yet, by different spellings.
-        let error = replayError { _ = try AtomicOutput(path: "\(dir)/new.png", overwrite: true, inputs: ["\(dir)/link/./new.png"]) }
+        let error = replayError { _ = try AtomicOutput(path: FilePath("\(dir)/new.png"), overwrite: true, inputs: ["\(dir)/link/./new.png"]) }
         #expect(error?.kind == .usage)
-        let fine = try AtomicOutput(path: "\(dir)/other.png", overwrite: true, inputs: ["file://\(input)", "https://x/other.png"])
+        let fine = try AtomicOutput(path: FilePath("\(dir)/other.png"), overwrite: true, inputs: ["file://\(input)", "https://x/other.png"])
         fine.abort()
     }
 }

@@ -236,8 +236,8 @@ func replayError(_ body: () throws -> Void, sourceLocation: SourceLocation = #_s
         let folder = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/out.csv"
-        try PoseSidecar.write(Self.expected, to: path)
-        #expect(try PoseSidecar.read(path: path) == Self.expected)
+        try PoseSidecar.write(Self.expected, to: FilePath(path))
+        #expect(try PoseSidecar.read(path: FilePath(path)) == Self.expected)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["out.csv"])
     }
 }
@@ -256,18 +256,18 @@ func replayError(_ body: () throws -> Void, sourceLocation: SourceLocation = #_s
     @Test func aByteOrderMarkIsSkippedInTextFiles() throws {
         let dir = try temporaryDirectory()
         for (text, name) in [(Self.jsonl, "p.jsonl"), (Self.csv, "p.csv")] {
-            let plain = try PoseSidecar.read(path: try write(text, named: name, in: dir))
-            let marked = try PoseSidecar.read(path: try write(text, bom: true, named: "bom-" + name, in: dir))
+            let plain = try PoseSidecar.read(path: try FilePath(write(text, named: name, in: dir)))
+            let marked = try PoseSidecar.read(path: try FilePath(write(text, bom: true, named: "bom-" + name, in: dir)))
             #expect(marked == plain && marked.count == 1 && marked[0].position == [1, 2, 3], "\(name)")
         }
         let scene = try write(#"{"version": 1, "annotations": [{"id": "a", "anchor": {"world": [0, 0, -1]}}]}"#, bom: true,
                               named: "scene.json", in: dir)
-        #expect(try AnnotationScene.load(path: scene).annotations.map(\.id) == ["a"])
+        #expect(try AnnotationScene.load(path: FilePath(scene)).annotations.map(\.id) == ["a"])
         // pose32 is binary: the same three bytes there are part of a float (little-endian 0x3FBFBBEF).
         let record = [UInt8]([0xEF, 0xBB, 0xBF, 0x3F]) + Pose32Tests.recordBytes.dropFirst(4)
         let pose32 = dir + "/p.pose32"
         try Data(record).write(to: URL(fileURLWithPath: pose32))
-        #expect(try PoseSidecar.read(path: pose32).first?.position.x == Double(Float(bitPattern: 0x3FBF_BBEF)))
+        #expect(try PoseSidecar.read(path: FilePath(pose32)).first?.position.x == Double(Float(bitPattern: 0x3FBF_BBEF)))
     }
 
     /// Numbers in CSV cells are decimal: a hexadecimal one, or one with a NUL byte in it (which
@@ -276,10 +276,10 @@ func replayError(_ body: () throws -> Void, sourceLocation: SourceLocation = #_s
         let dir = try temporaryDirectory()
         for cell in ["0x10", "0.5\u{0}1234", "1e3x", "inf"] {
             let path = try write("t,px,py,pz,pitch,yaw,roll,znear,fovy\n0,\(cell),0,0,0,0,0,0.01,55\n", named: "p.csv", in: dir)
-            let error = replayError { _ = try PoseSidecar.read(path: path) }
+            let error = replayError { _ = try PoseSidecar.read(path: FilePath(path)) }
             #expect(error?.kind == .badInput && error?.message.contains("p.csv:2 (px)") == true, "\(cell.debugDescription): \(String(describing: error))")
         }
-        #expect(try PoseSidecar.read(path: try write(Self.csv.replacingOccurrences(of: ",1,2,3,", with: ",+1,2E0,3.,"), named: "ok.csv", in: dir))
+        #expect(try PoseSidecar.read(path: try FilePath(write(Self.csv.replacingOccurrences(of: ",1,2,3,", with: ",+1,2E0,3.,"), named: "ok.csv", in: dir)))
             .first?.position == [1, 2, 3])
         #expect(throws: ReplayError.self) { try LatencyQA.parseDelay("0x10") }
         #expect(try LatencyQA.parseDelay("200ms") == 0.2)
@@ -290,10 +290,10 @@ func replayError(_ body: () throws -> Void, sourceLocation: SourceLocation = #_s
         for (text, name) in [("", "empty.jsonl"), ("\n\n", "blank.jsonl"), ("t,px,py,pz,pitch,yaw,roll,znear,fovy\n", "header.csv"),
                              ("", "empty.pose32")] {
             let path = try write(text, named: name, in: dir)
-            let error = replayError { _ = try PoseSidecar.read(path: path) }
+            let error = replayError { _ = try PoseSidecar.read(path: FilePath(path)) }
             #expect(error?.kind == .badInput && error?.message.contains(name) == true, "\(name): \(String(describing: error))")
         }
-        let missing = replayError { _ = try PoseSidecar.read(path: dir + "/missing.jsonl") }
+        let missing = replayError { _ = try PoseSidecar.read(path: FilePath(dir + "/missing.jsonl")) }
         #expect(missing?.message == "\(dir)/missing.jsonl: cannot read the pose sidecar (no such file)")
     }
 }

@@ -20,15 +20,15 @@ import Testing
     /// The sample call with blur and picture backgrounds (smoothed masks, annotations drawn behind
     /// the person), small so the test is quick; FFV1 keeps the processed pixels exactly.
     static func options(_ background: BackgroundSpec, output: String, threads: Int) -> RenderOptions {
-        var options = RenderOptions(input: samples.appendingPathComponent("call.mp4").path, output: output)
+        var options = RenderOptions(input: samples.appendingPathComponent("call.mp4").path, output: FilePath(output))
         options.encoder.codec = .ffv1
         options.encoder.deterministic = true
         options.size = PictureSize(width: 160, height: 96)
         var background = BackgroundSettings(mask: .video(path: samples.appendingPathComponent("call.mask.mkv").path), background: background)
         background.smoothFrames = 3
         options.background = background
-        options.poses = PoseSettings(source: .sidecar(path: samples.appendingPathComponent("call.poses.jsonl").path))
-        var annotations = AnnotationSettings(scene: samples.appendingPathComponent("annotations.json").path)
+        options.poses = PoseSettings(source: .sidecar(path: FilePath(samples.appendingPathComponent("call.poses.jsonl").path)))
+        var annotations = AnnotationSettings(scene: FilePath(samples.appendingPathComponent("annotations.json").path))
         annotations.occludeWithMask = true
         options.annotations = annotations
         options.processThreads = threads
@@ -74,14 +74,14 @@ import Testing
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         var options = RenderOptions(input: Self.samples.appendingPathComponent("call.mp4").path,
-                                    output: directory.appendingPathComponent("stamped.mkv").path)
+                                    output: FilePath(directory.appendingPathComponent("stamped.mkv").path))
         options.encoder.codec = .ffv1
         options.size = PictureSize(width: 64, height: 32)
         options.processThreads = 3
         _ = try Renderer(options: options, extraEffects: [StampEffect()]).run(progress: .none)
         // The frames as stored (4:2:0, no range conversion): each frame's first luma sample.
         let raw = directory.appendingPathComponent("stamped.yuv").path
-        try runFFmpegCLI(["-i", options.output, "-map", "0:v", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "yuv420p", raw])
+        try runFFmpegCLI(["-i", options.output.string, "-map", "0:v", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "yuv420p", raw])
         let pixels = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
         let firstPixels = stride(from: 0, to: pixels.count, by: 64 * 32 * 3 / 2).map { Int(pixels[$0]) }
         #expect(firstPixels == (0..<116).map { 16 + $0 % 200 })
@@ -91,7 +91,7 @@ import Testing
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("failed.mkv").path
-        var options = RenderOptions(input: Self.samples.appendingPathComponent("call.mp4").path, output: output)
+        var options = RenderOptions(input: Self.samples.appendingPathComponent("call.mp4").path, output: FilePath(output))
         options.encoder.codec = .ffv1
         options.size = PictureSize(width: 64, height: 32)
         options.processThreads = 3

@@ -73,7 +73,7 @@ import Testing
         #expect(FrameMD5.headerLines(timeBase: (timeBase[0], timeBase[1]), width: 32, height: 24, sampleAspectRatio: (1, 1)) == header)
 
         // And the golden file checks clean against itself.
-        #expect(try FrameHashGolden.load(path: golden).compare(data) == nil)
+        #expect(try FrameHashGolden.load(path: FilePath(golden)).compare(data) == nil)
     }
 
     static let golden = """

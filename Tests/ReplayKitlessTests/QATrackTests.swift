@@ -180,7 +180,7 @@ final class XMLCollector: NSObject, XMLParserDelegate {
         // Both at 30 fps: A lacks frame 3, B lacks frame 7. Each gap leaves a row of the other track
         // whose nearest neighbours are 1/30 s (> 20 ms) away: one unmatched row each way.
         func track(without missing: Int, file: String) throws -> PlacementTrack {
-            try PlacementTrack.parse(trackCSV((0..<10).filter { $0 != missing }.map { ($0, "v", true, Double($0), 0.0) }), file: file)
+            try PlacementTrack.parse(trackCSV((0..<10).filter { $0 != missing }.map { ($0, "v", true, Double($0), 0.0) }), file: FilePath(file))
         }
         let a = try track(without: 3, file: "a.csv"), b = try track(without: 7, file: "b.csv")
         let options = TrackComparisonOptions(matching: .time(tolerance: 0.02))
@@ -278,12 +278,12 @@ final class XMLCollector: NSObject, XMLParserDelegate {
         try Data([0x89]).write(to: local)
 
         let report = try sampleReport()
-        let html = report.html(thumbnails: [QAThumbnail(label: "valve, frame 29", path: pictures[0].path),
-                                            QAThumbnail(label: "tap", path: pictures[1].path),
-                                            QAThumbnail(label: "local", path: local.path)],
-                               directory: reportDirectory.path)
+        let html = report.html(thumbnails: [QAThumbnail(label: "valve, frame 29", path: FilePath(pictures[0].path)),
+                                            QAThumbnail(label: "tap", path: FilePath(pictures[1].path)),
+                                            QAThumbnail(label: "local", path: FilePath(local.path))],
+                               directory: FilePath(reportDirectory.path))
         let htmlFile = reportDirectory.appendingPathComponent("report.html")
-        try AtomicOutput.write(Data(html.utf8), to: htmlFile.path)
+        try AtomicOutput.write(Data(html.utf8), to: FilePath(htmlFile.path))
 
         let page = try String(contentsOf: htmlFile, encoding: .utf8)
         let sources = page.components(separatedBy: "src=\"").dropFirst().compactMap { $0.split(separator: "\"").first.map(String.init) }
@@ -306,9 +306,9 @@ final class XMLCollector: NSObject, XMLParserDelegate {
         let html = directory.appendingPathComponent("r.html").path
         let outputs = OutputGroup()
         // What `fxreplay qa compare --json/--plot/--report` write, each through the group.
-        try outputs.reserve(json).write(try report.json())
-        try outputs.reserve(svg).write(Data(report.svg().utf8))
-        try outputs.reserve(html).write(Data(report.html(directory: directory.path).utf8))
+        try outputs.reserve(FilePath(json)).write(try report.json())
+        try outputs.reserve(FilePath(svg)).write(Data(report.svg().utf8))
+        try outputs.reserve(FilePath(html)).write(Data(report.html(directory: FilePath(directory.path)).utf8))
         // Nothing is in place until the group is committed.
         #expect(!FileManager.default.fileExists(atPath: json) && !FileManager.default.fileExists(atPath: html))
         try outputs.commit()
@@ -320,7 +320,7 @@ final class XMLCollector: NSObject, XMLParserDelegate {
         // An unwritable destination is a processing failure (exit 4) and leaves nothing behind.
         let missing = directory.appendingPathComponent("no/such/dir/r.json").path
         do {
-            try OutputGroup().reserve(missing).write(try report.json())
+            try OutputGroup().reserve(FilePath(missing)).write(try report.json())
             Issue.record("wrote into a missing directory")
         } catch {
             #expect(error.exitCode == 4)

@@ -234,7 +234,7 @@ func placed(_ shape: AnnotationShape, size: Double, at anchor: SIMD3<Double>, co
         let anchor = eye.world([0.1, -0.05, -1.8])
         let builtIn = TestFrame(), loaded = TestFrame()
         try render([placed(.box, size: 0.35, at: anchor)], eye, into: builtIn)
-        try render([placed(.mesh(path: path), size: 0.35, at: anchor)], eye, into: loaded)
+        try render([placed(.mesh(path: FilePath(path)), size: 0.35, at: anchor)], eye, into: loaded)
         let a = Set(builtIn.changed.map { $0.y * 320 + $0.x }), b = Set(loaded.changed.map { $0.y * 320 + $0.x })
         #expect(a.count > 1000)
         #expect(Double(a.intersection(b).count) / Double(a.union(b).count) >= 0.99)
@@ -269,7 +269,7 @@ func placed(_ shape: AnnotationShape, size: Double, at anchor: SIMD3<Double>, co
         let obj = "v -0.5 -0.4 -1\nv 0.6 -0.3 -3\nv 0 0.5 -2\nvn 0 0 1\nvn 1 0 0\nvn 0 1 0\nf 1//1 2//2 3//3\n"
         let eye = HandCamera(position: [0, 0, 0], pitch: 0, yaw: 0, roll: 0, width: 320, height: 240)
         let frame = TestFrame()
-        try withOBJ(obj) { path in try render([placed(.mesh(path: path), size: 2, at: .zero)], eye, into: frame) }
+        try withOBJ(obj) { path in try render([placed(.mesh(path: FilePath(path)), size: 2, at: .zero)], eye, into: frame) }
         // Where the ray through the centre of pixel (130, 150) meets the triangle, by hand.
         let f = 207.846
         let ray = SIMD3((130.5 - 160) / f, -(150.5 - 120) / f, -1)
@@ -293,7 +293,7 @@ func placed(_ shape: AnnotationShape, size: Double, at anchor: SIMD3<Double>, co
         try withOBJ(square) { path in
             for eye in [front, behind] {
                 let frame = TestFrame(width: 160, height: 120)
-                try render([placed(.mesh(path: path), size: 0.5, at: .zero)], eye, into: frame)
+                try render([placed(.mesh(path: FilePath(path)), size: 0.5, at: .zero)], eye, into: frame)
                 #expect(Double(frame.image.luma[80, 60]) == expected)
             }
         }
@@ -421,7 +421,7 @@ func placed(_ shape: AnnotationShape, size: Double, at anchor: SIMD3<Double>, co
             // 4 m wide, 1 m in front: every triangle covers nearly all the view.
             let frame = TestFrame(subsampling: .yuv420, colorSpace: .bt709Limited)
             do {
-                try render([placed(.mesh(path: path), size: 4, at: eye.world([0, 0, -1]))], eye, into: frame)
+                try render([placed(.mesh(path: FilePath(path)), size: 4, at: eye.world([0, 0, -1]))], eye, into: frame)
                 #expect(!refused, "\(layers) layers were drawn")
                 #expect(frame.changed.count > 320 * 240 * 9 / 10)
             } catch let error as ReplayError {

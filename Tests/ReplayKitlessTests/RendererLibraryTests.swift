@@ -12,7 +12,7 @@ import ReplayKitless
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("upright.mp4").path
-        var options = RenderOptions(input: Self.sample, output: output)
+        var options = RenderOptions(input: Self.sample, output: FilePath(output))
         options.encoder.crf = 40
         var seen: [(Int, Int?)] = []
         let report = try Renderer(options: options).run(progress: .none) { seen.append(($0, $1)) }

@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct SceneTests {
     func parse(_ json: String, base: String = "/scenes") throws -> AnnotationScene {
-        try AnnotationScene(json: Array(json.utf8), file: "scene.json", baseDirectory: base)
+        try AnnotationScene(json: Array(json.utf8), file: "scene.json", baseDirectory: FilePath(base))
     }
 
     func error(_ json: String) -> ReplayError? { replayError { _ = try parse(json) } }
@@ -48,7 +48,7 @@ import Testing
             """, base: folder)
         let m = try #require(scene.annotations.first)
         #expect(m.anchor == .tap(TapAnchor(t: 1, x: 2, y: 3, depth: 4, mode: .opentokSample)))
-        #expect(m.shape == .mesh(path: folder + "/models/star.obj"))
+        #expect(m.shape == .mesh(path: FilePath(folder + "/models/star.obj")))
         #expect(m.size == 0.2 && m.color == RGBAColor(red: 0x11, green: 0x22, blue: 0x33, alpha: 0x44))
         #expect(m.label == "" && m.labelSize == 24.5 && m.from == 0.5 && m.until == 0.5)
         #expect(m.orientation == [0.1, -0.2, 0.3] && m.billboard && m.spin == 0.333 && m.stem)
@@ -60,8 +60,8 @@ import Testing
         try Data("v 0 0 0\n".utf8).write(to: URL(fileURLWithPath: folder + "/ball.obj"))
         let json = #"{"version": 1, "annotations": [{"id": "b", "anchor": {"world": [0, 0, -1]}, "shape": "mesh", "mesh": "ball.obj"}]}"#
         try Data(json.utf8).write(to: URL(fileURLWithPath: folder + "/annotations.json"))
-        let scene = try AnnotationScene.load(path: folder + "/annotations.json")
-        #expect(scene.annotations.first?.shape == .mesh(path: folder + "/ball.obj"))
+        let scene = try AnnotationScene.load(path: FilePath(folder + "/annotations.json"))
+        #expect(scene.annotations.first?.shape == .mesh(path: FilePath(folder + "/ball.obj")))
     }
 
     /// Unknown keys name the file, the line, the annotation (id, or index without one) and the key.

@@ -8,7 +8,7 @@ import Testing
 @Suite struct SpeakerActivityTests {
     static func stream(_ id: String, _ name: String, start: Double = 0, stop: Double = 60, video: Bool = true) -> CallStream {
         CallStream(id: id, name: name, videoType: "camera", order: 0, tracks: [
-            CallTrack(path: "\(id).mkv", name: "\(id).mkv", start: start, stop: stop, mediaStart: 0, mediaEnd: stop - start,
+            CallTrack(path: FilePath("\(id).mkv"), name: "\(id).mkv", start: start, stop: stop, mediaStart: 0, mediaEnd: stop - start,
                       hasVideo: video, hasAudio: true),
         ])
     }

@@ -157,9 +157,9 @@ import Testing
         let folder = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let rows = try simpleTrack()
-        try PlacementTrack.write(rows, to: folder + "/track.csv", format: .csv)
+        try PlacementTrack.write(rows, to: FilePath(folder + "/track.csv"), format: .csv)
         let text = try String(contentsOfFile: folder + "/track.csv", encoding: .utf8)
         #expect(text == PlacementTrack.text(rows, format: .csv))
-        #expect(replayError { try PlacementTrack.write(rows, to: folder + "/missing/track.csv", format: .csv) }?.kind == .processing)
+        #expect(replayError { try PlacementTrack.write(rows, to: FilePath(folder + "/missing/track.csv"), format: .csv) }?.kind == .processing)
     }
 }

@@ -361,7 +361,7 @@ public enum CallFixtures {
             var tracks: [CallTrack] = []
             for track in stream.tracks {
                 let written = try write(track, in: folder)
-                tracks.append(CallTrack(path: written.path, name: track.file, start: track.start, stop: track.stop ?? written.stop,
+                tracks.append(CallTrack(path: FilePath(written.path), name: track.file, start: track.start, stop: track.stop ?? written.stop,
                                         mediaStart: written.mediaStart, mediaEnd: written.mediaEnd,
                                         hasVideo: written.hasVideo, hasAudio: written.hasAudio,
                                         rotation: track.video?.rotation ?? 0, mirrored: track.video?.mirrored ?? false,
@@ -369,7 +369,7 @@ public enum CallFixtures {
             }
             model.append(CallStream(id: stream.id, name: stream.name, videoType: stream.videoType, order: order, tracks: tracks))
         }
-        return Call(source: folder.path, manifest: folder.path, epoch: epoch, streams: model)
+        return Call(source: FilePath(folder.path), manifest: folder.path, epoch: epoch, streams: model)
     }
 
     private struct Written {

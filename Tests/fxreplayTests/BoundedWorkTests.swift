@@ -156,7 +156,7 @@ import Testing
         #expect(run.status == 3, "\(run.stderr)")
         #expect(run.stderr.contains(many) && run.stderr.contains("tiles[256]") && run.stderr.contains("at most 256"), "\(run.stderr)")
         // 256 small tiles are fine (not composed here: the layout is read before the call's work).
-        _ = try CustomLayout.load(path: try layout("most.json", tiles: 256, rect: [0, 0, 2, 2]), width: 1280, height: 720)
+        _ = try CustomLayout.load(path: try FilePath(layout("most.json", tiles: 256, rect: [0, 0, 2, 2])), width: 1280, height: 720)
 
         let covering = try layout("covering.json", tiles: 17, rect: [0, 0, 1280, 720])
         let painted = try CallCommandFixtures.run(["compose", zip, "-o", out + "/call.mp4", "--layout", covering, "--progress", "none"], tmp: tmp)
@@ -165,7 +165,7 @@ import Testing
                 "\(painted.stderr)")
         // Line 17 holds the 17th tile (the first shares line 1 with the header).
         #expect(painted.stderr.contains("\(covering):17"), "\(painted.stderr)")
-        _ = try CustomLayout.load(path: try layout("sixteen.json", tiles: 16, rect: [0, 0, 1280, 720]), width: 1280, height: 720)
+        _ = try CustomLayout.load(path: try FilePath(layout("sixteen.json", tiles: 16, rect: [0, 0, 1280, 720])), width: 1280, height: 720)
         #expect(CallCommandFixtures.contents(out).isEmpty && CallCommandFixtures.contents(tmp).isEmpty)
     }
 }

@@ -140,7 +140,7 @@ import Testing
             tracks.append(path)
         }
         #expect(try String(contentsOfFile: tracks[1], encoding: .utf8).hasPrefix("{"))
-        let csv = try PlacementTrack.load(path: tracks[0]), jsonl = try PlacementTrack.load(path: tracks[1])
+        let csv = try PlacementTrack.load(path: FilePath(tracks[0])), jsonl = try PlacementTrack.load(path: FilePath(tracks[1]))
         #expect(csv.rows.count == 464 && jsonl.rows.count == csv.rows.count)
         #expect(zip(csv.rows, jsonl.rows).allSatisfy { $0.frame == $1.frame && $0.id == $1.id && $0.visible == $1.visible && $0.x == $1.x
             && $0.y == $1.y && $0.depth == $1.depth && $0.t == $1.t })

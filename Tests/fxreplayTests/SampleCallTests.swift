@@ -39,7 +39,7 @@ import Testing
     /// manifest duration agrees with ffprobe's (first packet to end of the last) within a frame.
     @Test func archiveReadsBackWithItsParticipantsOffsetsAndMedia() throws {
         let sample = try GeneratedSample.get()
-        let opened = try OpenedCall.open(sample.path("call-archive.zip"))
+        let opened = try OpenedCall.open(FilePath(sample.path("call-archive.zip")))
         let call = opened.call
         #expect(call.epoch == 1_767_225_600)
         let seconds = 2.0  // GeneratedSample: --seconds 2
@@ -69,7 +69,7 @@ import Testing
             let track = try #require(stream.tracks.first)
             #expect(abs(track.start - want.start) < 1e-9, "\(want.name) starts at \(track.start)")
             #expect(track.hasVideo == (want.size != nil) && track.hasAudio)
-            let probed = try Probed(track.path)
+            let probed = try Probed(track.path.string)
             #expect(probed.codecs == want.codecs, "\(want.name)")
             #expect(probed.size == want.size, "\(want.name)")
             let start = try #require(file["startTimeOffset"] as? Int), stop = try #require(file["stopTimeOffset"] as? Int)
@@ -77,7 +77,7 @@ import Testing
                     "\(want.name): manifest \(stop - start) ms, ffprobe \(probed.end - probed.start) s")
         }
         // The expert and the dispatcher stay to the end of the publisher's media (within a frame).
-        let owner = try Probed(call.streams[0].tracks[0].path)
+        let owner = try Probed(call.streams[0].tracks[0].path.string)
         #expect(abs(call.streams[1].stop - (owner.end - owner.start)) < 0.05)
         withExtendedLifetime(opened) {}
     }
@@ -87,7 +87,7 @@ import Testing
     /// frames `createdAt / 1000 + start + (pts − start_time)` with that frame's pose.
     @Test func publisherIsTheSampleRecordingAndItsPoseLogIsOnTheCallsEpoch() throws {
         let sample = try GeneratedSample.get()
-        let opened = try OpenedCall.open(sample.path("call-archive.zip"))
+        let opened = try OpenedCall.open(FilePath(sample.path("call-archive.zip")))
         let track = try #require(opened.call.streams.first?.tracks.first)
         func frames(_ path: String) throws -> [(time: Double, hash: String)] {
             let hashes = try QAFixtures.run("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v", "-f", "framemd5", "-"])
@@ -100,12 +100,12 @@ import Testing
             try #require(md5.count == seconds.count)
             return Array(zip(seconds, md5))
         }
-        let original = try frames(sample.path("call.mp4")), copy = try frames(track.path)
+        let original = try frames(sample.path("call.mp4")), copy = try frames(track.path.string)
         #expect(copy.map(\.hash) == original.map(\.hash))
         #expect(zip(copy, original).allSatisfy { abs($0.time - $1.time) < 1e-6 })
-        #expect(try MediaProbe.probe(track.path).poseSEIFrames == original.count)
+        #expect(try MediaProbe.probe(track.path.string).poseSEIFrames == original.count)
 
-        let start = try Probed(track.path).start
+        let start = try Probed(track.path.string).start
         let lines = try String(contentsOfFile: sample.path("call-archive.poses.jsonl"), encoding: .utf8).split(separator: "\n")
         let relative = try String(contentsOfFile: sample.path("call.poses.jsonl"), encoding: .utf8).split(separator: "\n")
         try #require(lines.count == copy.count && relative.count == copy.count)

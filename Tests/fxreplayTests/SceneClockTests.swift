@@ -116,8 +116,8 @@ import Testing
                                "--pose-time", "epoch", "--annotations", sample.path("call-archive.annotations.json")]
         _ = try Self.run(streamArguments + ["-o", streamTrack])
         _ = try Self.run(streamArguments + ["-o", callTrack, "--call-times"])
-        let fileRows = try PlacementTrack.load(path: fileTrack).rows, streamRows = try PlacementTrack.load(path: streamTrack).rows
-        let callRows = try PlacementTrack.load(path: callTrack).rows
+        let fileRows = try PlacementTrack.load(path: FilePath(fileTrack)).rows, streamRows = try PlacementTrack.load(path: FilePath(streamTrack)).rows
+        let callRows = try PlacementTrack.load(path: FilePath(callTrack)).rows
         try #require(fileRows.count == streamRows.count && fileRows.count == callRows.count && !fileRows.isEmpty)
         for (a, b) in zip(fileRows, streamRows) {
             #expect(a.frame == b.frame && a.id == b.id && a.visible == b.visible && abs(a.t - b.t) < 1e-6, "\(a) vs \(b)")
@@ -205,7 +205,7 @@ import Testing
         let a = dir.appendingPathComponent("epoch.csv").path, b = dir.appendingPathComponent("call.csv").path
         _ = try Self.run(common + ["--annotations", sample.path("call-archive.annotations.json"), "-o", a])
         _ = try Self.run(common + ["--annotations", callScene, "-o", b])
-        let epochRows = try PlacementTrack.load(path: a).rows, callRows = try PlacementTrack.load(path: b).rows
+        let epochRows = try PlacementTrack.load(path: FilePath(a)).rows, callRows = try PlacementTrack.load(path: FilePath(b)).rows
         #expect(epochRows.count == callRows.count)
         for (r, s) in zip(epochRows, callRows) {
             #expect(r.visible == s.visible && abs((r.x ?? 0) - (s.x ?? 0)) < 1e-3 && abs((r.y ?? 0) - (s.y ?? 0)) < 1e-3, "\(r) vs \(s)")

@@ -5,9 +5,10 @@
 /// and ends, and every later stage (probe, render of one stream, compose) reads times from here
 /// instead of working them out again.
 public struct Call: Sendable {
-    /// What the user named: the ZIP, folder or manifest, for messages.
-    public var source: String
-    /// The manifest the streams were read from (inside the private folder for a ZIP), for messages.
+    /// What the user named: the ZIP, folder or manifest.
+    public var source: FilePath
+    /// The manifest the streams were read from, for messages: its path, or for a ZIP the member
+    /// after the archive's path (`call.zip/manifest.json`, no file on disk), hence a `String`.
     public var manifest: String
     /// Unix time in seconds of call time 0 (`createdAt / 1000`, or the call manifest's `epoch`);
     /// `nil` when the manifest gives none.
@@ -16,7 +17,7 @@ public struct Call: Sendable {
     public var streams: [CallStream]
 
     /// A call of `streams`; ``OpenedCall`` builds one from an archive or manifest with every track probed.
-    public init(source: String, manifest: String, epoch: Double?, streams: [CallStream]) {
+    public init(source: FilePath, manifest: String, epoch: Double?, streams: [CallStream]) {
         self.source = source
         self.manifest = manifest
         self.epoch = epoch
@@ -76,7 +77,7 @@ public struct CallStream: Sendable {
 /// One media file on the call's clock.
 public struct CallTrack: Sendable {
     /// Where the file is on disk (inside the private folder for a ZIP).
-    public var path: String
+    public var path: FilePath
     /// The file as the manifest names it, for messages.
     public var name: String
     /// Call time, seconds, at which the file's earliest presentation time plays.
@@ -102,9 +103,12 @@ public struct CallTrack: Sendable {
     /// The video's picture size as shown (turned, its pixels made square), from its first
     /// stream header; `nil` without video.
     public var shownSize: PictureSize?
+    /// What the demuxer opens: `path`, or the URL a render's input was given as (its sound goes
+    /// through a call of one track), which `FilePath` cannot hold.
+    package var opened: String
 
     /// A track placed on the call's clock; times in seconds as the properties say.
-    public init(path: String, name: String, start: Double, stop: Double, mediaStart: Double, mediaEnd: Double,
+    public init(path: FilePath, name: String, start: Double, stop: Double, mediaStart: Double, mediaEnd: Double,
                 hasVideo: Bool, hasAudio: Bool, rotation: Int = 0, mirrored: Bool = false, shownSize: PictureSize? = nil) {
         self.path = path
         self.name = name
@@ -117,6 +121,7 @@ public struct CallTrack: Sendable {
         self.rotation = rotation
         self.mirrored = mirrored
         self.shownSize = shownSize
+        opened = path.string
     }
 
     /// How the video's stored pictures are turned to be shown.

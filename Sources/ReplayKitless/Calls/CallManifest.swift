@@ -49,7 +49,7 @@ public struct CallManifest: Sendable, Equatable {
     /// The streams, in manifest order.
     public var streams: [Stream]
 
-    /// Parses a manifest; `file` names it in errors.
+    /// Parses a manifest; `file` names it in errors (text, not a path: a ZIP's member is `call.zip/manifest.json`).
     /// - Throws: `ReplayError.badInput` naming `file`, the line, the entry and the field.
     public init(json bytes: [UInt8], file: String) throws(ReplayError) {
         let root: JSONNode

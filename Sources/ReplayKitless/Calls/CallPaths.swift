@@ -6,7 +6,7 @@ public enum CallPaths {
     /// `name` (a ``CallManifest/Track/file``) split into its components, refusing absolute names, `..`,
     /// and backslashes (a ZIP made on Windows separates folders with them, so `..\x` would climb too):
     /// join them to the manifest's folder to find the file as ``OpenedCall/open(_:)`` does.
-    /// - Throws: `ReplayError.badInput` naming `manifest`, the track's entry and field.
+    /// - Throws: `ReplayError.badInput` naming `manifest` (as ``Call/manifest`` does), the track's entry and field.
     public static func components(of name: String, track: CallManifest.Track, manifest: String) throws(ReplayError) -> [String] {
         func refuse(_ why: String) -> ReplayError {
             .badInput(file: manifest, line: track.line, field: "\(track.entry), \(track.fileKey)", "\"\(name)\" \(why)")
@@ -26,7 +26,7 @@ public enum CallPaths {
                         confined: Bool) throws(ReplayError) -> String {
         let parts = try components(of: name, track: track, manifest: manifest)
         let path = ([folder] + parts).joined(separator: "/")
-        switch nonRegularKind(path) {
+        switch nonRegularKind(FilePath(path)) {
         case nil: break
         case "missing"?:
             throw .badInput(file: manifest, line: track.line, field: "\(track.entry), \(track.fileKey)", "\"\(name)\" is missing (looked for \(path))")
@@ -50,9 +50,9 @@ public enum CallPaths {
     /// What `path` is when it is not a regular file (a symbolic link is followed): `missing`,
     /// `a folder`, `a FIFO`, `a socket`, `a device`; `nil` for a regular file. Found without
     /// opening it, which for a FIFO would wait for a writer.
-    public static func nonRegularKind(_ path: String) -> String? {
+    public static func nonRegularKind(_ path: FilePath) -> String? {
         var info = stat()
-        guard stat(path, &info) == 0 else { return "missing" }
+        guard stat(path.string, &info) == 0 else { return "missing" }
         switch info.st_mode & S_IFMT {
         case S_IFREG: return nil
         case S_IFDIR: return "a folder"

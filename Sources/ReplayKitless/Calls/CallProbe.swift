@@ -45,9 +45,9 @@ public struct CallProbeResult: Sendable, Codable, Equatable {
         public var tracks: [Track]
     }
 
-    /// What the user named, and the manifest read.
-    public var source: String
-    /// The manifest file read (the call's `call.json`, or the one inside a zip).
+    /// What the user named.
+    @PathCoded public var source: FilePath
+    /// The manifest read: the call's `call.json`, or the member of a zip after its path (``Call/manifest``).
     public var manifest: String
     /// Unix time of call time 0, seconds, when the manifest gives it.
     public var epoch: Double?
@@ -66,7 +66,7 @@ public struct CallProbeResult: Sendable, Codable, Equatable {
         for stream in call.streams {
             var tracks: [Track] = []
             for track in stream.tracks {
-                var media = try MediaProbe.probe(track.path)
+                var media = try MediaProbe.probe(track.path.string)
                 media.path = track.name
                 tracks.append(Track(file: track.name, start: track.start, stop: track.stop, duration: track.stop - track.start,
                                     mediaStart: track.mediaStart, mediaEnd: track.mediaEnd, hasVideo: track.hasVideo,

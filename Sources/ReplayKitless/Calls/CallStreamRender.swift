@@ -34,7 +34,7 @@ extension Call {
         let media = track.mediaEnd - track.mediaStart
         let length = min(media, to ?? media) - (from ?? 0)
         guard length <= InputLimits.callSeconds || allowLongCall else {
-            throw .badInput(file: source, "\(track.name) lasts \(ComposeOptions.seconds(media)); rendering \(ComposeOptions.seconds(length)) of it "
+            throw .badInput(file: source.string, "\(track.name) lasts \(ComposeOptions.seconds(media)); rendering \(ComposeOptions.seconds(length)) of it "
                             + "is more than the \(ComposeOptions.seconds(InputLimits.callSeconds)) fxreplay renders of a call without "
                             + "`allowLongCall` (see docs/limits.md); give `RenderOptions.from`/`RenderOptions.to`, or `allowLongCall`",
                             options: ["allowLongCall", "RenderOptions.from", "RenderOptions.to"])

@@ -2,8 +2,8 @@
 public struct ComposeOptions: Sendable {
     /// The call to compose, with its tracks placed on its clock.
     public var call: Call
-    /// Output path; the container comes from its extension.
-    public var output: String
+    /// The file written; the container comes from its extension.
+    public var output: FilePath
     /// Where each participant goes (`--layout`); the grid by default.
     public var layout: CallLayout = .grid
     /// The composed picture (`--size`, default 1280x720).
@@ -21,7 +21,7 @@ public struct ComposeOptions: Sendable {
     /// Each tile labelled with its participant's name (`--names`).
     public var names = false
     /// The font for names (default: DejaVu Sans).
-    public var font: String?
+    public var font: FilePath?
     /// The output's codec, quality and speed, as for a render.
     public var encoder = EncoderSettings()
     /// Replace an existing output file (`--overwrite`); otherwise one is refused before any work.
@@ -62,7 +62,7 @@ public struct ComposeOptions: Sendable {
 
     /// A composition of `call` into `output` with the defaults of `fxreplay compose`:
     /// the grid at 1280×720, 30 fps, the whole call, pictures contained in their tiles on black.
-    public init(call: Call, output: String) {
+    public init(call: Call, output: FilePath) {
         self.call = call
         self.output = output
     }
@@ -83,7 +83,7 @@ public struct ComposeOptions: Sendable {
         try checkTimeOption("ComposeOptions.from", from)
         if let to { try checkTimeOption("ComposeOptions.to", to) }
         let length = call.duration
-        guard length > 0 else { throw .badInput(file: call.source, "the call is empty: none of its streams has any media") }
+        guard length > 0 else { throw .badInput(file: call.source.string, "the call is empty: none of its streams has any media") }
         guard from < length else {
             throw .usage("\(call.source): `ComposeOptions.from` \(from) s is at or past the end of the call, which lasts \(Self.seconds(length))",
                          options: ["ComposeOptions.from"])
@@ -92,7 +92,7 @@ public struct ComposeOptions: Sendable {
             throw .usage("`ComposeOptions.to` \(to): must be later than `ComposeOptions.from` \(from)", options: ["ComposeOptions.to", "ComposeOptions.from"])
         }
         guard end - from <= InputLimits.callSeconds || allowLongCall else {
-            throw .badInput(file: call.source, "composing \(Self.seconds(end - from)) of call time (the call lasts \(Self.seconds(length))) "
+            throw .badInput(file: call.source.string, "composing \(Self.seconds(end - from)) of call time (the call lasts \(Self.seconds(length))) "
                             + "is more than the \(Self.seconds(InputLimits.callSeconds)) fxreplay composes without `ComposeOptions.allowLongCall` "
                             + "(see docs/limits.md); give `ComposeOptions.from`/`ComposeOptions.to`, or `ComposeOptions.allowLongCall`",
                             options: ["ComposeOptions.allowLongCall", "ComposeOptions.from", "ComposeOptions.to"])
@@ -107,12 +107,12 @@ public struct ComposeOptions: Sendable {
     /// Call time shown by output frame `k`.
     public func callTime(ofFrame k: Int) -> Double { from + Double(k) / Double(fps) }
 
-    /// Every file the composition reads: none may be written over.
+    /// Every file the composition reads: none may be written over. Spellings, as a stream's
+    /// effects may read masks by URL.
     public var inputFiles: [String] {
-        var files = [call.source, call.manifest] + call.streams.flatMap { $0.tracks.map(\.path) }
-        files += streamEffects.values.flatMap(\.options.inputFiles)
-        return files + [layoutFile, font].compactMap { $0 }
+        let callFiles = [call.source.string, call.manifest] + call.streams.flatMap { $0.tracks.map(\.path.string) }
+        return callFiles + streamEffects.values.flatMap(\.options.inputFiles) + [layoutFile, font].compactMap { $0?.string }
     }
 
-    private var layoutFile: String? { if case .custom(let layout) = layout { layout.file } else { nil } }
+    private var layoutFile: FilePath? { if case .custom(let layout) = layout { layout.file } else { nil } }
 }

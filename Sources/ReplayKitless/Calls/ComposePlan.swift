@@ -101,7 +101,7 @@ package struct ComposePlan: Sendable {
             }
         case .custom(let custom):
             for (index, tile) in custom.tiles.enumerated() where !call.streams.contains(where: { $0.id == tile.stream || $0.name == tile.stream }) {
-                throw .badInput(file: custom.file, line: tile.line, field: "tiles[\(index)].stream",
+                throw .badInput(file: custom.file.string, line: tile.line, field: "tiles[\(index)].stream",
                                 "no stream '\(tile.stream)'; the call has \(known)")
             }
         case .grid, .speaker:

@@ -19,7 +19,7 @@ public struct ComposeReport: Sendable, Codable, Equatable {
     }
 
     /// The call composed (what the user named).
-    public var input: String
+    @PathCoded public var input: FilePath
     /// The output file's path, size, codec and frame facts.
     public var output: RenderReport.OutputProperties
     /// The layout used (`grid`, `speaker`, … or a custom layout's file).

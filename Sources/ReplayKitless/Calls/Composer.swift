@@ -108,7 +108,7 @@ private final class ComposeSession: PipelineSession, @unchecked Sendable {
             var list: [TrackFrames] = []
             for (stream, track) in participant.videoTracks {
                 var own = effects[stream.id]?.options
-                own?.input = track.path
+                own?.input = track.path.string
                 if let clock = effects[stream.id]?.poseClock { own?.poses?.clockOffset = try call.poseClockOffset(clock, track: track) }
                 own?.poses?.streamPlacement = call.placement(of: track)
                 list.append(TrackFrames(stream: stream, track: track, effects: own, threads: decoderThreads, from: options.from,
@@ -122,7 +122,7 @@ private final class ComposeSession: PipelineSession, @unchecked Sendable {
         var backgroundColor = options.background
         if case .custom(let custom) = options.layout, let color = custom.background { backgroundColor = color }
         background = colorSpace.yuv(red: backgroundColor.red, green: backgroundColor.green, blue: backgroundColor.blue)
-        names = options.names ? try TileNames(width: width, height: height, colorSpace: colorSpace, font: options.font) : nil
+        names = options.names ? try TileNames(width: width, height: height, colorSpace: colorSpace, font: options.font?.string) : nil
 
         let file = try AtomicOutput(path: options.output, overwrite: options.overwrite, overwriteOption: "ComposeOptions.overwrite",
                                       inputs: options.inputFiles)
@@ -132,7 +132,7 @@ private final class ComposeSession: PipelineSession, @unchecked Sendable {
         let ignoredSettings = try options.encoder.check(for: codec)
         let codecID = avcodec_find_encoder_by_name(codec.encoderName)?.pointee.id ?? AV_CODEC_ID_NONE
         if !muxer.accepts(video: codecID, width: width, height: height) {
-            throw .usage("\(options.output): a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot hold \(codec.rawValue) video")
+            throw .usage("\(options.output): a .\(URL(fileURLWithPath: options.output.string).pathExtension) file cannot hold \(codec.rawValue) video")
         }
         let timeBase = AVRational(num: 1, den: Int32(options.fps))
         let encoder = try Encoder(settings: options.encoder, codec: codec, width: width, height: height, timeBase: timeBase,
@@ -312,7 +312,7 @@ private final class ComposeSession: PipelineSession, @unchecked Sendable {
     func finish() throws(ReplayError) -> ComposeReport {
         try muxer.finish(commit: false)
         report.framesEncoded = framesDone.load(ordering: .relaxed)
-        report.output.bytes = (try? FileManager.default.attributesOfItem(atPath: muxer.output.temporaryPath)[.size] as? Int64) ?? 0
+        report.output.bytes = (try? FileManager.default.attributesOfItem(atPath: muxer.output.temporaryPath.string)[.size] as? Int64) ?? 0
         for (participant, list) in zip(participants, tracks) {
             var entry = ComposeReport.Participant(name: participant.name, streams: participant.streams.map(\.id))
             for track in list {
@@ -347,7 +347,7 @@ extension CallLayout {
         case .grid: "grid"
         case .focus(let key): "focus \(key)"
         case .pip(let key): "pip \(key)"
-        case .custom(let layout): layout.file
+        case .custom(let layout): layout.file.string
         case .speaker: "speaker"
         }
     }

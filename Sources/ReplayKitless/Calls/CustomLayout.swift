@@ -16,7 +16,7 @@ public struct CustomLayout: Sendable, Equatable {
     }
 
     /// The file, for messages.
-    public var file: String
+    public var file: FilePath
     /// The colour of the area no tile covers (`background` in the file); `nil`: `ComposeOptions/background`.
     public var background: RGBAColor?
     /// The tiles in the file's order, which is the drawing order (later over earlier).
@@ -25,13 +25,14 @@ public struct CustomLayout: Sendable, Equatable {
     /// Reads and checks a layout file whose tiles must lie inside a `width × height` picture: at most
     /// ``InputLimits/layoutTiles`` tiles, covering it at most ``InputLimits/layoutCoverage`` times over.
     /// - Throws: `ReplayError.badInput` naming the file, line and field.
-    public static func load(path: String, width: Int, height: Int) throws(ReplayError) -> CustomLayout {
-        try parse(readInputFile(path, limit: InputLimits.sceneBytes, kind: "layout file", isText: true), file: path, width: width, height: height)
+    public static func load(path: FilePath, width: Int, height: Int) throws(ReplayError) -> CustomLayout {
+        try parse(readInputFile(path.string, limit: InputLimits.sceneBytes, kind: "layout file", isText: true), file: path, width: width, height: height)
     }
 
     /// Reads a layout file's `bytes` (without a byte order mark), as ``load(path:width:height:)`` does;
     /// `file` names it in messages.
-    public static func parse(_ bytes: [UInt8], file path: String, width: Int, height: Int) throws(ReplayError) -> CustomLayout {
+    public static func parse(_ bytes: [UInt8], file: FilePath, width: Int, height: Int) throws(ReplayError) -> CustomLayout {
+        let path = file.string
         let root: JSONNode
         do { root = try JSONReader.parse(bytes) } catch {
             throw .badInput(file: path, line: error.line, "not valid JSON: \(error.message)")
@@ -91,6 +92,6 @@ public struct CustomLayout: Sendable, Equatable {
             }
             tiles.append(Tile(stream: stream, rect: rect, fit: fit, line: item.line))
         }
-        return CustomLayout(file: path, background: background, tiles: tiles)
+        return CustomLayout(file: file, background: background, tiles: tiles)
     }
 }

@@ -10,21 +10,22 @@ public final class OpenedCall: @unchecked Sendable {
     /// The call, its tracks' paths pointing into ``privateFolder`` for a ZIP.
     public let call: Call
     /// The folder a ZIP was extracted into; `nil` for a folder or manifest read in place.
-    public let privateFolder: String?
+    public let privateFolder: FilePath?
 
-    private init(call: Call, privateFolder: String?) {
+    private init(call: Call, privateFolder: FilePath?) {
         self.call = call
         self.privateFolder = privateFolder
         // A call's every file is its input, whichever stream a command reads (`render CALL --stream A`
         // must not write over B's recording).
-        for file in [call.source, call.manifest] + call.streams.flatMap({ $0.tracks.map(\.path) }) { ReadFiles.note(file) }
+        for file in [call.source.string, call.manifest] + call.streams.flatMap({ $0.tracks.map(\.path.string) }) { ReadFiles.note(file) }
     }
 
-    deinit { if let privateFolder { Self.remove(privateFolder) } }
+    deinit { if let privateFolder { Self.remove(privateFolder.string) } }
 
-    /// Whether `path` names a call rather than a media file: a folder holding a `.json` file, a
-    /// `.zip` or `.json` file, or a file that starts as a ZIP does. (Nothing fxreplay renders is any
-    /// of these; a folder without a manifest stays "a folder, not a media file".)
+    /// Whether the input `path` (a string: it may be a URL, never a call) names a call rather than a
+    /// media file: a folder holding a `.json` file, a `.zip` or `.json` file, or a file that starts as
+    /// a ZIP does. (Nothing fxreplay renders is any of these; a folder without a manifest stays "a
+    /// folder, not a media file".)
     public static func isCall(_ path: String) -> Bool {
         guard !path.contains("://") else { return false }
         var isDirectory: ObjCBool = false
@@ -34,7 +35,7 @@ public final class OpenedCall: @unchecked Sendable {
         }
         let suffix = URL(fileURLWithPath: path).pathExtension.lowercased()
         if suffix == "zip" || suffix == "json" { return true }
-        guard CallPaths.nonRegularKind(path) == nil, let handle = FileHandle(forReadingAtPath: path) else { return false }
+        guard CallPaths.nonRegularKind(FilePath(path)) == nil, let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
         return (try? handle.read(upToCount: 4)) == Data([0x50, 0x4B, 0x03, 0x04])
     }
@@ -42,36 +43,37 @@ public final class OpenedCall: @unchecked Sendable {
     /// Opens the call at `path` and probes its media files.
     /// - Throws: `ReplayError.badInput` naming the manifest, the entry and the field for anything
     ///   wrong with the call; `.processing` when the private folder cannot be made or filled.
-    public static func open(_ path: String) throws(ReplayError) -> OpenedCall {
+    public static func open(_ call: FilePath) throws(ReplayError) -> OpenedCall {
+        let path = call.string
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .badInput("\(path): no such file or folder") }
         if isDirectory.boolValue {
-            return try read(manifestPath: try manifest(inFolder: path), source: path)
+            return try read(manifestPath: try manifest(inFolder: call).string, source: call)
         }
         // Opening a FIFO would wait for a writer that may never come.
-        if let kind = CallPaths.nonRegularKind(path) { throw .badInput("\(path): is \(kind), not a call's archive or manifest file") }
+        if let kind = CallPaths.nonRegularKind(call) { throw .badInput("\(path): is \(kind), not a call's archive or manifest file") }
         if URL(fileURLWithPath: path).pathExtension.lowercased() == "json" {
-            return try read(manifestPath: path, source: path)
+            return try read(manifestPath: path, source: call)
         }
         let folder = try makePrivateFolder()
         do {
             let extracted = try CallZip.extract(path, into: folder)
-            let call = try build(extracted.manifest, name: extracted.manifestName, source: path) { stream, track, _ in
-                extracted.paths[stream][track]
+            let opened = try build(extracted.manifest, name: extracted.manifestName, source: call) { stream, track, _ in
+                FilePath(extracted.paths[stream][track])
             }
-            return OpenedCall(call: call, privateFolder: folder)
+            return OpenedCall(call: opened, privateFolder: FilePath(folder))
         } catch {
             remove(folder)
             throw error
         }
     }
 
-    private static func read(manifestPath: String, source: String) throws(ReplayError) -> OpenedCall {
+    private static func read(manifestPath: String, source: FilePath) throws(ReplayError) -> OpenedCall {
         let bytes = try readInputFile(manifestPath, limit: InputLimits.callManifestBytes, kind: "call manifest", isText: true)
         let manifest = try CallManifest(json: bytes, file: manifestPath)
         let folder = URL(fileURLWithPath: manifestPath).deletingLastPathComponent().path
         let call = try build(manifest, name: manifestPath, source: source) { (_, _, track) throws(ReplayError) in
-            try CallPaths.resolve(track.file, in: folder, track: track, manifest: manifestPath, confined: manifest.kind == .archive)
+            FilePath(try CallPaths.resolve(track.file, in: folder, track: track, manifest: manifestPath, confined: manifest.kind == .archive))
         }
         return OpenedCall(call: call, privateFolder: nil)
     }
@@ -81,10 +83,11 @@ public final class OpenedCall: @unchecked Sendable {
     /// Only regular files are opened: a FIFO named `*.json` is passed over with a warning. This is
     /// the manifest ``open(_:)`` reads for a folder.
     /// - Throws: `ReplayError.badInput` when the folder holds no manifest or more than one.
-    public static func manifest(inFolder folder: String) throws(ReplayError) -> String {
+    public static func manifest(inFolder path: FilePath) throws(ReplayError) -> FilePath {
+        let folder = path.string
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
         let jsonFiles = names.filter { $0.lowercased().hasSuffix(".json") && !$0.hasPrefix(".") }.map { folder + "/" + $0 }.filter { file in
-            guard let kind = CallPaths.nonRegularKind(file) else { return true }
+            guard let kind = CallPaths.nonRegularKind(FilePath(file)) else { return true }
             ReplayLog.warning("\(file): not a regular file (\(kind)); passed over")
             return false
         }
@@ -96,12 +99,12 @@ public final class OpenedCall: @unchecked Sendable {
             let found = jsonFiles.isEmpty ? "no .json file" : "\(manifests.count) manifests among \(jsonFiles.map { ($0 as NSString).lastPathComponent }.joined(separator: ", "))"
             throw .badInput("\(folder): expected one manifest (a .json file with \"files\" or \"participants\"), found \(found)")
         }
-        return manifests[0]
+        return FilePath(manifests[0])
     }
 
     /// Probes every track's file (found by `path(stream, track, manifestTrack)`) and places it on the call's clock.
-    private static func build(_ manifest: CallManifest, name: String, source: String,
-                              path: (Int, Int, CallManifest.Track) throws(ReplayError) -> String) throws(ReplayError) -> Call {
+    private static func build(_ manifest: CallManifest, name: String, source: FilePath,
+                              path: (Int, Int, CallManifest.Track) throws(ReplayError) -> FilePath) throws(ReplayError) -> Call {
         var streams: [CallStream] = []
         for (streamIndex, stream) in manifest.streams.enumerated() {
             var tracks: [CallTrack] = []
@@ -109,9 +112,9 @@ public final class OpenedCall: @unchecked Sendable {
                 let file = try path(streamIndex, trackIndex, entry)
                 let media: CallMedia
                 do {
-                    media = try CallMedia(path: file)
+                    media = try CallMedia(path: file.string)
                 } catch {
-                    let why = error.message.hasPrefix(file + ": ") ? String(error.message.dropFirst(file.count + 2)) : error.message
+                    let why = error.message.hasPrefix("\(file): ") ? String(error.message.dropFirst(file.string.count + 2)) : error.message
                     throw .badInput(file: name, line: entry.line, field: "\(entry.entry), \(entry.fileKey)", "\"\(entry.file)\": \(why)")
                 }
                 let stop = entry.stop ?? entry.start + (media.end - media.start)

@@ -137,7 +137,7 @@ final class TrackFrames: @unchecked Sendable {
 
     private func decodeAll() throws(ReplayError) {
         // Opened here, on the thread, and closed when it returns.
-        var demuxer = try Demuxer(url: track.path)
+        var demuxer = try Demuxer(url: track.path.string)
         guard let video = demuxer.bestVideoStream else { throw .badInput("\(track.name) (stream \(stream.id)): no video stream") }
         let videoIndex = video.index, timeBase = video.timeBase
         demuxer.keepOnly(streams: [videoIndex])
@@ -156,7 +156,7 @@ final class TrackFrames: @unchecked Sendable {
             if first.map({ timeBase.seconds($0) <= seekTarget + 1e-6 }) == true {
                 demuxer.seek(toSeconds: seekTarget)
             } else {
-                demuxer = try Demuxer(url: track.path)
+                demuxer = try Demuxer(url: track.path.string)
             }
         }
         let source = try FrameSource(demuxer: demuxer, stream: video, decoder: decoder, repairs: true, counters: counters, readErrorEndsStream: true)
@@ -178,6 +178,6 @@ final class TrackFrames: @unchecked Sendable {
             }
         }
         // Counted as damage by the composition's report; here only against the limit.
-        try counters.countCutShort(of: track.path)
+        try counters.countCutShort(of: track.path.string)
     }
 }

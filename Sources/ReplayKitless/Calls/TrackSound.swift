@@ -44,9 +44,9 @@ final class TrackSound {
         self.streamID = streamID
         self.rate = rate
         stopSample = Int64((track.stop * Double(rate)).rounded())
-        let demuxer = try Demuxer(url: track.path)
+        let demuxer = try Demuxer(url: track.opened)
         guard let audio = demuxer.streams.first(where: { $0.kind == .audio }) else {
-            throw .badInput("\(track.path): stream \(streamID): no audio stream")
+            throw .badInput("\(track.opened): stream \(streamID): no audio stream")
         }
         frames = try FrameSource(demuxer: demuxer, stream: audio, decoder: try Decoder(demuxer: demuxer, stream: audio.index, threads: 1),
                              repairs: false, readErrorEndsStream: true)
@@ -137,7 +137,7 @@ final class TrackSound {
                 samples.padSilence(upTo: start)
             }
             resampler = try Resampler(like: frame, outputRate: rate, outputChannels: min(2, Int(fx_frame_channels(frame.pointer))),
-                                      source: track.path)
+                                      source: track.opened)
             expectedNext = Double(start) / Double(rate)
             snapGrid = nil
         }

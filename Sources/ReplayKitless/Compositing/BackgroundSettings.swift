@@ -53,7 +53,8 @@ public struct BackgroundSettings: Sendable, Codable, Equatable {
     /// mask is the input's own alpha.
     public var needsAlphaPlane: Bool { outputsAlpha || mask == .inputAlpha }
 
-    /// The mask and background files the render reads (each image of a mask sequence).
+    /// The mask and background files the render reads (each image of a mask sequence), as spelled:
+    /// they may be URLs (``LocalFiles/paths(_:)`` finds the local files a spelling opens).
     public var inputFiles: [String] { mask.files + (background?.file.map { [$0] } ?? []) }
 
     /// The per-frame shaping after temporal smoothing, in order.
@@ -104,9 +105,9 @@ public struct BackgroundSettings: Sendable, Codable, Equatable {
     /// that container, else the container's alpha codec (ProRes 4444 in .mov, VP9 in .webm, FFV1 in
     /// .mkv). `nil` when the output has no alpha (the usual choice applies).
     /// - Throws: `ReplayError.usage` saying which codec, container or ProRes profile to use instead.
-    public func alphaCodec(encoder: EncoderSettings, output: String) throws(ReplayError) -> VideoCodec? {
+    public func alphaCodec(encoder: EncoderSettings, output: FilePath) throws(ReplayError) -> VideoCodec? {
         guard outputsAlpha else { return nil }
-        let container = URL(fileURLWithPath: output).pathExtension.lowercased()
+        let container = URL(fileURLWithPath: output.string).pathExtension.lowercased()
         let advice = "use `EncoderSettings.codec` prores (.mov, ProRes 4444), vp9 (.webm) or ffv1 (.mkv)"
         let options = ["BackgroundSettings.background", "EncoderSettings.codec"]
         let codec: VideoCodec

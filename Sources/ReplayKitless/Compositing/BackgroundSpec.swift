@@ -1,18 +1,18 @@
 /// What replaces the background (`--background`), as written on the command line:
 /// `image:PATH`, `blur:SIGMA`, `color:#RRGGBB`, `video:PATH` or `transparent`.
 public enum BackgroundSpec: Sendable, Equatable {
-    /// A still picture, fitted to the frame (see ``BackgroundFit``).
+    /// A still picture, fitted to the frame (see ``BackgroundFit``); `path` is a local path or a URL that ``InputPolicy`` allows.
     case image(path: String)
     /// The frame itself, Gaussian-blurred with σ = `sigma` pixels at the frame's resolution.
     case blur(sigma: Double)
     /// A solid colour (opaque).
     case color(RGBAColor)
-    /// A video, looped and paired with the frames by time, fitted like an image.
+    /// A video, looped and paired with the frames by time, fitted like an image; `path` is a local path or a URL that ``InputPolicy`` allows.
     case video(path: String)
     /// No background: the output's alpha is the mask (needs a codec with alpha).
     case transparent
 
-    /// The picture or video file it reads, if any.
+    /// The picture or video it reads, if any, as spelled (a URL, perhaps).
     public var file: String? {
         switch self {
         case .image(let path), .video(let path): path

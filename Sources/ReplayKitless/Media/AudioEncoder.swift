@@ -8,8 +8,8 @@ public enum AudioCodec: String, Sendable, CaseIterable, Codable {
 
     /// The codec a container gets when the caller names none: Opus for WebM (the only one it
     /// takes), AAC elsewhere.
-    public static func defaultCodec(forOutput path: String) -> AudioCodec {
-        path.lowercased().hasSuffix(".webm") ? .opus : .aac
+    public static func defaultCodec(forOutput path: FilePath) -> AudioCodec {
+        path.string.lowercased().hasSuffix(".webm") ? .opus : .aac
     }
 }
 

@@ -41,8 +41,8 @@ public enum VideoCodec: String, Sendable, CaseIterable, Codable {
     public var supportsAlpha: Bool { self == .prores || self == .vp9 || self == .ffv1 }
 
     /// The codec a container gets when the user names none: VP9 for WebM, H.264 elsewhere.
-    public static func defaultCodec(forOutput path: String) -> VideoCodec {
-        path.lowercased().hasSuffix(".webm") ? .vp9 : .h264
+    public static func defaultCodec(forOutput path: FilePath) -> VideoCodec {
+        path.string.lowercased().hasSuffix(".webm") ? .vp9 : .h264
     }
 
     /// Whether the codec carries pose SEI (formats.md §4).

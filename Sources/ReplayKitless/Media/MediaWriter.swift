@@ -79,6 +79,7 @@ package final class MediaWriter {
         converted = try Frame()
         packet = try Packet()
         spec = video ?? VideoSpec(size: PictureSize(width: 0, height: 0), timeBase: Rational(1, 1))
+        let path = FilePath(path)
         codec = spec.encoder.codec ?? VideoCodec.defaultCodec(forOutput: path)
         let output = if let group { try group.reserve(path, overwrite: overwrite) } else { try AtomicOutput(path: path, overwrite: overwrite) }
         commitsOnFinish = group == nil
@@ -164,7 +165,7 @@ package final class MediaWriter {
 
     /// Where the file is until it is moved into place (a group's output that is never committed is
     /// read from here, and removed with the group).
-    package var temporaryPath: String { muxer.output.temporaryPath }
+    package var temporaryPath: String { muxer.output.temporaryPath.string }
 
     /// Drains both encoders, writes the trailer and (unless it belongs to a group) moves the file into place.
     package func finish() throws(ReplayError) {

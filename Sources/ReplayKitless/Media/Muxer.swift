@@ -35,7 +35,7 @@ package final class Muxer: @unchecked Sendable {
     init(output: AtomicOutput, bitexact: Bool) throws(ReplayError) {
         self.output = output
         var context: UnsafeMutablePointer<AVFormatContext>? = nil
-        let status = avformat_alloc_output_context2(&context, nil, nil, output.finalPath)
+        let status = avformat_alloc_output_context2(&context, nil, nil, output.finalPath.string)
         guard status >= 0, let context, Self.supportedFormats.contains(String(cString: context.pointee.oformat.pointee.name)) else {
             avformat_free_context(context)
             if output.finalPath == "-" {
@@ -206,7 +206,7 @@ package final class Muxer: @unchecked Sendable {
     func writeHeader(movieTimeScale: Int32? = nil) throws(ReplayError) {
         markDefaultStreams()
         if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
-            let status = avio_open(&context.pointee.pb, output.temporaryPath, AVIO_FLAG_WRITE)
+            let status = avio_open(&context.pointee.pb, output.temporaryPath.string, AVIO_FLAG_WRITE)
             guard status >= 0 else { throw .processing("\(output.finalPath): cannot create output: \(ffmpegErrorText(status))") }
         }
         var options: OpaquePointer? = nil
@@ -226,7 +226,7 @@ package final class Muxer: @unchecked Sendable {
             av_dict_set(&options, "movflags", "+faststart", 0)
             // That pass reopens the file by the context's name: the temporary file's, not the final one.
             av_free(context.pointee.url)
-            context.pointee.url = av_strdup(output.temporaryPath)
+            context.pointee.url = av_strdup(output.temporaryPath.string)
         }
         let status = avformat_write_header(context, &options)
         guard status >= 0 else { throw .processing("\(output.finalPath): cannot write header: \(ffmpegErrorText(status))") }

@@ -67,7 +67,7 @@ public struct ProbeResult: Sendable, Codable, Equatable {
         public var variableFrameRate: Bool
     }
 
-    /// The file probed.
+    /// The recording probed, as given: a local path or a URL that ``InputPolicy`` allows.
     public var path: String
     /// FFmpeg's name for the container format (`mov,mp4,m4a,3gp,3g2,mj2`, `matroska,webm`, …).
     public var container: String
@@ -95,7 +95,7 @@ public struct ProbeResult: Sendable, Codable, Equatable {
 
 /// Reads a recording's packets (decoding keyframes only, to find resolution changes) and summarises it.
 public enum MediaProbe {
-    /// Probes the recording at `url` (a path or a URL FFmpeg can open).
+    /// Probes the recording at `url`: a local path or a URL that ``InputPolicy`` allows (a `String`, as `FilePath` would fold a URL's `//`).
     /// - Throws: `ReplayError.badInput` naming the file when it cannot be opened or read.
     public static func probe(_ url: String) throws(ReplayError) -> ProbeResult {
         let demuxer = try Demuxer(url: url)

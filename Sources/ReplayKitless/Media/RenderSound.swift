@@ -40,9 +40,10 @@ final class RenderSound {
     init(input: String, from: Double?, to: Double?, settings: AudioSettings, muxer: Muxer) throws(ReplayError) {
         let media = try CallMedia(path: input)
         // Call time t is file time media.start + t.
-        let track = CallTrack(path: input, name: input, start: 0, stop: media.end - media.start, mediaStart: media.start,
+        var track = CallTrack(path: FilePath(input), name: input, start: 0, stop: media.end - media.start, mediaStart: media.start,
                               mediaEnd: media.end, hasVideo: media.hasVideo, hasAudio: media.hasAudio)
-        let call = Call(source: input, manifest: input, epoch: nil,
+        track.opened = input
+        let call = Call(source: FilePath(input), manifest: input, epoch: nil,
                         streams: [CallStream(id: "input", name: input, videoType: nil, order: 0, tracks: [track])])
         start = max(from ?? max(0, media.start), media.start)
         let end = max(start, min(to ?? media.end, media.end))

@@ -43,9 +43,9 @@ public final class ContactSheet: FrameEffect {
     /// which moves it into place) by ``write()``.
     /// - Parameters:
     ///   - count: frames on the sheet; `columns` per row; `cellWidth` pixels wide each (at most the frame's width).
-    ///   - fontPath: the labels' font (`nil`: the DejaVu Sans fxreplay is installed with, or the system's).
+    ///   - font: the labels' font (`nil`: the DejaVu Sans fxreplay is installed with, or the system's).
     public init(output: AtomicOutput, count: Int = 6, columns: Int = 3, cellWidth: Int = 320,
-                fontPath: String? = nil) throws(ReplayError) {
+                font: FilePath? = nil) throws(ReplayError) {
         guard count >= 2, columns >= 1, cellWidth >= 16 else {
             throw .usage("a contact sheet needs 2 or more frames, 1 or more columns and cells 16 or more pixels wide")
         }
@@ -54,7 +54,7 @@ public final class ContactSheet: FrameEffect {
         self.count = count
         self.columns = columns
         self.cellWidth = cellWidth
-        self.fontPath = fontPath ?? AnnotationRenderer.Options.defaultFontPath
+        fontPath = font?.string ?? AnnotationRenderer.Options.defaultFontPath
     }
 
     /// Keeps a thumbnail of `image` when `time` reaches the next point of the sheet's time grid.

@@ -3,7 +3,8 @@ import Foundation
 
 /// Where per-frame masks come from (formats.md §5).
 public enum MaskSource: Sendable, Equatable, Codable {
-    /// A video (or a single image, used for every frame): its alpha plane when it has one, else its luma.
+    /// A video (or a single image, used for every frame): its alpha plane when it has one, else its
+    /// luma. `path` is a local path or a URL that ``InputPolicy`` allows.
     case video(path: String)
     /// Numbered images such as `masks/mask_%05d.png`, numbered from 0: image N belongs to the
     /// video frame with presentation index N.
@@ -18,12 +19,12 @@ public enum MaskSource: Sendable, Equatable, Codable {
         else { self = .video(path: argument) }
     }
 
-    /// The files the masks are read from: the video, or every image of the sequence (by every
-    /// spelling of the pattern: `file:///masks/m_%03d.png` reads the same images).
+    /// The files the masks are read from: the video as spelled (a URL, perhaps), or every image of
+    /// the sequence (by every spelling of the pattern: `file:///masks/m_%03d.png` reads the same images).
     public var files: [String] {
         switch self {
         case .video(let path): [path]
-        case .imageSequence(let pattern): LocalFiles.paths(pattern).flatMap { Demuxer.imageFiles(pattern: $0) }
+        case .imageSequence(let pattern): LocalFiles.paths(pattern).flatMap { Demuxer.imageFiles(pattern: $0.string) }
         case .inputAlpha: []
         }
     }

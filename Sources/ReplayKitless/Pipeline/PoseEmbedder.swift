@@ -18,11 +18,11 @@ public enum PoseEmbedder {
         public var warnings: [String] = []
     }
 
-    /// Copies `input` to `path` with `settings`' poses as SEI in its H.264/HEVC video, without
-    /// re-encoding; replaces an existing `path` only with `overwrite`.
+    /// Copies `input` (a local path or a URL that ``InputPolicy`` allows) to `path` with `settings`'
+    /// poses as SEI in its H.264/HEVC video, without re-encoding; replaces an existing `path` only with `overwrite`.
     /// - Throws: ``ReplayError`` (usage) for video that cannot carry SEI or a raw stream without
     ///   timestamps: both need re-encoding.
-    public static func embedByCopy(input: String, output path: String, poses settings: PoseSettings,
+    public static func embedByCopy(input: String, output path: FilePath, poses settings: PoseSettings,
                                    overwrite: Bool) throws(ReplayError) -> Result {
         let sei = try settings.seiFormat()
         let poses = try FramePoses(settings: settings, input: input)
@@ -37,7 +37,7 @@ public enum PoseEmbedder {
                          + "leave out `PoseEmbedder.embedByCopy` to re-encode it", options: ["PoseEmbedder.embedByCopy"])
         }
 
-        let outputFile = try AtomicOutput(path: path, overwrite: overwrite, inputs: [input] + settings.inputFiles)
+        let outputFile = try AtomicOutput(path: path, overwrite: overwrite, inputs: [input] + settings.inputFiles.map(\.string))
         let muxer = try Muxer(output: outputFile, bitexact: false)
         var streamMap: [Int: Int] = [:]
         for info in demuxer.streams {

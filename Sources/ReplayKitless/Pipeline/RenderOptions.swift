@@ -12,10 +12,11 @@ public enum ProgressStyle: String, Sendable, Codable, CaseIterable {
 
 /// Everything `fxreplay render` takes. Later stages (poses, masks, annotations) add their settings here.
 public struct RenderOptions: Sendable, Codable, Equatable {
-    /// Input path or URL.
+    /// The recording: a local path or a URL that ``InputPolicy`` allows (a `String`, as `FilePath`
+    /// would fold the `//` of `https://host/a.mp4`).
     public var input: String
-    /// Output path; the container comes from its extension.
-    public var output: String
+    /// The file written; the container comes from its extension.
+    @PathCoded public var output: FilePath
     /// The output's codec, quality, speed and bitstream controls.
     public var encoder = EncoderSettings()
     /// Output size in display orientation; `nil` keeps the first frame's size.
@@ -45,7 +46,7 @@ public struct RenderOptions: Sendable, Codable, Equatable {
     /// Where the output ends, seconds after the first frame; `nil`: the input's end.
     public var to: Double?
     /// Other files the command reads (a job spec, placement tracks): never written over either.
-    public var otherInputs: [String] = []
+    @PathCoded public var otherInputs: [FilePath] = []
     /// Threads that apply the effects, several frames at once (`--process-threads`): 0 for one per
     /// core; `nil` for `encoder.threads` when that is set, else one per core; never more than the
     /// cores (``resolvedProcessThreads``). The output is the same bytes whatever the number.
@@ -53,7 +54,7 @@ public struct RenderOptions: Sendable, Codable, Equatable {
 
     /// A render of `input` into `output` with the defaults of `fxreplay render`: the first frame's
     /// size turned upright, the codec the container suggests, sound copied, no effects.
-    public init(input: String, output: String) {
+    public init(input: String, output: FilePath) {
         self.input = input
         self.output = output
     }
@@ -67,9 +68,11 @@ public struct RenderOptions: Sendable, Codable, Equatable {
         return asked > 0 ? min(asked, RowBands.availableCores) : RowBands.availableCores
     }
 
-    /// Every file the render reads: none of them may be written over.
+    /// Every file the render reads: none of them may be written over. Spellings, as the input and
+    /// the masks may be URLs (``LocalFiles/paths(_:)`` finds the local files they open).
     public var inputFiles: [String] {
-        [input] + (poses?.inputFiles ?? []) + (annotations?.inputFiles ?? []) + (background?.inputFiles ?? []) + otherInputs
+        [input] + ((poses?.inputFiles ?? []) + (annotations?.inputFiles ?? [])).map(\.string)
+            + (background?.inputFiles ?? []) + otherInputs.map(\.string)
     }
 }
 

@@ -3,7 +3,7 @@ public struct RenderReport: Sendable, Codable, Equatable {
     /// The file written.
     public struct OutputProperties: Sendable, Codable, Equatable {
         /// The output's path.
-        public var path: String
+        @PathCoded public var path: FilePath
         /// FFmpeg's muxer name (`mp4`, `mov`, `matroska`, `webm`).
         public var container: String
         /// The encoder (`libx264`, `prores_ks`, …).
@@ -20,7 +20,7 @@ public struct RenderReport: Sendable, Codable, Equatable {
         public var copiedStreams: Int
     }
 
-    /// The recording rendered.
+    /// The recording rendered: a local path or a URL that ``InputPolicy`` allows, as given.
     public var input: String
     /// What was written.
     public var output: OutputProperties

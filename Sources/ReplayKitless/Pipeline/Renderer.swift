@@ -150,13 +150,13 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
         workingFormat = options.background?.needsAlphaPlane == true ? AV_PIX_FMT_YUVA420P : AV_PIX_FMT_YUV420P
         if options.keepRotation && (video.rotation % 360 != 0 || video.mirrored) && !muxer.isMP4Family {
             let orientation = (video.rotation % 360 != 0 ? ["\(video.rotation)° rotation"] : []) + (video.mirrored ? ["mirroring"] : [])
-            throw .usage("\(options.output): a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot store the input's "
+            throw .usage("\(options.output): a .\(URL(fileURLWithPath: options.output.string).pathExtension) file cannot store the input's "
                          + "\(orientation.joined(separator: " and ")), which `RenderOptions.keepRotation` (and poses embed) keeps: write .mp4 or .mov",
                          options: ["RenderOptions.keepRotation"])
         }
         let ignoredSettings = try options.encoder.check(for: codec)
         if !muxer.accepts(video: Self.codecID(codec), width: outputSize.width, height: outputSize.height) {
-            throw .usage("\(options.output): a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot hold \(codec.rawValue) video")
+            throw .usage("\(options.output): a .\(URL(fileURLWithPath: options.output.string).pathExtension) file cannot hold \(codec.rawValue) video")
         }
         frameTicks = demuxer.nominalFrameTicks(ofStream: video.index)
         let encoder = try Encoder(settings: options.encoder, codec: codec, width: outputSize.width, height: outputSize.height,
@@ -279,7 +279,7 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
         }
         if let encodedAudio, let note = encodedAudio.note { report.warnings.append(note) }
         for stream in dropped {
-            report.warnings.append("\(stream) dropped: a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot hold it")
+            report.warnings.append("\(stream) dropped: a .\(URL(fileURLWithPath: options.output.string).pathExtension) file cannot hold it")
         }
     }
 
@@ -297,13 +297,13 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
         guard options.audio.mode != .none, let first = demuxer.streams.first(where: { $0.kind == .audio }) else { return nil }
         let codec = options.audio.codec ?? AudioCodec.defaultCodec(forOutput: options.output)
         guard muxer.accepts(audio: codec) else {
-            throw .usage("`RenderOptions.audio.codec` \(codec.rawValue): a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot hold it",
+            throw .usage("`RenderOptions.audio.codec` \(codec.rawValue): a .\(URL(fileURLWithPath: options.output.string).pathExtension) file cannot hold it",
                          options: ["RenderOptions.audio.codec"])
         }
         if options.audio.mode == .encode || trimmed { return (first.index, nil) }
         if muxer.accepts(demuxer.stream(first.index).pointee.codecpar) { return nil }
         return (first.index, "the input's \(first.codecName) sound is encoded as \(codec.rawValue): "
-                + "a .\(URL(fileURLWithPath: options.output).pathExtension) file cannot hold \(first.codecName)")
+                + "a .\(URL(fileURLWithPath: options.output.string).pathExtension) file cannot hold \(first.codecName)")
     }
 
     static func codecID(_ codec: VideoCodec) -> AVCodecID {
@@ -532,7 +532,7 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
         report.resolutionChanges = source.resolutionChanges
         report.videoSeconds = counts.videoSeconds
         // (Not yet moved into place: the file is still under its temporary name.)
-        report.output.bytes = (try? FileManager.default.attributesOfItem(atPath: muxer.output.temporaryPath)[.size] as? Int64) ?? 0
+        report.output.bytes = (try? FileManager.default.attributesOfItem(atPath: muxer.output.temporaryPath.string)[.size] as? Int64) ?? 0
         effectCounts.poses = framePoses.map { PoseCounts($0.timeline.report) }
         if options.embedPoses { effectCounts.poses?.framesWithPoseSEI = counts.framesWithPoseSEI }
         report.effects = effectCounts

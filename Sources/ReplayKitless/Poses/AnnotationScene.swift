@@ -2,7 +2,7 @@
 public enum AnnotationShape: Sendable, Equatable, Hashable {
     case sphere, box, cone, cylinder, arrow, pin, ring, star
     /// A Wavefront OBJ mesh; the path is resolved relative to the scene file.
-    case mesh(path: String)
+    case mesh(path: FilePath)
 }
 
 /// Where an annotation is anchored (formats.md §6).
@@ -103,7 +103,7 @@ public struct AnnotationScene: Sendable, Equatable {
     }
 
     /// The OBJ files the scene's meshes come from: inputs, never to be written over.
-    public var meshFiles: [String] {
+    public var meshFiles: [FilePath] {
         annotations.compactMap { if case .mesh(let path) = $0.shape { path } else { nil } }
     }
 }

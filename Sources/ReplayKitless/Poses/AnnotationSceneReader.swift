@@ -19,21 +19,22 @@ extension AnnotationScene {
     /// - `spin`: turns per second about the vertical axis (default 0); `stem`: bool (default false).
     ///
     /// Any other key, anywhere, is an error naming the file, line, annotation and key.
-    public static func load(path: String) throws(ReplayError) -> AnnotationScene {
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        let bytes = try readInputFile(path, limit: InputLimits.sceneBytes, kind: "annotation scene", isText: true)
-        return try AnnotationScene(json: bytes, file: path, baseDirectory: folder)
+    public static func load(path: FilePath) throws(ReplayError) -> AnnotationScene {
+        let folder = URL(fileURLWithPath: path.string).deletingLastPathComponent().path
+        let bytes = try readInputFile(path.string, limit: InputLimits.sceneBytes, kind: "annotation scene", isText: true)
+        return try AnnotationScene(json: bytes, file: path, baseDirectory: FilePath(folder))
     }
 
     /// Parses a scene from JSON bytes; `file` names it in errors and mesh paths resolve against `baseDirectory`.
-    public init(json bytes: [UInt8], file: String, baseDirectory: String) throws(ReplayError) {
+    public init(json bytes: [UInt8], file path: FilePath, baseDirectory: FilePath) throws(ReplayError) {
+        let file = path.string
         let root: JSONNode
         do {
             root = try JSONReader.parse(bytes)
         } catch {
             throw ReplayError.badInput(file: file, line: error.line, "not valid JSON: \(error.message)")
         }
-        let reader = SceneReader(file: file, baseDirectory: baseDirectory)
+        let reader = SceneReader(file: file, baseDirectory: baseDirectory.string)
         self.init(annotations: try reader.scene(root), clock: try reader.clock(root))
     }
 }
@@ -135,7 +136,7 @@ private struct SceneReader {
         var shape = AnnotationShape.sphere
         if let name = try string("shape") {
             if name == "mesh" {
-                shape = .mesh(path: "")
+                shape = .mesh(path: FilePath())
             } else if let builtIn = Self.shapes[name] {
                 shape = builtIn
             } else {
@@ -156,7 +157,7 @@ private struct SceneReader {
                   FileManager.default.fileExists(atPath: resolved, isDirectory: &isDirectory), !isDirectory.boolValue else {
                 throw fail(meshNode, context, "mesh", "cannot read mesh file \(resolved)\(isDirectory.boolValue ? " (a directory)" : "")")
             }
-            shape = .mesh(path: resolved)
+            shape = .mesh(path: FilePath(resolved))
         } else if case .mesh = shape {
             throw fail(node, context, "mesh", "missing (\"shape\": \"mesh\" needs a \"mesh\" file path)")
         }

@@ -300,5 +300,5 @@ public enum TextNumber {
 
 /// Writes `data` so that `path` is either the complete file or untouched (temporary file, then rename).
 func writeFileAtomically(_ data: Data, to path: String) throws(ReplayError) {
-    try AtomicOutput.write(data, to: path)
+    try AtomicOutput.write(data, to: FilePath(path))
 }

@@ -69,7 +69,8 @@ extension AnnotationScene {
     ///
     /// Errors (bad input, naming `file` and the annotation): no frames, no pose on the tap frame,
     /// or a reference point that is not in front of the camera.
-    public func placed(frames: [TrackFrame], sceneTimeOrigin: Double = 0, file: String) throws(ReplayError) -> [PlacedAnnotation] {
+    public func placed(frames: [TrackFrame], sceneTimeOrigin: Double = 0, file path: FilePath) throws(ReplayError) -> [PlacedAnnotation] {
+        let file = path.string
         let times = frames.map { $0.time + sceneTimeOrigin }
         let order = PoseTimeline.timeOrder(times)
         return try annotations.map { (annotation) throws(ReplayError) -> PlacedAnnotation in
@@ -158,13 +159,13 @@ public struct PlacementRow: Sendable, Equatable {
 /// Where each annotation lands on each frame: the output of `fxreplay track` and the input of
 /// `fxreplay qa compare` (formats.md §7).
 public struct PlacementTrack: Sendable {
-    /// The file name used in messages.
-    public var file: String
+    /// The file, named in messages.
+    public var file: FilePath
     /// Rows in file order.
     public var rows: [PlacementRow]
 
     /// A track of `rows`, named `file` in messages.
-    public init(file: String, rows: [PlacementRow]) {
+    public init(file: FilePath, rows: [PlacementRow]) {
         self.file = file
         self.rows = rows
     }
@@ -196,11 +197,11 @@ public struct PlacementTrack: Sendable {
     /// Resolves the scene's anchors against `frames`, then computes the rows. A track of more than
     /// 10 million rows (frames × annotations), more than `qa compare` reads back, is
     /// refused before any is made: a small scene over a long video must not exhaust memory.
-    public static func rows(frames: [TrackFrame], scene: AnnotationScene, sceneFile: String,
+    public static func rows(frames: [TrackFrame], scene: AnnotationScene, sceneFile: FilePath,
                             sceneTimeOrigin: Double = 0) throws(ReplayError) -> [PlacementRow] {
         let (count, overflow) = frames.count.multipliedReportingOverflow(by: scene.annotations.count)
         guard !overflow, count <= InputLimits.trackRows else {
-            throw ReplayError.badInput(file: sceneFile, "\(scene.annotations.count) annotations on \(frames.count) frames make a track "
+            throw ReplayError.badInput(file: sceneFile.string, "\(scene.annotations.count) annotations on \(frames.count) frames make a track "
                                        + "of more than \(InputLimits.trackRows) rows, the most fxreplay writes (see docs/limits.md)")
         }
         let placed = try scene.placed(frames: frames, sceneTimeOrigin: sceneTimeOrigin, file: sceneFile)
@@ -231,7 +232,7 @@ public struct PlacementTrack: Sendable {
     }
 
     /// Writes the track to `path` (complete or not at all).
-    public static func write(_ rows: [PlacementRow], to path: String, format: Format) throws(ReplayError) {
-        try writeFileAtomically(Data(text(rows, format: format).utf8), to: path)
+    public static func write(_ rows: [PlacementRow], to path: FilePath, format: Format) throws(ReplayError) {
+        try writeFileAtomically(Data(text(rows, format: format).utf8), to: path.string)
     }
 }

@@ -8,9 +8,47 @@ public struct PoseSettings: Sendable, Equatable, Codable {
     /// The pose source.
     public enum Source: Sendable, Equatable, Codable {
         /// A sidecar file: `.jsonl`, `.csv` or `.pose32`.
-        case sidecar(path: String)
+        case sidecar(path: FilePath)
         /// The video's own pose SEI.
         case sei
+
+        // The JSON of a synthesized coding over a `String` path: `{"sidecar":{"path":"p.jsonl"}}`, `{"sei":{}}`.
+        private enum CodingKeys: String, CodingKey { case sidecar, sei }
+        private enum SidecarKeys: String, CodingKey { case path }
+        private struct NoKeys: CodingKey {
+            var stringValue: String { "" }
+            var intValue: Int? { nil }
+            init?(stringValue: String) { nil }
+            init?(intValue: Int) { nil }
+        }
+
+        /// Reads either case as the synthesized coding wrote it.
+        public init(from decoder: any Swift.Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            guard container.allKeys.count == 1, let key = container.allKeys.first else {
+                throw DecodingError.dataCorrupted(.init(codingPath: container.codingPath, debugDescription: "expected one of sidecar, sei"))
+            }
+            switch key {
+            case .sidecar:
+                let sidecar = try container.nestedContainer(keyedBy: SidecarKeys.self, forKey: .sidecar)
+                self = .sidecar(path: try sidecar.decode(PathCoded<FilePath>.self, forKey: .path).wrappedValue)
+            case .sei:
+                _ = try container.nestedContainer(keyedBy: NoKeys.self, forKey: .sei)
+                self = .sei
+            }
+        }
+
+        /// Writes the path as a plain string.
+        public func encode(to encoder: any Swift.Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            switch self {
+            case .sidecar(let path):
+                var sidecar = container.nestedContainer(keyedBy: SidecarKeys.self, forKey: .sidecar)
+                try sidecar.encode(PathCoded(wrappedValue: path), forKey: .path)
+            case .sei:
+                _ = container.nestedContainer(keyedBy: NoKeys.self, forKey: .sei)
+            }
+        }
     }
 
     /// Where the poses are read from.
@@ -66,7 +104,7 @@ public struct PoseSettings: Sendable, Equatable, Codable {
         switch source {
         case .sidecar(let path):
             samples = try PoseSidecar.read(path: path)
-            origin = path
+            origin = path.string
             if absoluteTime {
                 options.timeBase = .absolute(firstFrameTime: scan.firstFrameTime)
                 options.offset += clockOffset
@@ -86,7 +124,7 @@ public struct PoseSettings: Sendable, Equatable, Codable {
     }
 
     /// The files this setting reads (never to be written over).
-    public var inputFiles: [String] {
+    public var inputFiles: [FilePath] {
         if case .sidecar(let path) = source { return [path] }
         return []
     }

@@ -10,8 +10,8 @@ public enum PoseSidecarFormat: String, Sendable, CaseIterable {
     case pose32
 
     /// The format for `path`'s extension; a usage error for any other extension.
-    public init(path: String) throws(ReplayError) {
-        switch URL(fileURLWithPath: path).pathExtension.lowercased() {
+    public init(path: FilePath) throws(ReplayError) {
+        switch URL(fileURLWithPath: path.string).pathExtension.lowercased() {
         case "jsonl", "ndjson": self = .jsonl
         case "csv": self = .csv
         case "pose32": self = .pose32
@@ -36,18 +36,20 @@ public enum PoseSidecarFormat: String, Sendable, CaseIterable {
 /// Errors name the file, the line (the record for `.pose32`) and the field.
 public enum PoseSidecar {
     /// Reads the sidecar at `path`, its format chosen by extension.
-    public static func read(path: String) throws(ReplayError) -> [PoseSample] {
+    public static func read(path: FilePath) throws(ReplayError) -> [PoseSample] {
         let format = try PoseSidecarFormat(path: path)
+        let path = path.string
         let limit = format == .pose32 ? InputLimits.poseSamples * Pose32.byteCount : InputLimits.textFileBytes
         let samples = try parse(try readInputFile(path, limit: limit, kind: "pose sidecar", isText: format != .pose32),
-                                format: format, file: path)
+                                format: format, file: FilePath(path))
         guard !samples.isEmpty else { throw ReplayError.badInput(file: path, "the pose sidecar holds no poses") }
         return samples
     }
 
     /// Parses sidecar bytes; `file` names the source in error messages.
-    public static func parse(_ bytes: [UInt8], format: PoseSidecarFormat, file: String) throws(ReplayError) -> [PoseSample] {
-        switch format {
+    public static func parse(_ bytes: [UInt8], format: PoseSidecarFormat, file path: FilePath) throws(ReplayError) -> [PoseSample] {
+        let file = path.string
+        return switch format {
         case .jsonl: try parseJSONLines(bytes, file: file)
         case .csv: try parseCSV(bytes, file: file)
         case .pose32: try parsePose32(bytes, file: file)
@@ -55,10 +57,10 @@ public enum PoseSidecar {
     }
 
     /// Writes `samples` to `path` (complete or not at all), format by extension unless given.
-    public static func write(_ samples: [PoseSample], to path: String, format: PoseSidecarFormat? = nil) throws(ReplayError) {
+    public static func write(_ samples: [PoseSample], to path: FilePath, format: PoseSidecarFormat? = nil) throws(ReplayError) {
         let chosen = if let format { format } else { try PoseSidecarFormat(path: path) }
         let bytes = try encode(samples, format: chosen)
-        try writeFileAtomically(Data(bytes), to: path)
+        try writeFileAtomically(Data(bytes), to: path.string)
     }
 
     /// The file contents for `samples`. pose32 writes the samples in the order given, ignoring their

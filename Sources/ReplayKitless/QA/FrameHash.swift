@@ -99,20 +99,20 @@ public enum FrameHashDifference: Sendable, Equatable, CustomStringConvertible {
 /// ignored), checked one by one as the input's lines are produced. Padding spaces never count as a difference.
 public struct FrameHashGolden: Sendable {
     /// The file the lines came from, as messages name it.
-    public let file: String
+    public let file: FilePath
     package let lines: [String]
     /// Where each of `lines` is in the file (1-based).
     package let lineNumbers: [Int]
 
     /// Parses golden text. Data lines need at least six comma-separated fields, the first five integers.
-    public init(_ text: String, file: String) throws(ReplayError) {
+    public init(_ text: String, file: FilePath) throws(ReplayError) {
         var lines: [String] = [], lineNumbers: [Int] = []
         for (raw, number) in ReplayKitless.lines(of: text) {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
             let fields = Self.fields(line)
             guard fields.count >= 6, fields.prefix(5).allSatisfy({ Int64($0) != nil }), !fields[5].isEmpty else {
-                throw .badInput(file: file, line: number, "not a framemd5 data line (stream, dts, pts, duration, size, hash)")
+                throw .badInput(file: file.string, line: number, "not a framemd5 data line (stream, dts, pts, duration, size, hash)")
             }
             lines.append(line)
             lineNumbers.append(number)
@@ -123,7 +123,7 @@ public struct FrameHashGolden: Sendable {
     }
 
     /// Reads and parses the golden file at `path`.
-    public static func load(path: String) throws(ReplayError) -> FrameHashGolden {
+    public static func load(path: FilePath) throws(ReplayError) -> FrameHashGolden {
         let text = try readInputText(path, limit: InputLimits.textFileBytes, kind: "golden framemd5 file")
         return try FrameHashGolden(text, file: path)
     }

@@ -96,12 +96,15 @@ public struct LatencyQA: Sendable {
 
     /// Frame times, display size and poses of the recording `input` from a packet scan (nothing is
     /// decoded), matched to the frames exactly as `fxreplay track` and the renderer match them.
-    /// - Parameter scene: the scene whose tap times are checked; its clock decides how they meet the frames.
+    /// - Parameters:
+    ///   - input: a local path or a URL that ``InputPolicy`` allows.
+    ///   - scene: the scene whose tap times are checked; its clock decides how they meet the frames.
+    ///   - sceneFile: the scene's file, named in messages.
     public init(input: String, poses settings: PoseSettings, scene: AnnotationScene = AnnotationScene(annotations: []),
-                sceneFile: String = "the scene") throws(ReplayError) {
+                sceneFile: FilePath? = nil) throws(ReplayError) {
         let scan = try settings.scan(input)
         let timeline = try settings.timeline(for: scan, input: input)
-        let origin = try settings.sceneTimeOrigin(for: scan, scene: scene, file: sceneFile)
+        let origin = try settings.sceneTimeOrigin(for: scan, scene: scene, file: sceneFile?.string ?? "the scene")
         try self.init(times: scan.frames.map { $0.time + origin }, poses: timeline.poses, width: scan.width, height: scan.height)
     }
 
@@ -247,7 +250,7 @@ public struct LatencyReport: Sendable, Equatable, Codable, QAReportFiles {
     }
 
     /// An HTML page: the verdict, the thresholds, the table, one plot per delay, then what made it (`run`).
-    public func html(thumbnails: [QAThumbnail] = [], legend: [QALegendEntry] = [], directory: String, run: QARunInfo? = nil) -> String {
+    public func html(thumbnails: [QAThumbnail] = [], legend: [QALegendEntry] = [], directory: FilePath, run: QARunInfo? = nil) -> String {
         var page = HTMLReport(title: "fxreplay qa latency")
         page.paragraph("Latency QA of \(results.count) tap and delay pairs on a \(width)×\(height) recording")
         if tolerance != nil {

@@ -109,7 +109,7 @@ package enum PlacementThumbnails {
     ///   - legend: the names of A and B under the crops.
     package static func write(video: String, requests: [ThumbnailRequest], a: PlacementTrack, b: PlacementTrack,
                              timeTolerance: Double? = nil, width: Int = 320, legend: [String] = ["A", "B"],
-                             save: ((_ png: Data, _ path: String) throws(ReplayError) -> Void)?) throws(ReplayError) -> [QAThumbnail] {
+                             save: ((_ png: Data, _ path: FilePath) throws(ReplayError) -> Void)?) throws(ReplayError) -> [QAThumbnail] {
         guard let last = requests.map(\.frame).max() else { return [] }
         let rowsA = DrawableRows(a), rowsB = DrawableRows(b)
         let byFrame = Dictionary(grouping: requests, by: \.frame)
@@ -136,15 +136,15 @@ package enum PlacementThumbnails {
                     png = try scaledDown(picture, width: width, placements: placements)
                 }
                 let data = try ImageWriter.png(png)
-                try save?(data, request.path)
-                written.append(QAThumbnail(label: request.label, path: request.path, inline: save == nil ? data : nil))
+                try save?(data, FilePath(request.path))
+                written.append(QAThumbnail(label: request.label, path: FilePath(request.path), inline: save == nil ? data : nil))
             }
         }
         guard index > last else {
             throw .badInput("\(video): the video has \(index) frames, but the tracks refer to frame \(last)")
         }
         let order = Dictionary(uniqueKeysWithValues: requests.enumerated().map { ($0.element.path, $0.offset) })
-        return written.sorted { (order[$0.path] ?? 0) < (order[$1.path] ?? 0) }
+        return written.sorted { (order[$0.path.string] ?? 0) < (order[$1.path.string] ?? 0) }
     }
 
     /// The whole frame at most `width` pixels wide with every placement's marker (about 9 px radius).

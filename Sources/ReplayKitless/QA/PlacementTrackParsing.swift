@@ -6,9 +6,9 @@ extension PlacementTrack {
 
     /// Reads and parses the track at `path`: JSON Lines for a `.jsonl` (or `.ndjson`) file, as
     /// `fxreplay track` writes it there, else CSV.
-    public static func load(path: String) throws(ReplayError) -> PlacementTrack {
+    public static func load(path: FilePath) throws(ReplayError) -> PlacementTrack {
         let text = try readInputText(path, limit: InputLimits.textFileBytes, kind: "placement track")
-        let isJSONLines = ["jsonl", "ndjson"].contains(URL(fileURLWithPath: path).pathExtension.lowercased())
+        let isJSONLines = ["jsonl", "ndjson"].contains(URL(fileURLWithPath: path.string).pathExtension.lowercased())
         return try isJSONLines ? parseJSONLines(text, file: path) : parse(text, file: path)
     }
 
@@ -18,7 +18,8 @@ extension PlacementTrack {
     /// `x` and `y` finite numbers or empty; `visible` 0 or 1; `x` and `y` both empty or both set,
     /// and set when visible; one row per (`id`, `frame`). Fields may be quoted as in RFC 4180.
     /// Lines and rows are limited (docs/limits.md).
-    public static func parse(_ text: String, file: String) throws(ReplayError) -> PlacementTrack {
+    public static func parse(_ text: String, file path: FilePath) throws(ReplayError) -> PlacementTrack {
+        let file = path.string
         var rows = RowCollector(file: file)
         var sawHeader = false
         for (rawLine, number) in lines(of: text) {
@@ -37,12 +38,13 @@ extension PlacementTrack {
             try rows.add(fields, line: number)
         }
         guard sawHeader else { throw .badInput(file: file, "empty placement track: no header line") }
-        return PlacementTrack(file: file, rows: rows.rows)
+        return PlacementTrack(file: path, rows: rows.rows)
     }
 
     /// Parses JSON Lines: one object per row with §7's fields, `visible` a boolean (or 0/1) and
     /// missing values `null`, as `fxreplay track` writes them; the rules are the CSV's.
-    public static func parseJSONLines(_ text: String, file: String) throws(ReplayError) -> PlacementTrack {
+    public static func parseJSONLines(_ text: String, file path: FilePath) throws(ReplayError) -> PlacementTrack {
+        let file = path.string
         var rows = RowCollector(file: file)
         for (line, number) in lines(of: text) {
             if line.allSatisfy(\.isWhitespace) { continue }
@@ -67,7 +69,7 @@ extension PlacementTrack {
             }
             try rows.add(fields, line: number)
         }
-        return PlacementTrack(file: file, rows: rows.rows)
+        return PlacementTrack(file: path, rows: rows.rows)
     }
 
     /// The rows read so far, refusing a second row for the same (id, frame) and more than the limit.

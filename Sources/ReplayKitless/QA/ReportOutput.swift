@@ -39,12 +39,12 @@ public struct QAThumbnail: Sendable, Equatable {
     /// The caption under the picture (the frame, its time, what it shows).
     public var label: String
     /// The PNG's path; the page links it relative to its own folder.
-    public var path: String
+    public var path: FilePath
     /// The PNG's bytes, shown as a `data:` URI instead of referencing `path`.
     public var inline: Data?
 
     /// A picture captioned `label` at `path`, or inlined from `inline` when given.
-    public init(label: String, path: String, inline: Data? = nil) {
+    public init(label: String, path: FilePath, inline: Data? = nil) {
         self.label = label
         self.path = path
         self.inline = inline
@@ -58,7 +58,7 @@ public struct QARunInfo: Sendable, Equatable {
     public var version: String
     /// The arguments, the program's name first.
     public var commandLine: [String]
-    /// The inputs, each with what it is (e.g. "A", "video").
+    /// The inputs, each with what it is (e.g. "A", "video"): local paths, or URLs that ``InputPolicy`` allows.
     public var inputs: [(role: String, path: String)]
 
     /// What a page shows about its run.
@@ -130,7 +130,7 @@ public protocol QAReportFiles {
     func svg() -> String
     /// The HTML page, referencing `thumbnails` relative to `directory` (where it will be written),
     /// with `legend` explaining their marker colours and `run` saying what made it.
-    func html(thumbnails: [QAThumbnail], legend: [QALegendEntry], directory: String, run: QARunInfo?) -> String
+    func html(thumbnails: [QAThumbnail], legend: [QALegendEntry], directory: FilePath, run: QARunInfo?) -> String
 }
 
 /// Escapes text for XML and HTML content and attribute values.
@@ -228,7 +228,7 @@ package struct HTMLReport: Sendable {
     }
 
     /// Images referenced by paths relative to `directory`, where the HTML file will be written.
-    package mutating func images(_ thumbnails: [QAThumbnail], relativeTo directory: String) {
+    package mutating func images(_ thumbnails: [QAThumbnail], relativeTo directory: FilePath) {
         guard !thumbnails.isEmpty else { return }
         var html = "<div class=\"thumbnails\">\n"
         for thumbnail in thumbnails {
@@ -236,7 +236,7 @@ package struct HTMLReport: Sendable {
             if let inline = thumbnail.inline {
                 href = "data:image/png;base64," + inline.base64EncodedString()
             } else {
-                let relative = relativePath(of: thumbnail.path, from: directory)
+                let relative = relativePath(of: thumbnail.path.string, from: directory.string)
                 href = relative.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? relative
             }
             html += "<figure><img src=\"\(xmlEscaped(href))\" alt=\"\(xmlEscaped(thumbnail.label))\">"

@@ -86,9 +86,9 @@ public struct AnnotationTrackComparison: Sendable, Equatable, Codable {
 /// `fxreplay qa compare`: two placement tracks of the same video compared annotation by annotation.
 public struct TrackComparisonReport: Sendable, Equatable, Codable {
     /// Track A's file, as given.
-    public var fileA: String
+    @PathCoded public var fileA: FilePath
     /// Track B's file, as given.
-    public var fileB: String
+    @PathCoded public var fileB: FilePath
     /// `"frame"` or `"time"`.
     public var matching: String
     /// Seconds, for time matching.
@@ -126,7 +126,7 @@ public struct TrackComparisonReport: Sendable, Equatable, Codable {
         var ids = rowsA.order
         ids += rowsB.order.filter { rowsA.rows[$0] == nil }
         annotations = ids.map { id in
-            Self.compare(id: id, rowsA[id], rowsB[id], a: a.file, b: b.file, options: options)
+            Self.compare(id: id, rowsA[id], rowsB[id], a: a.file.string, b: b.file.string, options: options)
         }
         failingIDs = annotations.filter { !$0.passed }.map(\.id)
         passed = failingIDs.isEmpty

@@ -47,7 +47,7 @@ extension TrackComparisonReport: QAReportFiles {
 
     /// Error over time, one line per annotation, with the tolerance and the visibility disagreements.
     package var plot: ErrorPlot {
-        ErrorPlot(title: "Placement error: \(URL(fileURLWithPath: fileA).lastPathComponent) vs \(URL(fileURLWithPath: fileB).lastPathComponent)",
+        ErrorPlot(title: "Placement error: \(fileA.lastComponent?.string ?? "") vs \(fileB.lastComponent?.string ?? "")",
                   series: annotations.map { ErrorPlot.Series(label: $0.id, samples: $0.samples, disagreements: $0.visibilityMismatchFrames.map(\.t)) },
                   tolerance: tolerance)
     }
@@ -66,7 +66,7 @@ extension TrackComparisonReport: QAReportFiles {
     /// An HTML page: the verdict, the thresholds, the table, the plot inline and `thumbnails` (e.g.
     /// worst frames) referenced relative to `directory`, the folder the page will be written to,
     /// under their colour `legend`; then what made it (`run`).
-    public func html(thumbnails: [QAThumbnail] = [], legend: [QALegendEntry] = [], directory: String, run: QARunInfo? = nil) -> String {
+    public func html(thumbnails: [QAThumbnail] = [], legend: [QALegendEntry] = [], directory: FilePath, run: QARunInfo? = nil) -> String {
         var page = HTMLReport(title: "fxreplay qa compare")
         page.paragraph(headline)
         page.verdict(verdict, passed: passed)
@@ -123,9 +123,9 @@ extension TrackComparisonReport: QAReportFiles {
     /// ``PlacementOverlay/color(ofTrack:)`` 0, B in 1). Each picture is named after the page, `report`
     /// (`r.html` → `r-frame12-valve.png`), and handed to `save` with its PNG bytes as it is made;
     /// without `save` the PNGs stay in the returned entries, for a page that needs no other file.
-    public func worstFramePictures(of video: String, a: PlacementTrack, b: PlacementTrack, limit: Int, namedAfter report: String,
-                                   save: ((_ png: Data, _ path: String) throws(ReplayError) -> Void)?) throws(ReplayError) -> [QAThumbnail] {
-        let stem = URL(fileURLWithPath: report).deletingPathExtension().path
+    public func worstFramePictures(of video: String, a: PlacementTrack, b: PlacementTrack, limit: Int, namedAfter report: FilePath,
+                                   save: ((_ png: Data, _ path: FilePath) throws(ReplayError) -> Void)?) throws(ReplayError) -> [QAThumbnail] {
+        let stem = URL(fileURLWithPath: report.string).deletingPathExtension().path
         var names = Set<String>()
         let requests = thumbnailFrames(limit: limit).map { picture in
             // One file per annotation and frame, named after both (ids reduced to characters safe in a file name).
@@ -135,7 +135,7 @@ extension TrackComparisonReport: QAReportFiles {
             return ThumbnailRequest(frame: picture.frame.frame, t: picture.frame.t, label: picture.label, path: path,
                                     id: picture.id, accent: picture.accent)
         }
-        let legend = ["A: \(URL(fileURLWithPath: a.file).lastPathComponent)", "B: \(URL(fileURLWithPath: b.file).lastPathComponent)"]
+        let legend = ["A: \(a.file.lastComponent?.string ?? "")", "B: \(b.file.lastComponent?.string ?? "")"]
         return try PlacementThumbnails.write(video: video, requests: requests, a: a, b: b, timeTolerance: timeTolerance,
                                              legend: legend, save: save)
     }

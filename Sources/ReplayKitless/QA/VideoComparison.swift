@@ -106,6 +106,7 @@ public struct VideoComparison {
     /// Compares `a` with `b` on the calling thread, blocking it until both are decoded (what
     /// `fxreplay compare` does); from async code use ``compare(_:with:options:onProgress:)``.
     /// A failed threshold is not thrown: read ``result``.
+    /// `a` and `b` are each a local path or a URL that ``InputPolicy`` allows.
     /// - Parameter observe: called with the pairs measured so far after each pair; throwing from it
     ///   stops the comparison with that error (how cancellation reaches it).
     public init(comparing a: String, with b: String, options: VideoComparisonOptions = VideoComparisonOptions(),

@@ -61,7 +61,7 @@ public struct PairQuality: Sendable, Equatable, Codable {
 
 /// What the two videos are, besides their pictures.
 public struct VideoFacts: Sendable, Equatable, Codable {
-    /// The file as it was given.
+    /// The video as it was given: a local path or a URL that ``InputPolicy`` allows.
     public var path: String
     /// Decoded frames.
     public var frames: Int

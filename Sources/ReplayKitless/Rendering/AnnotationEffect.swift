@@ -1,18 +1,18 @@
 /// What `render --annotations` draws, and how.
 public struct AnnotationSettings: Sendable, Codable, Equatable {
     /// The scene file (`annotations.json`, formats.md §6).
-    public var scene: String
+    @PathCoded public var scene: FilePath
     /// Font for labels (default: DejaVu Sans from Debian's fonts-dejavu-core).
-    public var font: String?
+    @PathCoded public var font: FilePath?
     /// Draw the person (mask foreground) over the annotations, so they look behind the person.
     public var occludeWithMask = false
 
     /// Annotations from the scene file `scene`, labels in the default font, drawn over the person.
-    public init(scene: String) { self.scene = scene }
+    public init(scene: FilePath) { self.scene = scene }
 
     /// The files these settings read: the scene, its meshes (a scene that cannot be read has none
     /// here; loading it reports why) and the font.
-    public var inputFiles: [String] {
+    public var inputFiles: [FilePath] {
         [scene] + ((try? AnnotationScene.load(path: scene))?.meshFiles ?? []) + (font.map { [$0] } ?? [])
     }
 }
@@ -67,7 +67,7 @@ final class AnnotationEffect: DrawingEffect, CountedEffect {
                          options: ["AnnotationSettings.occludeWithMask", "BackgroundSettings.mask"])
         }
         self.poses = poses
-        scene = settings.scene
+        scene = settings.scene.string
         self.masks = settings.occludeWithMask ? masks : nil
         mirror = context.options.mirror
         let scan = poses.scan
@@ -76,16 +76,16 @@ final class AnnotationEffect: DrawingEffect, CountedEffect {
             TrackFrame(time: timing.time, width: scan.width, height: scan.height, pose: pose)
         }
         var options = AnnotationRenderer.Options()
-        if let font = settings.font { options.fontPath = font }
+        if let font = settings.font { options.fontPath = font.string }
         let scene = try AnnotationScene.load(path: settings.scene)
-        sceneTimeOrigin = try poses.settings.sceneTimeOrigin(for: scan, scene: scene, file: settings.scene)
+        sceneTimeOrigin = try poses.settings.sceneTimeOrigin(for: scan, scene: scene, file: settings.scene.string)
         let placed = try scene.placed(frames: frames, sceneTimeOrigin: sceneTimeOrigin, file: settings.scene)
         self.placed = placed
         // The first lane's renderer makes the meshes; the lanes added later share them.
         var first: AnnotationRenderer?
         lanes = try LaneStates(throwing: { () throws(ReplayError) -> Lane in
             let renderer = AnnotationRenderer(options: options, sharingMeshesWith: first)
-            try renderer.prepare(scene.annotations, scene: settings.scene)
+            try renderer.prepare(scene.annotations, scene: settings.scene.string)
             if first == nil { first = renderer }
             return Lane(renderer: renderer, capacity: placed.count)
         })

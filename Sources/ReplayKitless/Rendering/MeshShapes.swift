@@ -52,10 +52,10 @@ extension Mesh {
         case .ring: ring(segments: segments)
         case .star: star()
         case .mesh(let path):
-            if let scaled = try OBJLoader.load(path: path).scaledToUnitExtent() {
+            if let scaled = try OBJLoader.load(path: path.string).scaledToUnitExtent() {
                 scaled
             } else {
-                throw ReplayError.badInput(file: path, "the mesh has no extent (all its vertices are one point)")
+                throw ReplayError.badInput(file: path.string, "the mesh has no extent (all its vertices are one point)")
             }
         }
     }

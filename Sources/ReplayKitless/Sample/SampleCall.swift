@@ -81,8 +81,8 @@ struct SampleCall {
 
     /// The publisher's recording, hidden among `members` until zipped; the caller feeds it the
     /// sample's frames (``SampleGenerator``) and finishes it.
-    func publisherWriter(directory: String, members: OutputGroup) throws(ReplayError) -> MediaWriter {
-        try MediaWriter(path: SampleGenerator.path(publisher.fileName, in: directory),
+    func publisherWriter(directory: FilePath, members: OutputGroup) throws(ReplayError) -> MediaWriter {
+        try MediaWriter(path: SampleGenerator.path(publisher.fileName, in: directory).string,
                         video: SampleGenerator.publisherVideo(scene.settings.size),
                         audio: .init(sampleRate: SampleSound.sampleRate, channels: 1,
                                      startSample: SampleGenerator.publisherAudioStart, codec: .opus),
@@ -91,7 +91,7 @@ struct SampleCall {
 
     /// Writes the other participants' media among `members`, then the archive, the epoch pose log
     /// and the compose job among `outputs`. `publisherFile` is the finished publisher recording.
-    func write(publisherFile: String, directory: String, members: OutputGroup, into outputs: OutputGroup) throws(ReplayError) {
+    func write(publisherFile: String, directory: FilePath, members: OutputGroup, into outputs: OutputGroup) throws(ReplayError) {
         let expertFile = try writeExpert(directory: directory, members: members)
         let dispatcherFile = try writeDispatcher(directory: directory, members: members)
         let files = [(publisher, publisherFile), (expert, expertFile), (dispatcher, dispatcherFile)]
@@ -120,7 +120,7 @@ struct SampleCall {
                 throw .processing("\(participant.fileName): cannot read it back: \(error.localizedDescription)")
             }
         }
-        try writeZip(at: zip.temporaryPath, finalPath: zip.finalPath, members: contents)
+        try writeZip(at: zip.temporaryPath.string, finalPath: zip.finalPath.string, members: contents)
         try outputs.write(poseLog(publisherStartMicroseconds: publisherStartMicroseconds),
                           to: SampleGenerator.path(Self.poseLogName, in: directory))
         let epochOfTap = unixMicroseconds(of: scene.tap.frame, publisherStartMicroseconds: publisherStartMicroseconds)
@@ -164,7 +164,7 @@ struct SampleCall {
 
     /// The expert: a person in the middle of a portrait picture, in front of a blue-grey wall; on
     /// each probe frame a white square, while the chime starts at that frame's time.
-    private func writeExpert(directory: String, members: OutputGroup) throws(ReplayError) -> String {
+    private func writeExpert(directory: FilePath, members: OutputGroup) throws(ReplayError) -> String {
         let size = expertSize
         let colorSpace = SampleGenerator.publisherColorSpace(size)
         var encoder = EncoderSettings()
@@ -172,7 +172,7 @@ struct SampleCall {
         encoder.preset = "faster"
         encoder.crf = 20
         let writer = try MediaWriter(
-            path: SampleGenerator.path(expert.fileName, in: directory),
+            path: SampleGenerator.path(expert.fileName, in: directory).string,
             video: .init(size: size, timeBase: Rational(1, 1000), frameRate: Rational(Int32(Self.guestRate), 1),
                          encoder: encoder, colorSpace: colorSpace),
             audio: .init(sampleRate: SampleSound.sampleRate, channels: 1), group: members)
@@ -205,8 +205,8 @@ struct SampleCall {
     }
 
     /// The dispatcher: sound only, a 440 Hz beep once a second over a lower hum.
-    private func writeDispatcher(directory: String, members: OutputGroup) throws(ReplayError) -> String {
-        let writer = try MediaWriter(path: SampleGenerator.path(dispatcher.fileName, in: directory),
+    private func writeDispatcher(directory: FilePath, members: OutputGroup) throws(ReplayError) -> String {
+        let writer = try MediaWriter(path: SampleGenerator.path(dispatcher.fileName, in: directory).string,
                                      audio: .init(sampleRate: SampleSound.sampleRate, channels: 1), group: members)
         let perMillisecond = Int64(SampleSound.sampleRate / 1000)
         let length = guestMilliseconds - dispatcher.startMilliseconds
@@ -254,7 +254,7 @@ struct SampleCall {
 
     /// `call-archive.job.yaml`: compose's options, with the publisher's annotations placed from
     /// its epoch-stamped pose log; paths relative to the job file, like every job's.
-    private func job(directory: String) -> String {
+    private func job(directory: FilePath) -> String {
         func path(_ name: String) -> String { TextNumber.jsonString(name) }
         return """
             # The demo composition of this sample's call archive (keys are fxreplay compose's long options):

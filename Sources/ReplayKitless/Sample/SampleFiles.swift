@@ -32,7 +32,7 @@ enum SampleFiles {
     /// `job.yaml`: render's long options for the demo render. Its paths are the sample's file names:
     /// a job's paths are relative to the job file, so it works from any directory (`directory`, as
     /// given, only spells the example command in its comment).
-    static func job(directory: String) -> String {
+    static func job(directory: FilePath) -> String {
         func path(_ name: String) -> String { TextNumber.jsonString(name) }
         return """
             # The demo render of this sample call (keys are fxreplay render's long options):

@@ -4,7 +4,7 @@ import Foundation
 /// What ``SampleGenerator/generate(_:into:overwrite:)`` made.
 public struct SampleSummary: Sendable {
     /// The files written, in the order of ``SampleGenerator/fileNames``.
-    public var files: [String]
+    public var files: [FilePath]
     /// Video frames written to `call.mp4`.
     public var frames: Int
     /// Frames left out of the nominal 30 fps, to make the frame rate variable.
@@ -34,43 +34,43 @@ public enum SampleGenerator {
                                    "background.png", "annotations.json", "job.yaml", "scene.json"] + SampleCall.fileNames
 
     /// `name` inside `directory`, spelled as `directory` was given (relative stays relative).
-    public static func path(_ name: String, in directory: String) -> String {
-        directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    public static func path(_ name: String, in directory: FilePath) -> FilePath {
+        directory.appending(name)
     }
 
     /// Writes the sample into `directory` (created when missing). Each file is complete or absent.
     /// - Throws: `usage` for bad settings or, without `overwrite`, when one of the files exists;
     ///   `processing` when something cannot be written.
-    public static func generate(_ settings: SampleSettings, into directory: String, overwrite: Bool) throws(ReplayError) -> SampleSummary {
+    public static func generate(_ settings: SampleSettings, into folder: FilePath, overwrite: Bool) throws(ReplayError) -> SampleSummary {
         try settings.validate()
-        let paths = fileNames.map { path($0, in: directory) }
-        if !overwrite, let existing = paths.first(where: { FileManager.default.fileExists(atPath: $0) }) {
+        let paths = fileNames.map { path($0, in: folder) }
+        if !overwrite, let existing = paths.first(where: { FileManager.default.fileExists(atPath: $0.string) }) {
             throw .usage("\(existing): already exists (`overwrite` replaces the sample)", options: ["overwrite"])
         }
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: folder.string, withIntermediateDirectories: true)
         } catch {
-            throw .processing("\(directory): cannot create the directory: \(error.localizedDescription)")
+            throw .processing("\(folder): cannot create the directory: \(error.localizedDescription)")
         }
         let scene = SampleScene(settings: settings)
-        let file = { (name: String) in path(name, in: directory) }
+        let file = { (name: String) in path(name, in: folder) }
         // All files appear together: a failure part-way (a full disk) leaves none of them.
         let outputs = OutputGroup()
         // The call archive's media are written hidden next to the outputs and zipped; never
         // committed, they go when this group does (or on SIGINT, as every temporary output).
         let members = OutputGroup()
         let call = SampleCall(scene: scene)
-        let publisher = try call.publisherWriter(directory: directory, members: members)
+        let publisher = try call.publisherWriter(directory: folder, members: members)
         try writeVideos(scene, call: file("call.mp4"), mask: file("call.mask.mkv"), publisher: publisher, into: outputs)
-        try call.write(publisherFile: publisher.temporaryPath, directory: directory, members: members, into: outputs)
+        try call.write(publisherFile: publisher.temporaryPath, directory: folder, members: members, into: outputs)
         let samples = scene.frames.map { PoseSample(key: .time(scene.seconds(of: $0)), pose32: $0.pose32) }
         for name in ["call.poses.jsonl", "call.poses.csv", "call.poses.pose32"] {
-            try outputs.write(Data(PoseSidecar.encode(samples, format: PoseSidecarFormat(path: name))), to: file(name))
+            try outputs.write(Data(PoseSidecar.encode(samples, format: PoseSidecarFormat(path: FilePath(name)))), to: file(name))
         }
         try outputs.write(try ImageWriter.png(SampleBackground.picture(SampleBackground.size(for: settings.size))), to: file("background.png"))
         try outputs.write(Data(SampleFiles.annotations(scene).utf8), to: file("annotations.json"))
-        try outputs.write(Data(SampleFiles.job(directory: directory).utf8), to: file("job.yaml"))
-        let command = "fxreplay sample -o \(directory) --seconds \(TextNumber.exact(settings.seconds)) --size \(settings.size) --seed \(settings.seed)"
+        try outputs.write(Data(SampleFiles.job(directory: folder).utf8), to: file("job.yaml"))
+        let command = "fxreplay sample -o \(folder) --seconds \(TextNumber.exact(settings.seconds)) --size \(settings.size) --seed \(settings.seed)"
         try outputs.write(try SampleFiles.truth(scene, command: command), to: file("scene.json"))
         try outputs.commit()
         return SampleSummary(files: paths, frames: scene.frames.count, droppedFrames: scene.droppedSlots.count,
@@ -79,16 +79,16 @@ public enum SampleGenerator {
 
     /// The call and its mask, frame by frame: both files (and the call archive's copy of the
     /// call, `publisher`) get every frame at the same time.
-    private static func writeVideos(_ scene: SampleScene, call: String, mask: String, publisher: MediaWriter,
+    private static func writeVideos(_ scene: SampleScene, call: FilePath, mask: FilePath, publisher: MediaWriter,
                                     into outputs: OutputGroup) throws(ReplayError) {
         let size = scene.settings.size
         let colorSpace = publisherColorSpace(size)
         let video = try MediaWriter(
-            path: call, video: publisherVideo(size),
+            path: call.string, video: publisherVideo(size),
             audio: .init(sampleRate: SampleSound.sampleRate, channels: 1, startSample: SampleSound.startSample), group: outputs)
         var maskEncoder = EncoderSettings()
         maskEncoder.codec = .ffv1
-        let masks = try MediaWriter(path: mask, video: .init(size: size, timeBase: Rational(1, 1000), encoder: maskEncoder,
+        let masks = try MediaWriter(path: mask.string, video: .init(size: size, timeBase: Rational(1, 1000), encoder: maskEncoder,
                                                              colorSpace: ColorSpace(matrix: colorSpace.matrix, fullRange: true)),
                                     group: outputs)
         let world = SampleWorldPainter(width: size.width, height: size.height, colorSpace: colorSpace)

@@ -11,9 +11,9 @@ import Foundation
 /// standard output, as for most Unix tools.
 public final class AtomicOutput: @unchecked Sendable {
     /// The path the user asked for.
-    public let finalPath: String
+    public let finalPath: FilePath
     /// Where the bytes go until ``commit()``: a temporary file, or `finalPath` itself for a device or pipe.
-    public let temporaryPath: String
+    public let temporaryPath: FilePath
     /// `finalPath` is a device or a pipe, written in place.
     public let isStream: Bool
     /// The file ``commit()`` puts in place: `finalPath`, or the file its symbolic link points to.
@@ -32,12 +32,14 @@ public final class AtomicOutput: @unchecked Sendable {
     ///   - overwrite: replace an existing file instead of refusing.
     ///   - overwriteOption: the property `overwrite` comes from (`RenderOptions.overwrite`), which the
     ///     refusal names (``ReplayError/options``); `overwrite`, a call's parameter, by default.
-    ///   - inputs: files that must never be written over.
+    ///   - inputs: spellings of files that must never be written over (local paths, or URLs that may open them).
     ///   - rewritesReadFile: the output is meant to replace a file the run has read (a golden file
     ///     being updated), so ``ReadFiles`` does not refuse it; `inputs` still do.
-    public init(path: String, overwrite: Bool, overwriteOption: String = "overwrite", inputs: [String] = [],
+    public init(path: FilePath, overwrite: Bool, overwriteOption: String = "overwrite", inputs: [String] = [],
                  rewritesReadFile: Bool = false) throws(ReplayError) {
         self.overwriteOption = overwriteOption
+        finalPath = path
+        let path = path.string
         let written = path == "-" ? "/dev/stdout" : path
         let url = URL(fileURLWithPath: written)
         let directory = url.deletingLastPathComponent().path
@@ -50,7 +52,7 @@ public final class AtomicOutput: @unchecked Sendable {
         let exists = stat(written, &status) == 0
         // The same file by any spelling: a URL of libavformat's file protocol or a wrapper of it,
         // a symbolic or a hard link (see LocalFiles).
-        if let input = LocalFiles.firstSameFile(as: written, among: inputs) ?? (rewritesReadFile ? nil : ReadFiles.readAs(written)) {
+        if let input = LocalFiles.firstSameFile(as: FilePath(written), among: inputs) ?? (rewritesReadFile ? nil : ReadFiles.readAs(FilePath(written))) {
             throw .usage("\(path): refusing to write over \(input) (an input, or another output, of this run)")
         }
         let links = Self.linkChain(url)
@@ -58,8 +60,7 @@ public final class AtomicOutput: @unchecked Sendable {
         if exists, status.st_mode & S_IFMT != S_IFREG || underDevices {
             if status.st_mode & S_IFMT == S_IFDIR { throw .usage("\(path): is a directory") }
             guard access(written, W_OK) == 0 else { throw .processing("\(path): cannot write (permission denied)") }
-            finalPath = path
-            temporaryPath = written
+            temporaryPath = FilePath(written)
             destination = written
             self.overwrite = true
             self.rewritesReadFile = rewritesReadFile
@@ -75,15 +76,14 @@ public final class AtomicOutput: @unchecked Sendable {
         guard access(targetDirectory, W_OK) == 0 else {
             throw .processing("\(path): cannot write to directory \(targetDirectory) (\(errno == ENOENT ? "it does not exist" : String(cString: strerror(errno))))")
         }
-        finalPath = path
         destination = target.path
         self.overwrite = overwrite
         self.rewritesReadFile = rewritesReadFile
         // What a killed run (SIGKILL, a crash, a power cut) left of this same output goes first.
-        removeStaleTemporaryFiles(for: target.path)
-        temporaryPath = target.deletingLastPathComponent().appendingPathComponent(TemporaryName.make(for: target.lastPathComponent)).path
+        removeStaleTemporaryFiles(for: FilePath(target.path))
+        temporaryPath = FilePath(target.deletingLastPathComponent().appendingPathComponent(TemporaryName.make(for: target.lastPathComponent)).path)
         isStream = false
-        InterruptCleanup.shared.register(temporaryPath)
+        InterruptCleanup.shared.register(temporaryPath.string)
     }
 
     deinit { if !done { abort() } }
@@ -106,17 +106,17 @@ public final class AtomicOutput: @unchecked Sendable {
         try checkUnread()
         done = true
         guard !isStream else { return }
-        InterruptCleanup.shared.unregister(temporaryPath)
-        defer { unlink(temporaryPath) }
+        InterruptCleanup.shared.unregister(temporaryPath.string)
+        defer { unlink(temporaryPath.string) }
         if !overwrite {
-            if link(temporaryPath, destination) == 0 { return }
+            if link(temporaryPath.string, destination) == 0 { return }
             if errno == EEXIST {
                 throw .usage("\(finalPath): appeared while this run was writing it; left as it is (`\(overwriteOption)` replaces it)",
                              options: [overwriteOption])
             }
             // (A file system without hard links: a plain rename.)
         }
-        if rename(temporaryPath, destination) != 0 {
+        if rename(temporaryPath.string, destination) != 0 {
             throw .processing("\(finalPath): cannot move the finished output into place: \(String(cString: strerror(errno)))")
         }
     }
@@ -124,7 +124,7 @@ public final class AtomicOutput: @unchecked Sendable {
     /// Refuses to put the output over a file the run has read since the output was reserved (a
     /// font or a track opened late; see ``ReadFiles``); the temporary file is then removed.
     public func checkUnread() throws(ReplayError) {
-        guard !done, !isStream, !rewritesReadFile, let input = ReadFiles.readAs(destination) else { return }
+        guard !done, !isStream, !rewritesReadFile, let input = ReadFiles.readAs(FilePath(destination)) else { return }
         abort()
         throw .usage("\(finalPath): refusing to write over \(input) (an input of this run); nothing written")
     }
@@ -133,12 +133,12 @@ public final class AtomicOutput: @unchecked Sendable {
     public func abort() {
         done = true
         guard !isStream else { return }
-        unlink(temporaryPath)
-        InterruptCleanup.shared.unregister(temporaryPath)
+        unlink(temporaryPath.string)
+        InterruptCleanup.shared.unregister(temporaryPath.string)
     }
 
     /// Writes `data` atomically to `path` (reports, tracks, CSV files).
-    public static func write(_ data: Data, to path: String, overwrite: Bool = true, inputs: [String] = [],
+    public static func write(_ data: Data, to path: FilePath, overwrite: Bool = true, inputs: [String] = [],
                               rewritesReadFile: Bool = false) throws(ReplayError) {
         let output = try AtomicOutput(path: path, overwrite: overwrite, inputs: inputs, rewritesReadFile: rewritesReadFile)
         try output.write(data)
@@ -147,7 +147,7 @@ public final class AtomicOutput: @unchecked Sendable {
 
     /// Writes `data` as the whole output, before ``commit()``; a failed write (a full disk) throws.
     public func write(_ data: Data) throws(ReplayError) {
-        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let descriptor = open(temporaryPath.string, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw .processing("\(finalPath): cannot write (\(String(cString: strerror(errno))))") }
         var failure: Int32 = 0
         data.withUnsafeBytes { bytes in
@@ -319,10 +319,9 @@ public struct FileIdentity: Hashable {
     public let inode: UInt64
 
     /// `path` as written, else with `..` taken lexically (`out/../a.mp4` before `out` exists).
-    public init?(_ path: String) {
+    public init?(_ path: FilePath) {
         var info = stat()
-        guard !PathNames.isURL(path),
-              stat(path, &info) == 0 || stat(URL(fileURLWithPath: path).standardizedFileURL.path, &info) == 0 else { return nil }
+        guard stat(path.string, &info) == 0 || stat(URL(fileURLWithPath: path.string).standardizedFileURL.path, &info) == 0 else { return nil }
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
     }

@@ -147,9 +147,9 @@ package func readInputFile(_ path: String, limit: Int, kind: String, isText: Boo
 /// no output of the job may write over it.
 /// - Throws: `ReplayError.badInput` naming the file and `kind` (e.g. "job spec"): missing, a folder,
 ///   unreadable, too large, or not UTF-8.
-public func readInputText(_ path: String, limit: Int, kind: String) throws(ReplayError) -> String {
-    guard let text = String(validating: try readInputFile(path, limit: limit, kind: kind, isText: true), as: UTF8.self) else {
-        throw .badInput(file: path, "cannot read the \(kind) (not UTF-8 text)")
+public func readInputText(_ path: FilePath, limit: Int, kind: String) throws(ReplayError) -> String {
+    guard let text = String(validating: try readInputFile(path.string, limit: limit, kind: kind, isText: true), as: UTF8.self) else {
+        throw .badInput(file: path.string, "cannot read the \(kind) (not UTF-8 text)")
     }
     return text
 }

@@ -20,11 +20,11 @@ public enum LocalFiles {
 
     /// Every local path `spelling` may open: the spelling itself as a path, and what its protocol
     /// wrappers lead to (recursively). No path is resolved here; see ``canonicalPath(_:)``.
-    public static func paths(_ spelling: String) -> [String] {
+    public static func paths(_ spelling: String) -> [FilePath] {
         var result: [String] = []
         var seen: Set<String> = []
         collect(spelling, depth: 0, into: &result, seen: &seen)
-        return result
+        return result.map { FilePath($0) }
     }
 
     private static func collect(_ spelling: String, depth: Int, into result: inout [String], seen: inout Set<String>) {
@@ -87,8 +87,8 @@ public enum LocalFiles {
     /// system has it: the existing part through `realpath`, the rest taken lexically (`..` drops a
     /// component), a dangling link followed to where it points. Two spellings of one file that do
     /// not exist yet (two outputs of a run) come out equal.
-    public static func canonicalPath(_ path: String) -> String {
-        canonicalPath(path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path, links: 0)
+    public static func canonicalPath(_ path: FilePath) -> FilePath {
+        FilePath(canonicalPath(path.isAbsolute ? path.string : FileManager.default.currentDirectoryPath + "/" + path.string, links: 0))
     }
 
     private static func canonicalPath(_ absolute: String, links: Int) -> String {
@@ -117,7 +117,7 @@ public enum LocalFiles {
     /// The first of `spellings` that names the same file as the local path `path`: the same device
     /// and inode when both exist (a symbolic or hard link, another spelling, a bind mount), else
     /// the same ``canonicalPath(_:)``.
-    package static func firstSameFile(as path: String, among spellings: [String]) -> String? {
+    package static func firstSameFile(as path: FilePath, among spellings: [String]) -> String? {
         let identity = FileIdentity(path)
         let canonical = canonicalPath(path)
         return spellings.first { spelling in

@@ -13,10 +13,10 @@ public final class OutputGroup {
     /// Reserves `path` for one output of the group.
     /// - Parameters:
     ///   - overwrite: replace an existing file instead of refusing.
-    ///   - inputs: files that must never be written over.
+    ///   - inputs: spellings of files that must never be written over (local paths, or URLs that may open them).
     /// - Throws: `usage` when `path` is an input or already an output of the group (a device or
     ///   pipe such as /dev/stdout may take several).
-    public func reserve(_ path: String, overwrite: Bool = true, inputs: [String] = []) throws(ReplayError) -> AtomicOutput {
+    public func reserve(_ path: FilePath, overwrite: Bool = true, inputs: [String] = []) throws(ReplayError) -> AtomicOutput {
         let output = try AtomicOutput(path: path, overwrite: overwrite, inputs: inputs)
         if !output.isStream, let other = outputs.first(where: { !$0.isStream && $0.resolvedDestination == output.resolvedDestination }) {
             output.abort()
@@ -27,7 +27,7 @@ public final class OutputGroup {
     }
 
     /// Writes `data` as the whole of `path`, out of sight until ``commit()``.
-    public func write(_ data: Data, to path: String, overwrite: Bool = true, inputs: [String] = []) throws(ReplayError) {
+    public func write(_ data: Data, to path: FilePath, overwrite: Bool = true, inputs: [String] = []) throws(ReplayError) {
         try reserve(path, overwrite: overwrite, inputs: inputs).write(data)
     }
 

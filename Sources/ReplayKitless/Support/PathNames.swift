@@ -1,6 +1,7 @@
 import Foundation
 
-/// How the library tells a URL from a local path, and finds a local path's folder.
+/// How the library tells a URL from a local path, and finds a local path's folder: on spellings as
+/// typed (strings), before they become `FilePath`s, which would fold a URL's `//`.
 public enum PathNames {
     /// Whether `path` is opened by protocol (`https://…`, `file:///…`, under the ``InputPolicy``)
     /// rather than as a local file: a scheme (a letter, then letters, digits, `+`, `-`, `.`) and `://`.

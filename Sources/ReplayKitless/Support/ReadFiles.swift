@@ -39,7 +39,7 @@ public enum ReadFiles {
     /// is writing then.
     public static func note(_ spelling: String) {
         guard record.withLock({ $0.openScopes > 0 }) else { return }
-        let keys = LocalFiles.paths(spelling).map { (FileIdentity($0), LocalFiles.canonicalPath($0)) }
+        let keys = LocalFiles.paths(spelling).map { (FileIdentity($0), LocalFiles.canonicalPath($0).string) }
         record.withLock { record in
             for (identity, path) in keys {
                 if let identity { record.byIdentity[identity] = spelling }
@@ -49,9 +49,9 @@ public enum ReadFiles {
     }
 
     /// The spelling under which the file at the local path `path` was read, if it was.
-    public static func readAs(_ path: String) -> String? {
+    public static func readAs(_ path: FilePath) -> String? {
         let identity = FileIdentity(path)
-        let canonical = LocalFiles.canonicalPath(path)
+        let canonical = LocalFiles.canonicalPath(path).string
         return record.withLock { record in
             identity.flatMap { record.byIdentity[$0] } ?? record.byPath[canonical]
         }

@@ -8,10 +8,10 @@ public struct FileStatus: Sendable, Equatable {
     /// Nanoseconds since 1970.
     public var modified: Int64
 
-    /// `path`'s status; `nil` for a URL, a missing file or anything but a regular file.
-    public init?(_ path: String) {
+    /// `path`'s status; `nil` for a missing file or anything but a regular file.
+    public init?(_ path: FilePath) {
         var info = stat()
-        guard !PathNames.isURL(path), stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard stat(path.string, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         size = Int64(info.st_size)
         modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
     }
@@ -24,9 +24,9 @@ public struct FileStatus: Sendable, Equatable {
 /// minutes, as a live render's output keeps growing. The library calls it for every output it
 /// writes; a program calls it for a file it does not write again (an output found up to date).
 @discardableResult
-public func removeStaleTemporaryFiles(for finalPath: String) -> Int {
-    let directory = PathNames.directory(of: finalPath)
-    let fileName = finalPath.split(separator: "/").last.map(String.init) ?? finalPath
+public func removeStaleTemporaryFiles(for finalPath: FilePath) -> Int {
+    let directory = PathNames.directory(of: finalPath.string)
+    guard let fileName = finalPath.lastComponent?.string else { return 0 }
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return 0 }
     var removed = 0
     for name in names {
@@ -43,7 +43,7 @@ public func removeStaleTemporaryFiles(for finalPath: String) -> Int {
 package let staleTemporaryFileAge: TimeInterval = 600
 
 private func changedRecently(_ path: String) -> Bool {
-    guard let modified = FileStatus(path)?.modified else { return false }
+    guard let modified = FileStatus(FilePath(path))?.modified else { return false }
     return Date().timeIntervalSince1970 - Double(modified) / 1e9 < staleTemporaryFileAge
 }
 
