@@ -95,7 +95,7 @@ struct Batch: ParsableCommand {
         settings.renderArguments = inputAccess.arguments
         if dryRun { return printDryRun(BatchRunner(recordings: recordings, settings: settings).dryRun()) }
         let report = try BatchRunner(recordings: recordings, settings: settings).run()
-        try AtomicOutput.write(try prettyJSON(report), to: FilePath(settings.reportPath), inputs: [manifest, job].compactMap { $0 })
+        try AtomicOutput.write(try prettyJSON(report), to: PathArgument.output(settings.reportPath), inputs: [manifest, job].compactMap { $0 })
         print(report.table)
         printLine("report: \(settings.reportPath)")
 

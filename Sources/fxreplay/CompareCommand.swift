@@ -70,7 +70,7 @@ struct Compare: ParsableCommand {
         let comparison = try VideoComparison(comparing: a, with: b, options: options)
         printWarnings(comparison.warnings)
         if let diff, let png = try comparison.diffPNG() {
-            try AtomicOutput.write(png, to: FilePath(diff), inputs: [a, b])
+            try AtomicOutput.write(png, to: PathArgument.output(diff), inputs: [a, b])
         }
         if json {
             FileHandle.standardOutput.write(try comparison.result.json() + Data("\n".utf8))

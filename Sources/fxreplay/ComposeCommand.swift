@@ -102,9 +102,9 @@ struct Compose: ParsableCommand {
 
     func run() throws {
         FFmpegLogging.configure(verbose: progress.verbose)
-        let opened = try OpenedCall.open(FilePath(call))
+        let opened = try OpenedCall.open(PathArgument.input(call))
         let call = opened.call
-        var options = ComposeOptions(call: call, output: FilePath(output))
+        var options = ComposeOptions(call: call, output: try PathArgument.output(output))
         options.size = size
         options.fps = fps
         options.from = from
@@ -112,7 +112,7 @@ struct Compose: ParsableCommand {
         options.tileFit = tileFit
         options.background = RGBAColor(hex: backgroundColor) ?? options.background
         options.names = names
-        options.font = font.map { FilePath($0) }
+        options.font = try font.map { spelling throws(ReplayError) in try PathArgument.input(spelling) }
         options.encoder = encoder.settings
         options.overwrite = overwrite
         options.allowLongCall = allowLongCall
@@ -125,10 +125,10 @@ struct Compose: ParsableCommand {
         let outputs = OutputGroup()
         let inputs = options.inputFiles + [output]
         let sheet = try preview.map { path throws(ReplayError) in
-            try ContactSheet(output: outputs.reserve(FilePath(path), overwrite: overwrite, inputs: inputs))
+            try ContactSheet(output: outputs.reserve(PathArgument.output(path), overwrite: overwrite, inputs: inputs))
         }
-        let reportOutput = try report.map { path throws(ReplayError) in try outputs.reserve(FilePath(path), overwrite: overwrite, inputs: inputs) }
-        let speakersOutput = try speakers.map { path throws(ReplayError) in try outputs.reserve(FilePath(path), overwrite: overwrite, inputs: inputs) }
+        let reportOutput = try report.map { path throws(ReplayError) in try outputs.reserve(PathArgument.output(path), overwrite: overwrite, inputs: inputs) }
+        let speakersOutput = try speakers.map { path throws(ReplayError) in try outputs.reserve(PathArgument.output(path), overwrite: overwrite, inputs: inputs) }
         if speakersOutput != nil {
             try options.checkTimes()
             options.speakerActivity = try SpeakerActivity.measure(call, from: options.from, to: options.end)
@@ -169,7 +169,7 @@ struct Compose: ParsableCommand {
             guard layout.lowercased().hasSuffix(".json") else {
                 throw .usage("--layout: '\(layout)' is not grid, focus, pip, speaker or a layout file (.json)")
             }
-            return .custom(try CustomLayout.load(path: FilePath(layout), width: size.width & ~1, height: size.height & ~1))
+            return .custom(try CustomLayout.load(path: PathArgument.input(layout), width: size.width & ~1, height: size.height & ~1))
         }
     }
 

@@ -32,7 +32,7 @@ struct Framehash: ParsableCommand {
             return
         }
         if update { return try rewrite(check, from: hasher) }
-        let golden = try FrameHashGolden.load(path: FilePath(check))
+        let golden = try FrameHashGolden.load(path: PathArgument.input(check))
         let frames = try golden.check(hasher)
         print("\(input): all \(frames) frames match \(golden.file)")
     }
@@ -42,14 +42,14 @@ struct Framehash: ParsableCommand {
         var lines: [String] = []
         while let line = try hasher.nextLine() { lines.append(line) }
         // A golden file that is missing or unreadable is simply written anew.
-        let existing = try? FrameHashGolden.load(path: FilePath(path))
+        let existing = try? FrameHashGolden.load(path: PathArgument.output(path))
         let difference = existing?.compare(lines)
         if existing != nil, difference == nil {
             print("\(input): all \(lines.count) frames match \(path); left unchanged")
             return
         }
         let text = (hasher.headerLines + lines).joined(separator: "\n") + "\n"
-        try AtomicOutput.write(Data(text.utf8), to: FilePath(path), inputs: [input], rewritesReadFile: true)
+        try AtomicOutput.write(Data(text.utf8), to: PathArgument.output(path), inputs: [input], rewritesReadFile: true)
         let was = difference.map { " (before: \($0.description.prefix { $0 != "\n" && $0 != ":" }))" } ?? ""
         print("\(input): wrote \(path) with \(lines.count) frames\(was)")
     }

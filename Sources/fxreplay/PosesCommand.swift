@@ -65,7 +65,7 @@ struct PoseOptions: ParsableArguments {
     /// stream's own clock (``PoseSettings/clockOffset``); those choices are bad usage without one.
     /// `placement` is where a call's stream sits on the call's clock, for scenes in call or Unix time.
     func settings(clockOffset: Double? = nil, placement: StreamPlacement? = nil) throws -> PoseSettings {
-        var settings = PoseSettings(source: poses.map { .sidecar(path: FilePath($0)) } ?? .sei)
+        var settings = PoseSettings(source: try poses.map { spelling throws(ReplayError) in .sidecar(path: try PathArgument.input(spelling)) } ?? .sei)
         settings.streamPlacement = placement
         settings.seiUUID = seiUUID
         settings.absoluteTime = poseTime != .relative
@@ -123,7 +123,7 @@ struct PosesExtract: ParsableCommand {
     func run() throws {
         FFmpegLogging.configure(verbose: false)
         let sei = try seiUUID.map(PoseSEI.init(uuid:)) ?? PoseSEI()
-        let written = try PoseSidecar.extract(from: input, to: FilePath(output), sei: sei)
+        let written = try PoseSidecar.extract(from: input, to: PathArgument.output(output), sei: sei)
         printError("fxreplay: wrote \(output): \(written.poses) poses from \(written.frames) frames")
     }
 }
@@ -169,13 +169,13 @@ struct PosesEmbed: ParsableCommand {
         FFmpegLogging.configure(verbose: progress.verbose)
         let settings = try poseOptions.settings()
         if copy {
-            let result = try PoseEmbedder.embedByCopy(input: input, output: FilePath(output), poses: settings, overwrite: overwrite)
+            let result = try PoseEmbedder.embedByCopy(input: input, output: PathArgument.output(output), poses: settings, overwrite: overwrite)
             printError("fxreplay: wrote \(output): pose SEI in \(result.embedded) of \(result.frames) frames (no re-encode); "
                        + result.match.summary)
             printWarnings(result.warnings)
             return
         }
-        var options = RenderOptions(input: input, output: FilePath(output))
+        var options = RenderOptions(input: input, output: try PathArgument.output(output))
         options.encoder = encoder.settings
         if options.encoder.codec == nil { options.encoder.codec = .h264 }
         options.keepRotation = true

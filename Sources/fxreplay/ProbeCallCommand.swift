@@ -4,7 +4,7 @@ import ReplayKitless
 extension Probe {
     /// `probe CALL`: the participants, each file on the call's clock, and the timeline at a glance.
     func probeCall() throws {
-        let opened = try OpenedCall.open(FilePath(input))
+        let opened = try OpenedCall.open(PathArgument.input(input))
         let result = try CallProbeResult(call: opened.call)
         if json {
             FileHandle.standardOutput.write(try prettyJSON(result))

@@ -86,15 +86,15 @@ struct QACompare: ParsableCommand {
         // The report files appear together, after the checks and the work: checked first, committed last.
         let outputs = OutputGroup()
         let inputs = [a, b] + (video.map { [$0] } ?? [])
-        let plotOutput = try plot.map { path throws(ReplayError) in try outputs.reserve(FilePath(path), inputs: inputs) }
-        let reportOutput = try report.map { path throws(ReplayError) in try outputs.reserve(FilePath(path), inputs: inputs) }
-        let trackA = try PlacementTrack.load(path: FilePath(a)), trackB = try PlacementTrack.load(path: FilePath(b))
+        let plotOutput = try plot.map { path throws(ReplayError) in try outputs.reserve(PathArgument.output(path), inputs: inputs) }
+        let reportOutput = try report.map { path throws(ReplayError) in try outputs.reserve(PathArgument.output(path), inputs: inputs) }
+        let trackA = try PlacementTrack.load(path: PathArgument.input(a)), trackB = try PlacementTrack.load(path: PathArgument.input(b))
         let comparison = TrackComparisonReport(comparing: trackA, with: trackB, options: options)
         var pictures: [QAThumbnail] = []
         if let video, let report {
             // The pictures join the report files in the group: all of them in place, or none.
             let save = { (png: Data, path: FilePath) throws(ReplayError) in try outputs.write(png, to: path, inputs: [video] + inputs) }
-            pictures = try comparison.worstFramePictures(of: video, a: trackA, b: trackB, limit: thumbnails, namedAfter: FilePath(report),
+            pictures = try comparison.worstFramePictures(of: video, a: trackA, b: trackB, limit: thumbnails, namedAfter: PathArgument.output(report),
                                                          save: selfContained ? nil : save)
         }
         let legend = [QALegendEntry(label: "A: \(a)", color: PlacementOverlay.color(ofTrack: 0)),

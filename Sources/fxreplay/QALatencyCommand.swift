@@ -71,13 +71,13 @@ struct QALatency: ParsableCommand {
         guard !delays.isEmpty else { throw ReplayError.usage("--delay: no delay given (e.g. 200ms)") }
         let outputs = OutputGroup()
         // The scene's meshes are read too (AnnotationSettings lists them).
-        let inputs = [input] + AnnotationSettings(scene: FilePath(annotations)).inputFiles.map(\.string) + (poseOptions.poses.map { [$0] } ?? [])
-        let plotOutput = try plot.map { path throws(ReplayError) in try outputs.reserve(FilePath(path), inputs: inputs) }
-        let reportOutput = try report.map { path throws(ReplayError) in try outputs.reserve(FilePath(path), inputs: inputs) }
-        let scene = try AnnotationScene.load(path: FilePath(annotations))
+        let inputs = [input] + AnnotationSettings(scene: try PathArgument.input(annotations)).inputFiles.map(\.string) + (poseOptions.poses.map { [$0] } ?? [])
+        let plotOutput = try plot.map { path throws(ReplayError) in try outputs.reserve(PathArgument.output(path), inputs: inputs) }
+        let reportOutput = try report.map { path throws(ReplayError) in try outputs.reserve(PathArgument.output(path), inputs: inputs) }
+        let scene = try AnnotationScene.load(path: PathArgument.input(annotations))
         let call = try callStream.choice(input: input, poseTime: poseOptions.poseTime)
         let qa = try LatencyQA(input: call?.track.path.string ?? input, poses: try poseOptions.settings(clockOffset: call?.poseClockOffset, placement: call?.placement),
-                               scene: scene, sceneFile: FilePath(annotations))
+                               scene: scene, sceneFile: try PathArgument.input(annotations))
         let taps = LatencyTap.taps(in: scene, width: qa.width, height: qa.height)
         guard !taps.isEmpty else { throw ReplayError.badInput(file: annotations, "no tap annotations to check for latency") }
         let result = qa.report(taps: taps, delays: delays, tolerance: tolerance)

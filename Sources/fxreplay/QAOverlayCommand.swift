@@ -38,12 +38,12 @@ struct QAOverlay: ParsableCommand {
 
     func run() throws {
         FFmpegLogging.configure(verbose: progress.verbose)
-        let tracks = try track.map { path throws(ReplayError) in try PlacementTrack.load(path: FilePath(path)) }
+        let tracks = try track.map { path throws(ReplayError) in try PlacementTrack.load(path: PathArgument.input(path)) }
         let call = try callStream.choice(input: input)
-        var options = RenderOptions(input: call?.track.path.string ?? input, output: FilePath(output))
+        var options = RenderOptions(input: call?.track.path.string ?? input, output: try PathArgument.output(output))
         options.encoder = encoder.settings
         options.overwrite = overwrite
-        options.otherInputs = track.map { FilePath($0) }
+        options.otherInputs = try track.map { spelling throws(ReplayError) in try PathArgument.input(spelling) }
         let result = try Renderer(options: options, extraEffects: [PlacementOverlay(tracks: tracks)]).run(progress: progress.progress, label: "overlay")
         let legend = track.enumerated().map { "\($0.element) \(PlacementOverlay.colorName(ofTrack: $0.offset))" }
         printError("fxreplay: wrote \(output): \(result.framesEncoded) frames; markers: " + legend.joined(separator: ", "))

@@ -22,7 +22,7 @@ struct CallStreamChoice {
         guard let key else {
             throw ReplayError.usage("\(input) is a call: name the stream to render with --stream ID|NAME (fxreplay probe \(input) lists them), or compose the whole call")
         }
-        let opened = try OpenedCall.open(FilePath(input))
+        let opened = try OpenedCall.open(PathArgument.input(input))
         let (stream, track) = try opened.call.renderedTrack(ofStream: key)
         if let clock = CallPoseClock(rawValue: poseTime.rawValue) {
             poseClockOffset = try opened.call.poseClockOffset(clock, track: track)

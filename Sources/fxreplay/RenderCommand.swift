@@ -99,7 +99,7 @@ struct Render: ParsableCommand {
     /// the file rendered, `clockOffset` where `--pose-time call|epoch` puts pose times on its clock,
     /// `placement` where a call's stream sits on the call's clock.
     func renderOptions(input: String, clockOffset: Double?, placement: StreamPlacement? = nil) throws -> RenderOptions {
-        var options = RenderOptions(input: input, output: FilePath(output))
+        var options = RenderOptions(input: input, output: try PathArgument.output(output))
         options.encoder = encoder.settings
         options.audio = sound.settings
         options.from = trimming.from
@@ -113,14 +113,14 @@ struct Render: ParsableCommand {
         options.poses = poseOptions.isGiven ? try poseOptions.settings(clockOffset: clockOffset, placement: placement) : nil
         options.embedPoses = embedPoses
         if let annotations {
-            var settings = AnnotationSettings(scene: FilePath(annotations))
-            settings.font = font.map { FilePath($0) }
+            var settings = AnnotationSettings(scene: try PathArgument.input(annotations))
+            settings.font = try font.map { spelling throws(ReplayError) in try PathArgument.input(spelling) }
             settings.occludeWithMask = occludeWithMask
             options.annotations = settings
         }
         options.background = try backgroundReplacement.settings()
         // The job spec was expanded into the arguments before parsing, but it is a file this run reads.
-        options.otherInputs = job.map { [FilePath($0)] } ?? []
+        options.otherInputs = try job.map { spelling throws(ReplayError) in [try PathArgument.input(spelling)] } ?? []
         return options
     }
 
@@ -139,9 +139,9 @@ struct Render: ParsableCommand {
         let outputs = OutputGroup()
         let inputs = options.inputFiles + [output, input]
         let sheet = try preview.map { path throws(ReplayError) in
-            try ContactSheet(output: outputs.reserve(FilePath(path), overwrite: overwrite, inputs: inputs))
+            try ContactSheet(output: outputs.reserve(PathArgument.output(path), overwrite: overwrite, inputs: inputs))
         }
-        let reportOutput = try report.map { path throws(ReplayError) in try outputs.reserve(FilePath(path), overwrite: overwrite, inputs: inputs) }
+        let reportOutput = try report.map { path throws(ReplayError) in try outputs.reserve(PathArgument.output(path), overwrite: overwrite, inputs: inputs) }
         call?.printChoice()
         let renderer = Renderer(options: options, extraEffects: sheet.map { [$0] } ?? [])
         let result = try renderer.run(progress: progress.progress, beforeCommit: { report throws(ReplayError) in

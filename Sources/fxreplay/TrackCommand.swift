@@ -42,7 +42,7 @@ struct Track: ParsableCommand {
         // A call's stream is read from its file, placed on the call's clock (the opened call owns a ZIP's files).
         let call = try callStream.choice(input: input, poseTime: poseOptions.poseTime)
         let poses = try poseOptions.settings(clockOffset: call?.poseClockOffset, placement: call?.placement)
-        let track = try PlacementTrack.track(of: call?.track.path.string ?? input, poses: poses, scene: FilePath(annotations))
+        let track = try PlacementTrack.track(of: call?.track.path.string ?? input, poses: poses, scene: try PathArgument.input(annotations))
         var rows = track.rows
         if callTimes, let call {
             // Call time of a frame: its presentation time less (mediaStart − start), formats.md §9.
@@ -51,7 +51,7 @@ struct Track: ParsableCommand {
         }
         let chosen = format ?? (URL(fileURLWithPath: output).pathExtension.lowercased() == "jsonl" ? .jsonl : .csv)
         let text = PlacementTrack.text(rows, format: chosen)
-        try AtomicOutput.write(Data(text.utf8), to: FilePath(output),
+        try AtomicOutput.write(Data(text.utf8), to: PathArgument.output(output),
                                inputs: [input, annotations] + track.scene.meshFiles.map(\.string) + (poseOptions.poses.map { [$0] } ?? []))
         withExtendedLifetime(call) {}
         printError("fxreplay: wrote \(output): \(track.frameCount) frames × \(track.scene.annotations.count) annotations; "

@@ -46,6 +46,28 @@ import Testing
         }
     }
 
+    /// A name ending in `/` names a folder, as the system calls read it (the library's `FilePath`
+    /// drops the slash): `-o new.mp4/` and `--report r.json/` write nothing (exit 2), an input
+    /// file spelled so is refused (exit 3), and a doubled slash still names the same file.
+    @Test func aTrailingSlashNamesAFolder() throws {
+        let (dir, input, bytes) = try Self.folderWithRecording()
+        try Data(#"{"version": 1, "annotations": []}"#.utf8).write(to: dir.appendingPathComponent("scene.json"))
+        for written in [["-o", "new.mp4/"], ["-o", "new.mp4", "--report", "r.json/"]] {
+            let run = try runFxreplay(["render", input] + written + ["--progress", "none"], currentDirectory: dir)
+            #expect(run.status == 2 && run.stderr.contains("ends in /, so names a folder"), "\(written): \(run.stderr)")
+        }
+        let folder = try runFxreplay(["render", input, "-o", "./", "--progress", "none"], currentDirectory: dir)
+        #expect(folder.status == 2 && folder.stderr.contains("./: is a directory"), "\(folder.stderr)")
+        let scene = try runFxreplay(["render", input, "-o", "new.mp4", "--poses-from-sei", "--annotations", "scene.json/", "--progress", "none"],
+                                    currentDirectory: dir)
+        #expect(scene.status == 3 && scene.stderr.contains("scene.json/: not a folder"), "\(scene.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["in.mp4", "scene.json"])
+        let doubled = try runFxreplay(["render", input, "-o", ".//new.mp4", "--progress", "none"], currentDirectory: dir)
+        #expect(doubled.status == 0, "\(doubled.stderr)")
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("new.mp4").path))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: input)) == bytes)
+    }
+
     /// The job spec is a file render reads: --report, --preview or -o over it (even through a
     /// symbolic link) is refused.
     @Test func renderRefusesToWriteOverItsJobFile() throws {
