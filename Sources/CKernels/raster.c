@@ -430,7 +430,7 @@ KERNEL float4 shade(const ck_raster_triangle *t, const ck_lighting *light, float
 /// `mask ? a : b` lane by lane (`mask` from a comparison: all bits or none).
 KERNEL float8 select8(int8 mask, float8 a, float8 b) { return (float8)(((int8)a & mask) | ((int8)b & ~mask)); }
 
-/// Lane k of `t`'s `coefficients` (normal or ray: x, y, origin) at the pixels (x, y), in `shade`'s order.
+/// Component k of `along_x`·x + `along_y`·y + `origin` (a normal or a view ray) at eight pixels, in `shade`'s order.
 KERNEL float8 linear8(const float *along_x, const float *along_y, const float *origin, int k, float8 x, float8 y) {
     return along_x[k] * x + along_y[k] * y + origin[k];
 }
