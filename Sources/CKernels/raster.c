@@ -1,8 +1,8 @@
 // One 64×64 tile of MeshRasterizer (MeshRasterizer.swift documents the method): the per-pixel loops
 // in C, where a pixel costs what its arithmetic costs (no overflow traps, no range-checked
 // conversions, no copies of a triangle per pixel). Edge functions and depth in double, shading in
-// single precision, in the same order of operations as the Swift it replaced, so the pixels are
-// the same.
+// single precision; where vectors take several pixels or sample rows at once, each lane does one's
+// arithmetic, so the AVX2 copy and the portable one give the same bytes.
 #include "CKernels.h"
 #include <math.h>
 #include <string.h>
@@ -17,11 +17,20 @@ enum { TILE = CK_RASTER_TILE };
 /// finds them with one instruction each.
 #define KERNEL static inline __attribute__((always_inline))
 
-/// Vectors of two doubles, four floats or four integers, in vector registers wherever the target has them.
+/// Vectors of two to eight doubles, floats or integers, in vector registers wherever the target has them.
 typedef double double2 __attribute__((ext_vector_type(2)));
 typedef float float4 __attribute__((ext_vector_type(4)));
 typedef int32_t int4 __attribute__((ext_vector_type(4)));
 typedef int64_t long2 __attribute__((ext_vector_type(2)));
+typedef float float8 __attribute__((ext_vector_type(8)));
+typedef double double8 __attribute__((ext_vector_type(8)));
+typedef int32_t int8 __attribute__((ext_vector_type(8)));
+typedef int64_t long8 __attribute__((ext_vector_type(8)));
+typedef int8_t char8 __attribute__((ext_vector_type(8)));
+
+// Helpers pass eight-lane vectors, which the portable copy keeps in pairs of SSE registers: no
+// call is left to disagree about that (every helper is inlined).
+#pragma clang diagnostic ignored "-Wpsabi"
 
 KERNEL float4 load4(const float *p) {
     float4 v;
@@ -76,9 +85,9 @@ KERNEL double at(const ck_linear *e, double x, double y) { return e->a * x + e->
 /// clamped to 0…8 (a NaN to 0). ⌈c⌉ is the integer nearest c + ½ − 10⁻⁹, ⌊c⌋ the one nearest
 /// c − ½ + 10⁻⁹ (wrong only for a sample within 10⁻¹⁰ px of the edge).
 KERNEL uint64_t samples_inside(const ck_linear *e, double centre) {
-    uint64_t mask = 0;
     if (fabs(e->a) * 1e9 <= fabs(e->b)) {
         // (Nearly) level: whole rows.
+        uint64_t mask = 0;
         double row = centre - e->b * (7.0 / 16);
         for (int j = 0; j < 8; j++) {
             if (row >= 0) mask |= (uint64_t)0xFF << (8 * j);
@@ -86,30 +95,18 @@ KERNEL uint64_t samples_inside(const ck_linear *e, double centre) {
         }
         return mask;
     }
-    // Row j's run as a byte, by its first column (a > 0) or its length (a < 0), 0…15: the bytes of
-    // (0xFF << first) & 0xFF and ~(0xFF << length) & 0xFF.
-    static const uint8_t from_column[16] = {0xFF, 0xFE, 0xFC, 0xF8, 0xF0, 0xE0, 0xC0, 0x80, 0, 0, 0, 0, 0, 0, 0, 0};
-    static const uint8_t up_to_column[16] = {0, 0x01, 0x03, 0x07, 0x0F, 0x1F, 0x3F, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
-    double t = 3.5 - 8 * (centre - e->b * (7.0 / 16)) * e->inverse_a;
-    const double step = -e->b * e->inverse_a;
-    // tⱼ one after another (each row adds the step to the last), then two rows at a time: clamped
-    // by masks (v > 0 ? (v < 8 ? v : 8) : 0, a NaN to 0) and rounded in the low mantissa bits.
-    double rows[8];
-    for (int j = 0; j < 8; j++) {
-        rows[j] = e->a > 0 ? t : t + 1;
-        t += step;
-    }
+    // tⱼ = t₀ + j·step (+ 1 when a < 0, for ⌊tⱼ⌋ + 1), all eight rows at once: clamped by masks
+    // (v > 0 ? (v < 8 ? v : 8) : 0, a NaN to 0) and rounded in the low mantissa bits to the run's
+    // first column (a > 0) or its length (a < 0), 0…8.
+    const double first_row = 3.5 - 8 * (centre - e->b * (7.0 / 16)) * e->inverse_a + (e->a > 0 ? 0 : 1);
+    const double8 v = first_row + (-e->b * e->inverse_a) * (double8){0, 1, 2, 3, 4, 5, 6, 7};
     const double rounding = e->a > 0 ? 0.5 - 1e-9 : -(0.5 - 1e-9);
-    const uint8_t *runs = e->a > 0 ? from_column : up_to_column;
-    for (int j = 0; j < 8; j += 2) {
-        const double2 v = {rows[j], rows[j + 1]};
-        const long2 below8 = v < 8, positive = v > 0;
-        const long2 clamped = (((long2)v & below8) | ((long2)(double2){8, 8} & ~below8)) & positive;
-        const double2 rounded = ((double2)clamped + rounding) + 6755399441055744.0;
-        const long2 bits = (long2)rounded & 0xF;
-        mask |= ((uint64_t)runs[bits.x] << (8 * j)) | ((uint64_t)runs[bits.y] << (8 * j + 8));
-    }
-    return mask;
+    const long8 below8 = v < 8, positive = v > 0;
+    const long8 clamped = (((long8)v & below8) | ((long8)(double8)8.0 & ~below8)) & positive;
+    const long8 bits = (long8)(((double8)clamped + rounding) + 6755399441055744.0) & 0xF;
+    // The run's byte: (0xFF << first) & 0xFF, or ~(0xFF << length) & 0xFF; row j's at byte j.
+    const long8 run = ((0xFF << bits) & 0xFF) ^ (e->a > 0 ? 0 : 0xFF);
+    return (uint64_t)__builtin_reduce_or(run << (long8){0, 8, 16, 24, 32, 40, 48, 56});
 }
 
 /// The samples of the pixel centred at (x, y) that `t` covers.
@@ -123,15 +120,22 @@ KERNEL uint64_t samples(const ck_raster_triangle *t, double x, double y) {
     return mask;
 }
 
-/// Where the samples of `mask` (not 0) lie on average, from the pixel centre.
+#define RECIPROCALS4(n) 1.0 / (n), 1.0 / ((n) + 1), 1.0 / ((n) + 2), 1.0 / ((n) + 3)
+#define RECIPROCALS16(n) RECIPROCALS4(n), RECIPROCALS4((n) + 4), RECIPROCALS4((n) + 8), RECIPROCALS4((n) + 12)
+/// 1/n for the sample counts n = 1…64 (entry 0 unused).
+static const double reciprocal[65] = {0, RECIPROCALS16(1), RECIPROCALS16(17), RECIPROCALS16(33), RECIPROCALS16(49)};
+
+/// Where the samples of `mask` (not 0) lie on average, from the pixel centre. (Multiplied by 1/count
+/// from a table: a division's latency on every edge pixel cost more than the last bit it rounds.)
 KERNEL void centroid(uint64_t mask, double *x, double *y) {
-    const double count = (double)__builtin_popcountll(mask);
+    const double inverse_count = reciprocal[__builtin_popcountll(mask)];
     const int columns = __builtin_popcountll(mask & 0xAAAAAAAAAAAAAAAAull) + 2 * __builtin_popcountll(mask & 0xCCCCCCCCCCCCCCCCull)
         + 4 * __builtin_popcountll(mask & 0xF0F0F0F0F0F0F0F0ull);
     const int rows = __builtin_popcountll(mask & 0xFF00FF00FF00FF00ull) + 2 * __builtin_popcountll(mask & 0xFFFF0000FFFF0000ull)
         + 4 * __builtin_popcountll(mask & 0xFFFFFFFF00000000ull);
-    *x = ((double)columns / count - 3.5) / 8;
-    *y = ((double)rows / count - 3.5) / 8;
+    const double2 offsets = ((double2){(double)columns, (double)rows} * inverse_count - 3.5) / 8;
+    *x = offsets.x;
+    *y = offsets.y;
 }
 
 /// Marks the pixels of `part` whose square the segment p–q meets, widened by far more than
@@ -301,6 +305,9 @@ KERNEL void rasterize(ck_raster_tile *tile, const ck_raster_triangle *triangles,
     const uint64_t part_columns = columns(part.min_x - area.min_x, part.max_x - 1 - area.min_x);
     row_spans spans;
     spans_init(&spans, t, part);
+    // The last silhouette edge asked about, and whether the triangle lies wholly on its side.
+    uint32_t asked_edge = UINT32_MAX;
+    int on_its_side = 0;
     for (int32_t py = part.min_y; py < part.max_y; py++) {
         next_row(&spans);
         const int32_t row = py - area.min_y;
@@ -358,11 +365,15 @@ KERNEL void rasterize(ck_raster_tile *tile, const ck_raster_triangle *triangles,
             if (single & ((uint64_t)1 << column)) {
                 // One silhouette edge crosses the pixel, its side already covered: a triangle
                 // wholly on that side (its own, its neighbours) adds nothing.
+                // (Asked once per edge: neighbouring pixels mostly share it.)
                 const uint32_t code = tile->silhouette_edge[pixel];
-                const ck_linear *e = &triangles[code / 4].edge[code % 4];
-                if (at(e, t->corner[0][0], t->corner[0][1]) >= -1e-9 && at(e, t->corner[1][0], t->corner[1][1]) >= -1e-9
-                    && at(e, t->corner[2][0], t->corner[2][1]) >= -1e-9)
-                    continue;
+                if (code != asked_edge) {
+                    const ck_linear *e = &triangles[code / 4].edge[code % 4];
+                    asked_edge = code;
+                    on_its_side = at(e, t->corner[0][0], t->corner[0][1]) >= -1e-9 && at(e, t->corner[1][0], t->corner[1][1]) >= -1e-9
+                        && at(e, t->corner[2][0], t->corner[2][1]) >= -1e-9;
+                }
+                if (on_its_side) continue;
             }
             const double x = (double)px + 0.5;
             const uint64_t mask = samples(t, x, y);
@@ -416,43 +427,132 @@ KERNEL float4 shade(const ck_raster_triangle *t, const ck_lighting *light, float
     return base + intensity * load4(t->range);
 }
 
+/// `mask ? a : b` lane by lane (`mask` from a comparison: all bits or none).
+KERNEL float8 select8(int8 mask, float8 a, float8 b) { return (float8)(((int8)a & mask) | ((int8)b & ~mask)); }
+
+/// Component k of `along_x`·x + `along_y`·y + `origin` (a normal or a view ray) at eight pixels, in `shade`'s order.
+KERNEL float8 linear8(const float *along_x, const float *along_y, const float *origin, int k, float8 x, float8 y) {
+    return along_x[k] * x + along_y[k] * y + origin[k];
+}
+
+/// `count` pixels of a row (centres `x0`, `x0` + 1, …, at height `y`), wholly covered and all seen as
+/// `t`, into `texels`: `shade`'s arithmetic lane by lane, eight pixels at a time (the same bytes).
+KERNEL void shade_run(const ck_raster_triangle *t, const ck_lighting *light, float x0, float y, int count, float *texels) {
+    float4 base = load4(t->base);
+    base.w = 1;
+    if (t->flat) {
+        const float8 pair = __builtin_shufflevector(base, base, 0, 1, 2, 3, 0, 1, 2, 3);
+        int i = 0;
+        for (; i + 2 <= count; i += 2) memcpy(texels + 4 * i, &pair, sizeof pair);
+        if (i < count) memcpy(texels + 4 * i, &base, sizeof base);
+        return;
+    }
+    const float4 range = load4(t->range);
+    const float8 ys = y;
+    for (int i = 0; i < count; i += 8) {
+        const float8 x = x0 + ((float)i + (float8){0, 1, 2, 3, 4, 5, 6, 7});
+        float8 n0 = linear8(t->normal_x, t->normal_y, t->normal_origin, 0, x, ys);
+        float8 n1 = linear8(t->normal_x, t->normal_y, t->normal_origin, 1, x, ys);
+        float8 n2 = linear8(t->normal_x, t->normal_y, t->normal_origin, 2, x, ys);
+        if (t->spherical) {
+            // `onto_sphere`, lane by lane.
+            const double8 depth = t->inverse_depth.a * __builtin_convertvector(x, double8) + t->inverse_depth.b * (double)y
+                + t->inverse_depth.c;
+            const float8 inverse = __builtin_convertvector(depth, float8);
+            const float8 m0 = n0 / inverse, m1 = n1 / inverse, m2 = n2 / inverse;
+            const float8 r0 = linear8(light->ray_x, light->ray_y, light->ray_origin, 0, x, ys);
+            const float8 r1 = linear8(light->ray_x, light->ray_y, light->ray_origin, 1, x, ys);
+            const float8 r2 = linear8(light->ray_x, light->ray_y, light->ray_origin, 2, x, ys);
+            const float8 a = m0 * r0 + m1 * r1 + m2 * r2, r = r0 * r0 + r1 * r1 + r2 * r2;
+            const float8 inside = a * a + r * (1 - (m0 * m0 + m1 * m1 + m2 * m2));
+            const float8 step = (a + __builtin_elementwise_sqrt(select8(inside > 0, inside, 0))) / r;
+            n0 = m0 - step * r0;
+            n1 = m1 - step * r1;
+            n2 = m2 - step * r2;
+        }
+        const float8 squared = n0 * n0 + n1 * n1 + n2 * n2;
+        const float8 cosine = (n0 * light->towards[0] + n1 * light->towards[1] + n2 * light->towards[2])
+            / __builtin_elementwise_sqrt(squared);
+        const float8 intensity =
+            select8(squared > 0, light->ambient + light->diffuse * select8(cosine >= 0, cosine, 0), light->ambient);
+        for (int lane = 0; lane < 8 && i + lane < count; lane++) {
+            float4 texel = base + intensity[lane] * range;
+            texel.w = 1;
+            memcpy(texels + 4 * (i + lane), &texel, sizeof texel);
+        }
+    }
+}
+
+/// How many pixels of a tile row from column `first` on are in `ahead` (bit k: column first + k;
+/// bit 0 set) and seen as the triangle seen at `first`: eight owners compared at a time, their
+/// comparisons packed into the bytes of a `uint64_t`.
+KERNEL int same_owner_run(const uint32_t *owner, int first, uint64_t ahead) {
+    const int span = ahead == UINT64_MAX ? TILE : __builtin_ctzll(~ahead);
+    const uint32_t seen = owner[first];
+    int length = 1;
+    while (length < span) {
+        const int column = first + length;
+        if (column + 8 > TILE) {
+            if (owner[column] != seen) break;
+            length++;
+            continue;
+        }
+        int8 owners;
+        memcpy(&owners, owner + column, sizeof owners);
+        const char8 same = __builtin_convertvector(owners == (int32_t)seen, char8);
+        uint64_t bytes;
+        memcpy(&bytes, &same, sizeof bytes);
+        if (bytes != UINT64_MAX) {
+            length += __builtin_ctzll(~bytes) / 8;
+            break;
+        }
+        length += 8;
+    }
+    return length < span ? length : span;
+}
+
 /// Shades each drawn pixel once, with the triangle seen there, writes its colour and coverage,
-/// and empties the tile's buffers.
+/// and empties the tile's buffers. Marked pixels one by one; the rest in runs seen as one triangle.
 KERNEL void shade_pixels(ck_raster_tile *tile, const ck_raster_triangle *triangles, rect area, const ck_lighting *light,
                          float *texels, uint64_t *drawn) {
     for (int32_t row = 0; row < area.max_y - area.min_y; row++) {
-        uint64_t pixels = tile->touched_columns[row];
+        const uint64_t pixels = tile->touched_columns[row];
         const uint64_t marked = tile->edge_columns[row];
         tile->touched_columns[row] = 0;
         tile->edge_columns[row] = 0;
         tile->several_edge_columns[row] = 0;
         drawn[row] = pixels;
+        if (pixels == 0) continue;
         const float left = (float)area.min_x + 0.5f, centre_y = (float)(area.min_y + row) + 0.5f;
-        while (pixels != 0) {
-            const int column = __builtin_ctzll(pixels);
-            pixels &= pixels - 1;
+        uint32_t *owner = tile->owner + row * TILE;
+        uint64_t edge_pixels = pixels & marked;
+        while (edge_pixels != 0) {
+            const int column = __builtin_ctzll(edge_pixels);
+            edge_pixels &= edge_pixels - 1;
             const int pixel = row * TILE + column;
-            const ck_raster_triangle *seen = &triangles[tile->owner[pixel]];
-            tile->owner[pixel] = 0;
-            float x = left + (float)column, y = centre_y, covered = 1;
-            if (marked & ((uint64_t)1 << column)) {
-                const uint64_t mask = tile->coverage[pixel];
-                tile->coverage[pixel] = 0;
-                if (tile->centre_depth[pixel] == -INFINITY) {
-                    x += tile->reach_offset[pixel][0];
-                    y += tile->reach_offset[pixel][1];
-                }
-                tile->reach_depth[pixel] = -INFINITY;
-                tile->centre_depth[pixel] = -INFINITY;
-                if (mask == 0) continue;
-                covered = mask == UINT64_MAX ? 1 : (float)__builtin_popcountll(mask) / 64;
-            } else {
-                tile->centre_depth[pixel] = -INFINITY;
+            const uint64_t mask = tile->coverage[pixel];
+            tile->coverage[pixel] = 0;
+            tile->reach_depth[pixel] = -INFINITY;
+            if (mask == 0) continue;
+            float x = left + (float)column, y = centre_y;
+            if (tile->centre_depth[pixel] == -INFINITY) {
+                x += tile->reach_offset[pixel][0];
+                y += tile->reach_offset[pixel][1];
             }
-            float4 texel = shade(seen, light, x, y);
-            texel.w = covered;
+            float4 texel = shade(&triangles[owner[column]], light, x, y);
+            texel.w = mask == UINT64_MAX ? 1 : (float)__builtin_popcountll(mask) / 64;
             memcpy(texels + 4 * pixel, &texel, sizeof texel);
         }
+        uint64_t whole = pixels & ~marked;
+        while (whole != 0) {
+            const int first = __builtin_ctzll(whole);
+            const int length = same_owner_run(owner, first, whole >> first);
+            whole &= ~columns(first, first + length - 1);
+            shade_run(&triangles[owner[first]], light, left + (float)first, centre_y, length, texels + 4 * (row * TILE + first));
+        }
+        // The whole row: a few vector stores, fewer than one store per pixel drawn.
+        memset(owner, 0, TILE * sizeof *owner);
+        for (int column = 0; column < TILE; column++) tile->centre_depth[row * TILE + column] = -INFINITY;
     }
 }
 

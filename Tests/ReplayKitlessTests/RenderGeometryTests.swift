@@ -71,7 +71,7 @@ import Testing
         }
     }
 
-    @Test func roundShapesUseTheFewestSegmentsThatKeepOutlinesWithinHalfAPixel() {
+    @Test func roundShapesUseTheFewestSegmentsThatKeepOutlinesWithinTheTolerance() {
         // A circle of radius r drawn as an n-gon strays from it by the sagitta r·(1 − cos(π/n)).
         func sagitta(_ n: Int, _ r: Double) -> Double { r * (1 - cos(Double.pi / Double(n))) }
         for radius in [0.3, 1, 2.5, 4, 7, 10, 15, 20, 30, 40, 60, 100, 1000, 1e9] {
@@ -80,7 +80,7 @@ import Testing
             if n < 32 { #expect(sagitta(n, radius) <= Mesh.outlineTolerance, "r = \(radius): \(n) segments stray too far") }
             if n > 8 { #expect(sagitta(n - 4, radius) > Mesh.outlineTolerance, "r = \(radius): \(n - 4) segments would do") }
         }
-        #expect(Mesh.roundSegments(forRadius: 20) == 16 && Mesh.roundSegments(forRadius: 41) == 24)
+        #expect(Mesh.roundSegments(forRadius: 20) == 12 && Mesh.roundSegments(forRadius: 41) == 20)
         #expect(Mesh.roundSegments(forRadius: .infinity) == 32 && Mesh.roundSegments(forRadius: -.infinity) == 32)
         #expect(Mesh.roundSegments(forRadius: .nan) == 32)
         #expect(Mesh.sphere(segments: 8).triangles.count < Mesh.sphere().triangles.count / 10)

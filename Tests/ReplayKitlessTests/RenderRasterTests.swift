@@ -302,7 +302,7 @@ func placed(_ shape: AnnotationShape, size: Double, at anchor: SIMD3<Double>, co
     @Test(arguments: [0.8, 0.12])
     func sphereShadingMatchesLambertOnTheTrueSphere(size: Double) throws {
         // The camera at the origin looking down −Z (camera space = world space), a white sphere
-        // 2 m ahead, large (radius ≈ 42 px, 24 segments) or small (≈ 6 px, 8 segments). Each
+        // 2 m ahead, large (radius ≈ 42 px, 20 segments) or small (≈ 6 px, 8 segments). Each
         // pixel whose centre ray meets the true sphere well inside its outline must have the
         // Lambert shade of the true sphere's normal there, on average within a level. Single pixels
         // may miss by a few levels (2 % of the range) where the ray meets a facet far from the true

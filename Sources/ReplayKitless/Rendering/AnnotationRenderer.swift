@@ -19,7 +19,8 @@
 /// world +Y by 2π·spin·time after `orientation`; stems are grey, 0.08·size thick, down to y = 0.
 /// OBJ meshes keep their own origin as the anchor and are scaled uniformly so their largest
 /// bounding-box dimension is `size`; they are drawn double-sided. Round shapes are tessellated as
-/// finely as their size on screen needs: 8 to 32 segments, their outline within 0.2 px of a circle.
+/// finely as their size on screen needs: 8 to 32 segments, their outline within ¾ px of a circle
+/// (``Mesh/outlineTolerance``).
 ///
 /// The caller decides which annotations are active at a frame's time (`from`/`until`, tap time):
 /// `render` draws every annotation it is given. Allocate one renderer per pipeline and output size;
