@@ -77,4 +77,33 @@ def total(path):
     return next(int(line.split()[1]) for line in open(path) if line.startswith("summary:"))
 print(f"rasterizer alone (fxbench annotations, 720p): {(total(sys.argv[2]) - total(sys.argv[1])) / 40 / 1e6:.1f} M instructions per frame (callgrind)")
 PY
+  # The whole render's instructions with and without the annotations (5 s of the camera-like clip
+  # at ultrafast, every thread counted): what the drawing adds, by library, however loaded the machine.
+  SHORT_CLIP="$BENCH_DIR/noisy720p5s.mp4" SHORT_POSES="$BENCH_DIR/poses720p5s.jsonl"
+  ffmpeg -v error -y -i "$NOISY_CLIP" -t 5 -c copy "$SHORT_CLIP"
+  SHORT_FRAMES="$(ffprobe -v error -select_streams v:0 -count_packets -show_entries stream=nb_read_packets -of csv=p=0 "$SHORT_CLIP")"
+  python3 "$ROOT/benchmarks/scene20.py" "$SHORT_POSES" /dev/null "$SHORT_FRAMES"   # the same scene as $SCENE
+  cp "$FX" "$BENCH_DIR/fxreplay-stripped" && strip -g "$BENCH_DIR/fxreplay-stripped"
+  for name in annotations plain; do
+    scene=(); [ "$name" = annotations ] && scene=(--annotations "$SCENE")
+    valgrind --tool=callgrind --callgrind-out-file="$BENCH_DIR/callgrind-render-$name.out" "$BENCH_DIR/fxreplay-stripped" render "$SHORT_CLIP" \
+      -o "$BENCH_DIR/fx-short-$name.mp4" --poses "$SHORT_POSES" "${scene[@]}" --preset ultrafast --crf "$CRF" --progress none --overwrite >/dev/null 2>&1
+  done
+  for name in annotations plain; do callgrind_annotate --threshold=100 "$BENCH_DIR/callgrind-render-$name.out" > "$BENCH_DIR/callgrind-render-$name.txt"; done
+  python3 - "$BENCH_DIR/callgrind-render-annotations.txt" "$BENCH_DIR/callgrind-render-plain.txt" "$SHORT_FRAMES" <<'PY'
+import collections, re, sys
+def by_library(path):
+    totals = collections.Counter()
+    for line in open(path):
+        m = re.match(r"\s*([\d,]+)\s+\([^)]*\)\s+.*\[(.*)\]\s*$", line)
+        if m:
+            name = m.group(2).split("/")[-1]
+            totals["fxreplay" if name.startswith("fxreplay") else name.split(".so")[0]] += int(m.group(1).replace(",", ""))
+    return totals
+annotated, plain, frames = by_library(sys.argv[1]), by_library(sys.argv[2]), int(sys.argv[3])
+a, p = sum(annotated.values()), sum(plain.values())
+print(f"whole render, ultrafast, {frames} frames (callgrind): {a / frames / 1e6:.1f} vs {p / frames / 1e6:.1f} M instructions per frame, ratio {a / p:.3f}")
+for name, count in sorted(annotated.items(), key=lambda item: -abs(item[1] - plain[item[0]]))[:5]:
+    print(f"  {name}: {(count - plain[name]) / frames / 1e6:+.2f} M per frame")
+PY
 fi
