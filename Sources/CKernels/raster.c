@@ -209,7 +209,7 @@ KERNEL void cover_single_edge_pixels(ck_raster_tile *tile, const ck_raster_trian
             tile->reach_depth[pixel] = (float)at(&t->inverse_depth, x + dx, y + dy);
             tile->reach_offset[pixel][0] = (float)dx;
             tile->reach_offset[pixel][1] = (float)dy;
-            tile->owner[pixel] = code / 4;
+            tile->owner[pixel] = t->shaded_as;
         }
         tile->touched_columns[row] |= touched;
     }
@@ -300,7 +300,7 @@ KERNEL void keep_nearer(float *centre_depth, uint32_t *owner, int32_t px, float 
 /// depth test there, and in marked pixels the samples it covers.
 KERNEL void rasterize(ck_raster_tile *tile, const ck_raster_triangle *triangles, int64_t index, rect part, rect area) {
     const ck_raster_triangle *t = &triangles[index];
-    const uint32_t me = (uint32_t)index;
+    const uint32_t me = t->shaded_as;
     const double depth_x = t->inverse_depth.a;
     const uint64_t part_columns = columns(part.min_x - area.min_x, part.max_x - 1 - area.min_x);
     row_spans spans;

@@ -131,6 +131,7 @@ final class MeshRasterizer {
                 }
             }
         }
+        var lastFlat: Int?
         let neighbours = edges.flatMap { $0.neighbours.count == mesh.triangles.count ? $0.neighbours : nil }
         for (index, triangle) in mesh.triangles.enumerated() {
             guard let (i0, i1, i2) = corners(triangle) else { continue }
@@ -152,8 +153,15 @@ final class MeshRasterizer {
             }
             let first = triangles.count
             setup.clip(vertices[i0], vertices[i1], vertices[i2], into: &triangles)
-            triangles.withUnsafeBufferPointer { triangles in
-                for triangle in triangles[first...] {
+            triangles.withUnsafeMutableBufferPointer { triangles in
+                for index in first..<triangles.count {
+                    // A flat triangle the colour of the last flat one is shaded as that one is, so
+                    // a face or an unshaded mesh is shaded in runs across its triangles.
+                    if triangles[index].flat != 0, let flat = lastFlat, triangles[flat].base == triangles[index].base {
+                        triangles[index].shaded_as = triangles[flat].shaded_as
+                    }
+                    if triangles[index].flat != 0 { lastFlat = index }
+                    let triangle = triangles[index]
                     let rect = triangle.rect
                     bounds = bounds.union(rect)
                     drawingCost += min(triangle.area, Double(rect.area)) + Double(Self.tiles(of: rect).count * Self.tileSize)
@@ -206,11 +214,7 @@ final class MeshRasterizer {
                             ck_raster_tile_draw(tileScratch, triangles.baseAddress, order.baseAddress.map { $0 + first }, Int64(end - first),
                                                 Int32(tile.minX), Int32(tile.minY), Int32(tile.maxX), Int32(tile.maxY), &kernelLighting,
                                                 texels, drawnColumns)
-                            for py in tile.minY..<tile.maxY {
-                                let drawn = drawnColumns[py - tile.minY]
-                                guard drawn != 0 else { continue }
-                                tileLayer.touch(row: py, from: tile.minX + drawn.trailingZeroBitCount, to: tile.minX + 64 - drawn.leadingZeroBitCount)
-                            }
+                            tileLayer.touch(columns: drawnColumns, rows: tile.maxY - tile.minY, left: tile.minX, top: tile.minY)
                             guard !tileLayer.touched.isEmpty else { continue }
                             blend(tileLayer)
                             tileLayer.clear()
