@@ -131,7 +131,8 @@ final class MeshRasterizer {
                 }
             }
         }
-        var lastFlat: Int?
+        // The last triangle set up and the mesh's triangle it came from.
+        var previous: Int?, previousSource = -1
         let neighbours = edges.flatMap { $0.neighbours.count == mesh.triangles.count ? $0.neighbours : nil }
         for (index, triangle) in mesh.triangles.enumerated() {
             guard let (i0, i1, i2) = corners(triangle) else { continue }
@@ -154,17 +155,24 @@ final class MeshRasterizer {
             let first = triangles.count
             setup.clip(vertices[i0], vertices[i1], vertices[i2], into: &triangles)
             triangles.withUnsafeMutableBufferPointer { triangles in
-                for index in first..<triangles.count {
-                    // A flat triangle the colour of the last flat one is shaded as that one is, so
-                    // a face or an unshaded mesh is shaded in runs across its triangles.
-                    if triangles[index].flat != 0, let flat = lastFlat, triangles[flat].base == triangles[index].base {
-                        triangles[index].shaded_as = triangles[flat].shaded_as
+                for slot in first..<triangles.count {
+                    let triangle = triangles.baseAddress! + slot
+                    // Shaded as the last triangle when that shades it alike: both one colour, or
+                    // lit on one plane with one normal field (the mesh's quads), so a face, an
+                    // unshaded mesh or a quad is shaded in runs across its triangles.
+                    if let previous {
+                        let shading = triangles.baseAddress! + Int(triangles[previous].shaded_as)
+                        let samePlane = previousSource == index - 1 && index < mesh.continuesPlane.count && mesh.continuesPlane[index]
+                        if shading.pointee.flat == triangle.pointee.flat, shading.pointee.base == triangle.pointee.base,
+                           triangle.pointee.flat != 0 || (samePlane && shading.pointee.spherical == triangle.pointee.spherical) {
+                            triangle.pointee.shaded_as = shading.pointee.shaded_as
+                        }
                     }
-                    if triangles[index].flat != 0 { lastFlat = index }
-                    let triangle = triangles[index]
-                    let rect = triangle.rect
+                    previous = slot
+                    previousSource = index
+                    let rect = triangle.pointee.rect
                     bounds = bounds.union(rect)
-                    drawingCost += min(triangle.area, Double(rect.area)) + Double(Self.tiles(of: rect).count * Self.tileSize)
+                    drawingCost += min(triangle.pointee.area, Double(rect.area)) + Double(Self.tiles(of: rect).count * Self.tileSize)
                 }
             }
         }
