@@ -448,6 +448,8 @@ KERNEL void shade_run(const ck_raster_triangle *t, const ck_lighting *light, flo
         return;
     }
     const float4 range = load4(t->range);
+    const float8 bases = __builtin_shufflevector(base, base, 0, 1, 2, 3, 0, 1, 2, 3);
+    const float8 ranges = __builtin_shufflevector(range, range, 0, 1, 2, 3, 0, 1, 2, 3);
     const float8 ys = y;
     for (int i = 0; i < count; i += 8) {
         const float8 x = x0 + ((float)i + (float8){0, 1, 2, 3, 4, 5, 6, 7});
@@ -475,10 +477,14 @@ KERNEL void shade_run(const ck_raster_triangle *t, const ck_lighting *light, flo
             / __builtin_elementwise_sqrt(squared);
         const float8 intensity =
             select8(squared > 0, light->ambient + light->diffuse * select8(cosine >= 0, cosine, 0), light->ambient);
-        for (int lane = 0; lane < 8 && i + lane < count; lane++) {
-            float4 texel = base + intensity[lane] * range;
-            texel.w = 1;
-            memcpy(texels + 4 * (i + lane), &texel, sizeof texel);
+        // Two texels a store: each lane's intensity spread over its pixel's four components.
+        for (int lane = 0; lane < 8 && i + lane < count; lane += 2) {
+            const float8 spread = {intensity[lane], intensity[lane], intensity[lane], intensity[lane],
+                                   intensity[lane + 1], intensity[lane + 1], intensity[lane + 1], intensity[lane + 1]};
+            float8 pair = bases + spread * ranges;
+            pair[3] = pair[7] = 1;
+            if (i + lane + 1 < count) memcpy(texels + 4 * (i + lane), &pair, sizeof pair);
+            else memcpy(texels + 4 * (i + lane), &pair, sizeof(float4));
         }
     }
 }
