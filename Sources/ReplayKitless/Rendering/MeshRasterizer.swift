@@ -13,7 +13,9 @@ import CKernels
 ///    of an 8×8 grid (at (i + ½)/8 px) it covers: bits of a `UInt64`, each grid row a run of bits
 ///    cut by each edge near the pixel. A marked pixel's coverage is the union of them;
 /// 3. each pixel is shaded once (Lambert with the perspective-correct normal; on a sphere's facets
-///    the sphere's own, where the pixel's ray meets it) by the triangle seen there.
+///    the sphere's own, where the pixel's ray meets it) by the triangle seen there, or by the one
+///    before it where that shades it alike (one colour, or one plane of a quad: `shaded_as`), so
+///    runs of pixels go on across a face.
 /// Off the silhouette a neighbour continues the surface beyond every edge, so a pixel there is
 /// wholly covered and the triangle holding its centre is the one seen: the inside of a mesh costs
 /// what a one-sample rasterizer costs, whatever its triangles' size, and silhouettes get 64
