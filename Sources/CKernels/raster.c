@@ -209,7 +209,7 @@ KERNEL void cover_single_edge_pixels(ck_raster_tile *tile, const ck_raster_trian
             tile->reach_depth[pixel] = (float)at(&t->inverse_depth, x + dx, y + dy);
             tile->reach_offset[pixel][0] = (float)dx;
             tile->reach_offset[pixel][1] = (float)dy;
-            tile->owner[pixel] = code / 4;
+            tile->owner[pixel] = t->shaded_as;
         }
         tile->touched_columns[row] |= touched;
     }
@@ -300,7 +300,7 @@ KERNEL void keep_nearer(float *centre_depth, uint32_t *owner, int32_t px, float 
 /// depth test there, and in marked pixels the samples it covers.
 KERNEL void rasterize(ck_raster_tile *tile, const ck_raster_triangle *triangles, int64_t index, rect part, rect area) {
     const ck_raster_triangle *t = &triangles[index];
-    const uint32_t me = (uint32_t)index;
+    const uint32_t me = t->shaded_as;
     const double depth_x = t->inverse_depth.a;
     const uint64_t part_columns = columns(part.min_x - area.min_x, part.max_x - 1 - area.min_x);
     row_spans spans;
@@ -448,6 +448,8 @@ KERNEL void shade_run(const ck_raster_triangle *t, const ck_lighting *light, flo
         return;
     }
     const float4 range = load4(t->range);
+    const float8 bases = __builtin_shufflevector(base, base, 0, 1, 2, 3, 0, 1, 2, 3);
+    const float8 ranges = __builtin_shufflevector(range, range, 0, 1, 2, 3, 0, 1, 2, 3);
     const float8 ys = y;
     for (int i = 0; i < count; i += 8) {
         const float8 x = x0 + ((float)i + (float8){0, 1, 2, 3, 4, 5, 6, 7});
@@ -475,10 +477,14 @@ KERNEL void shade_run(const ck_raster_triangle *t, const ck_lighting *light, flo
             / __builtin_elementwise_sqrt(squared);
         const float8 intensity =
             select8(squared > 0, light->ambient + light->diffuse * select8(cosine >= 0, cosine, 0), light->ambient);
-        for (int lane = 0; lane < 8 && i + lane < count; lane++) {
-            float4 texel = base + intensity[lane] * range;
-            texel.w = 1;
-            memcpy(texels + 4 * (i + lane), &texel, sizeof texel);
+        // Two texels a store: each lane's intensity spread over its pixel's four components.
+        for (int lane = 0; lane < 8 && i + lane < count; lane += 2) {
+            const float8 spread = {intensity[lane], intensity[lane], intensity[lane], intensity[lane],
+                                   intensity[lane + 1], intensity[lane + 1], intensity[lane + 1], intensity[lane + 1]};
+            float8 pair = bases + spread * ranges;
+            pair[3] = pair[7] = 1;
+            if (i + lane + 1 < count) memcpy(texels + 4 * (i + lane), &pair, sizeof pair);
+            else memcpy(texels + 4 * (i + lane), &pair, sizeof(float4));
         }
     }
 }

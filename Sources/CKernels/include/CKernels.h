@@ -79,7 +79,9 @@ typedef struct {
 /// Σ nᵢ·bᵢ/depthᵢ as `normal_x`·x + `normal_y`·y + `normal_origin` (x, y, z; the fourth lane
 /// unused), the colour `base + intensity·range` (`base` alone when `flat`), `silhouette` bit k set
 /// when edge k is on the silhouette, `spherical` when it is a facet of a sphere; the pixels of `min_x..<max_x` × `min_y..<max_y` reach it and
-/// it covers `area` pixels (for the caller's cost estimate).
+/// it covers `area` pixels (for the caller's cost estimate). `shaded_as` is the triangle whose
+/// shading it shares (itself, or an earlier flat one of the same colour): pixels are shaded by it,
+/// so a flat face or an unshaded mesh is shaded in runs across its triangles.
 typedef struct {
     ck_linear edge[3];
     ck_linear inverse_depth;
@@ -88,6 +90,7 @@ typedef struct {
     float normal_x[4], normal_y[4], normal_origin[4];
     float base[4], range[4];
     int32_t min_x, min_y, max_x, max_y;
+    uint32_t shaded_as;
     uint8_t silhouette;
     uint8_t flat;
     uint8_t spherical;

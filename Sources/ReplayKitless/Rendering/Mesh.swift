@@ -18,6 +18,11 @@ package struct Mesh: Sendable, Equatable {
     /// The surfaces that are spheres (their normals radial): shaded with the sphere's own normal
     /// where a pixel's ray meets it, not the facet's, so their facets may be coarse.
     package var sphericalSurfaces: [UInt32] = []
+    /// Per triangle (missing ones false), whether it lies in the plane of the triangle before it
+    /// with its normals on the same affine map of the position (the second half of a cylinder's or
+    /// a sphere's quad): the rasterizer shades it with that one's functions, which differ from its
+    /// own in rounding only, in runs across both.
+    package var continuesPlane: [Bool] = []
 
     /// A mesh; without `surfaces`, every triangle is a surface of its own.
     package init(positions: [SIMD3<Double>], normals: [SIMD3<Double>], triangles: [SIMD3<Int32>], surfaces: [UInt32]? = nil,
@@ -92,8 +97,26 @@ struct MeshBuilder {
 
     /// A quadrilateral `a b c d` (in order around its edge) as two triangles of the current surface.
     mutating func quad(_ a: Int32, _ b: Int32, _ c: Int32, _ d: Int32, outward: SIMD3<Double>) {
+        let before = mesh.triangles.count
         triangle(a, b, c, outward: outward)
+        let halves = mesh.triangles.count
         triangle(a, c, d, outward: outward)
+        guard halves == before + 1, mesh.triangles.count == halves + 1, continuesPlane(a, b, c, d) else { return }
+        mesh.continuesPlane += repeatElement(false, count: mesh.triangles.count - mesh.continuesPlane.count)
+        mesh.continuesPlane[halves] = true
+    }
+
+    /// Whether `d` lies in the plane of `a b c` with the normal the affine map through their
+    /// normals gives it (to 10⁻⁹).
+    private func continuesPlane(_ a: Int32, _ b: Int32, _ c: Int32, _ d: Int32) -> Bool {
+        let p = mesh.positions, n = mesh.normals
+        let u = p[Int(b)] - p[Int(a)], v = p[Int(c)] - p[Int(a)], w = p[Int(d)] - p[Int(a)]
+        let normal = u.crossProduct(v), area = normal.dotProduct(normal)
+        guard area > 0, abs(w.dotProduct(normal)) <= 1e-9 * (w.norm * normal.norm) else { return false }
+        // d = a + β·u + γ·v in the plane.
+        let beta = w.crossProduct(v).dotProduct(normal) / area, gamma = u.crossProduct(w).dotProduct(normal) / area
+        let predicted = n[Int(a)] + (n[Int(b)] - n[Int(a)]) * beta + (n[Int(c)] - n[Int(a)]) * gamma
+        return (predicted - n[Int(d)]).norm <= 1e-9
     }
 
     /// Part of a surface of revolution about +Y: each profile point is (radius, y) with its

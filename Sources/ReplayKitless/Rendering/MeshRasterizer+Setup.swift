@@ -104,6 +104,7 @@ extension MeshRasterizer {
                 t.pointee.range = lanes(material.color - material.black)
                 (t.pointee.min_x, t.pointee.min_y, t.pointee.max_x, t.pointee.max_y) =
                     (Int32(rect.minX), Int32(rect.minY), Int32(rect.maxX), Int32(rect.maxY))
+                t.pointee.shaded_as = UInt32(truncatingIfNeeded: last)
                 t.pointee.silhouette = silhouette
                 t.pointee.flat = uniform != nil ? 1 : 0
                 t.pointee.spherical = spherical ? 1 : 0

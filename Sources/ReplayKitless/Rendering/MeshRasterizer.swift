@@ -13,7 +13,9 @@ import CKernels
 ///    of an 8×8 grid (at (i + ½)/8 px) it covers: bits of a `UInt64`, each grid row a run of bits
 ///    cut by each edge near the pixel. A marked pixel's coverage is the union of them;
 /// 3. each pixel is shaded once (Lambert with the perspective-correct normal; on a sphere's facets
-///    the sphere's own, where the pixel's ray meets it) by the triangle seen there.
+///    the sphere's own, where the pixel's ray meets it) by the triangle seen there, or by the one
+///    before it where that shades it alike (one colour, or one plane of a quad: `shaded_as`), so
+///    runs of pixels go on across a face.
 /// Off the silhouette a neighbour continues the surface beyond every edge, so a pixel there is
 /// wholly covered and the triangle holding its centre is the one seen: the inside of a mesh costs
 /// what a one-sample rasterizer costs, whatever its triangles' size, and silhouettes get 64
@@ -131,6 +133,8 @@ final class MeshRasterizer {
                 }
             }
         }
+        // The last triangle set up and the mesh's triangle it came from.
+        var previous: Int?, previousSource = -1
         let neighbours = edges.flatMap { $0.neighbours.count == mesh.triangles.count ? $0.neighbours : nil }
         for (index, triangle) in mesh.triangles.enumerated() {
             guard let (i0, i1, i2) = corners(triangle) else { continue }
@@ -152,11 +156,25 @@ final class MeshRasterizer {
             }
             let first = triangles.count
             setup.clip(vertices[i0], vertices[i1], vertices[i2], into: &triangles)
-            triangles.withUnsafeBufferPointer { triangles in
-                for triangle in triangles[first...] {
-                    let rect = triangle.rect
+            triangles.withUnsafeMutableBufferPointer { triangles in
+                for slot in first..<triangles.count {
+                    let triangle = triangles.baseAddress! + slot
+                    // Shaded as the last triangle when that shades it alike: both one colour, or
+                    // lit on one plane with one normal field (the mesh's quads), so a face, an
+                    // unshaded mesh or a quad is shaded in runs across its triangles.
+                    if let previous {
+                        let shading = triangles.baseAddress! + Int(triangles[previous].shaded_as)
+                        let samePlane = previousSource == index - 1 && index < mesh.continuesPlane.count && mesh.continuesPlane[index]
+                        if shading.pointee.flat == triangle.pointee.flat, shading.pointee.base == triangle.pointee.base,
+                           triangle.pointee.flat != 0 || (samePlane && shading.pointee.spherical == triangle.pointee.spherical) {
+                            triangle.pointee.shaded_as = shading.pointee.shaded_as
+                        }
+                    }
+                    previous = slot
+                    previousSource = index
+                    let rect = triangle.pointee.rect
                     bounds = bounds.union(rect)
-                    drawingCost += min(triangle.area, Double(rect.area)) + Double(Self.tiles(of: rect).count * Self.tileSize)
+                    drawingCost += min(triangle.pointee.area, Double(rect.area)) + Double(Self.tiles(of: rect).count * Self.tileSize)
                 }
             }
         }
@@ -206,11 +224,7 @@ final class MeshRasterizer {
                             ck_raster_tile_draw(tileScratch, triangles.baseAddress, order.baseAddress.map { $0 + first }, Int64(end - first),
                                                 Int32(tile.minX), Int32(tile.minY), Int32(tile.maxX), Int32(tile.maxY), &kernelLighting,
                                                 texels, drawnColumns)
-                            for py in tile.minY..<tile.maxY {
-                                let drawn = drawnColumns[py - tile.minY]
-                                guard drawn != 0 else { continue }
-                                tileLayer.touch(row: py, from: tile.minX + drawn.trailingZeroBitCount, to: tile.minX + 64 - drawn.leadingZeroBitCount)
-                            }
+                            tileLayer.touch(columns: drawnColumns, rows: tile.maxY - tile.minY, left: tile.minX, top: tile.minY)
                             guard !tileLayer.touched.isEmpty else { continue }
                             blend(tileLayer)
                             tileLayer.clear()

@@ -91,6 +91,25 @@ final class RenderLayer {
         touched = touched.union(PixelBounds(minX: start, minY: y, maxX: end, maxY: y + 1))
     }
 
+    /// Declares touched, for each row `top + j` (`j` < `rows`), the columns `left + i` whose bit i
+    /// of `columns[j]` is set (their runs from the first bit set to the last): the rows' bounds
+    /// gathered first, so the rectangle around them is updated once.
+    func touch(columns: UnsafePointer<UInt64>, rows: Int, left: Int, top: Int) {
+        var first = Int.max, last = Int.min, firstRow = Int.max, lastRow = Int.min
+        for j in 0..<rows where columns[j] != 0 {
+            let start = left + columns[j].trailingZeroBitCount, end = left + 64 - columns[j].leadingZeroBitCount
+            let index = top + j - originY
+            rowStart[index] = min(rowStart[index], start)
+            rowEnd[index] = max(rowEnd[index], end)
+            first = min(first, start)
+            last = max(last, end)
+            firstRow = min(firstRow, top + j)
+            lastRow = top + j
+        }
+        guard first < last else { return }
+        touched = touched.union(PixelBounds(minX: first, minY: firstRow, maxX: last, maxY: lastRow + 1))
+    }
+
     /// Declares a rectangle touched, row by row.
     func touch(_ rect: PixelBounds) {
         guard !rect.isEmpty else { return }
