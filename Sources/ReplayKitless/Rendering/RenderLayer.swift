@@ -86,9 +86,14 @@ final class RenderLayer {
     /// Declares that pixels `start..<end` of row `y` are (about to be) written.
     @inline(__always) func touch(row y: Int, from start: Int, to end: Int) {
         guard start < end else { return }
+        widen(row: y, from: start, to: end)
+        touched = touched.union(PixelBounds(minX: start, minY: y, maxX: end, maxY: y + 1))
+    }
+
+    /// Widens row `y`'s touched columns to hold `start..<end` (the rectangle around them is the caller's).
+    @inline(__always) private func widen(row y: Int, from start: Int, to end: Int) {
         rowStart[y - originY] = min(rowStart[y - originY], start)
         rowEnd[y - originY] = max(rowEnd[y - originY], end)
-        touched = touched.union(PixelBounds(minX: start, minY: y, maxX: end, maxY: y + 1))
     }
 
     /// Declares touched, for each row `top + j` (`j` < `rows`), the columns `left + i` whose bit i
@@ -98,9 +103,7 @@ final class RenderLayer {
         var first = Int.max, last = Int.min, firstRow = Int.max, lastRow = Int.min
         for j in 0..<rows where columns[j] != 0 {
             let start = left + columns[j].trailingZeroBitCount, end = left + 64 - columns[j].leadingZeroBitCount
-            let index = top + j - originY
-            rowStart[index] = min(rowStart[index], start)
-            rowEnd[index] = max(rowEnd[index], end)
+            widen(row: top + j, from: start, to: end)
             first = min(first, start)
             last = max(last, end)
             firstRow = min(firstRow, top + j)
