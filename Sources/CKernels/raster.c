@@ -113,10 +113,13 @@ KERNEL uint64_t samples_inside(const ck_linear *e, double centre) {
 KERNEL uint64_t samples(const ck_raster_triangle *t, double x, double y) {
     const double b0 = at(&t->edge[0], x, y), b1 = at(&t->edge[1], x, y), b2 = at(&t->edge[2], x, y);
     if (b0 + t->edge[0].reach < 0 || b1 + t->edge[1].reach < 0 || b2 + t->edge[2].reach < 0) return 0;
+    const double b3 = t->corners == 4 ? at(&t->edge[3], x, y) : INFINITY;
+    if (b3 + t->edge[3].reach < 0) return 0;
     uint64_t mask = UINT64_MAX;
     if (b0 < t->edge[0].reach) mask &= samples_inside(&t->edge[0], b0);
     if (b1 < t->edge[1].reach) mask &= samples_inside(&t->edge[1], b1);
     if (b2 < t->edge[2].reach) mask &= samples_inside(&t->edge[2], b2);
+    if (b3 < t->edge[3].reach) mask &= samples_inside(&t->edge[3], b3);
     return mask;
 }
 
@@ -177,10 +180,11 @@ KERNEL void mark_edge(ck_raster_tile *tile, const double *p, const double *q, ui
 /// Marks the pixels of `part` that a silhouette edge of triangle `index` passes through.
 KERNEL void mark_silhouette(ck_raster_tile *tile, const ck_raster_triangle *triangles, int64_t index, rect part, rect area) {
     const ck_raster_triangle *t = &triangles[index];
-    const uint32_t code = (uint32_t)index * 4;
-    if (t->silhouette & 1) mark_edge(tile, t->corner[1], t->corner[2], code, part, area);
-    if (t->silhouette & 2) mark_edge(tile, t->corner[2], t->corner[0], code + 1, part, area);
-    if (t->silhouette & 4) mark_edge(tile, t->corner[0], t->corner[1], code + 2, part, area);
+    const int n = t->corners;
+    for (int k = 0; k < n; k++) {
+        if (t->silhouette & (1u << k))
+            mark_edge(tile, t->corner[(k + 1) % n], t->corner[(k + 2) % n], (uint32_t)index * 4 + (uint32_t)k, part, area);
+    }
 }
 
 /// The pixels one silhouette edge alone crosses: its side is covered throughout the pixel, the
@@ -215,11 +219,11 @@ KERNEL void cover_single_edge_pixels(ck_raster_tile *tile, const ck_raster_trian
     }
 }
 
-/// A triangle's pixels row by row down a part of the tile: where all three barycentric
-/// coordinates can reach 0 at the pixel centre (the pixels whose centre it holds) or at some
+/// A triangle's (or quadrilateral's) pixels row by row down a part of the tile: where every edge
+/// function can reach 0 at the pixel centre (the pixels whose centre it holds) or at some
 /// sample. Where an edge crosses a row moves by a fixed step from row to row, so a row costs a few
-/// additions. An edge with a > 0 bounds the first pixel, one with a < 0 the last; as the three
-/// a's sum to 0 (the coordinates sum to 1), at most two edges bound each side: lane k of `lower`
+/// additions. An edge with a > 0 bounds the first pixel, one with a < 0 the last; at most two
+/// edges bound each side (a triangle's three a's sum to 0; a quadrilateral is made only so): lane k of `lower`
 /// holds the k-th edge bounding the first pixel (−∞ when there are fewer), of `upper` the last
 /// (+∞). Widened by far more than rounding could take away (2·10⁻⁶ px, while an edge crossing a
 /// row within a frame has |x| < 10⁶): triangles sharing an edge both take a centre on it, never
@@ -245,7 +249,7 @@ KERNEL void spans_init(row_spans *s, const ck_raster_triangle *t, rect part) {
     s->level = 0;
     const double y = (double)part.min_y - 0.5;
     int lowers = 0, uppers = 0;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < t->corners; k++) {
         const ck_linear *e = &t->edge[k];
         // a·(px + 0.5) + b·y + c ≥ 0: px ≥ x for a > 0, px ≤ x for a < 0.
         const double x = -(e->b * y + e->c) * e->inverse_a - 0.5;
@@ -278,7 +282,7 @@ KERNEL int row_pixels(const row_spans *s, const ck_raster_triangle *t, double y,
     if (!(low <= high)) return 0;
     if (s->level != 0) {
         const double margin = reach ? 1.0 : 0;
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < t->corners; k++) {
             const ck_linear *e = &t->edge[k];
             if ((s->level & (1u << k)) && e->b * y + e->c + margin * e->reach < 0) return 0;
         }
@@ -370,8 +374,8 @@ KERNEL void rasterize(ck_raster_tile *tile, const ck_raster_triangle *triangles,
                 if (code != asked_edge) {
                     const ck_linear *e = &triangles[code / 4].edge[code % 4];
                     asked_edge = code;
-                    on_its_side = at(e, t->corner[0][0], t->corner[0][1]) >= -1e-9 && at(e, t->corner[1][0], t->corner[1][1]) >= -1e-9
-                        && at(e, t->corner[2][0], t->corner[2][1]) >= -1e-9;
+                    on_its_side = 1;
+                    for (int k = 0; k < t->corners; k++) on_its_side &= at(e, t->corner[k][0], t->corner[k][1]) >= -1e-9;
                 }
                 if (on_its_side) continue;
             }

@@ -74,18 +74,22 @@ typedef struct {
     double a, b, c, reach, inverse_a;
 } ck_linear;
 
-/// A projected triangle (MeshRasterizer+Setup.swift): `edge[k]` is barycentric coordinate k (1 at
-/// `corner[k]`, 0 along edge k, the edge opposite it), `inverse_depth` 1/depth, the normal
+/// A projected triangle, or a convex quadrilateral made of two triangles in one plane
+/// (MeshRasterizer+Setup.swift), with `corners` 3 or 4 corners in winding order: `edge[k]` is ≥ 0
+/// inside and 0 along edge k, from `corner[k + 1]` to `corner[k + 2]` (indices modulo `corners`;
+/// for a triangle barycentric coordinate k, 1 at `corner[k]`), `inverse_depth` 1/depth, the normal
 /// Σ nᵢ·bᵢ/depthᵢ as `normal_x`·x + `normal_y`·y + `normal_origin` (x, y, z; the fourth lane
 /// unused), the colour `base + intensity·range` (`base` alone when `flat`), `silhouette` bit k set
-/// when edge k is on the silhouette, `spherical` when it is a facet of a sphere; the pixels of `min_x..<max_x` × `min_y..<max_y` reach it and
-/// it covers `area` pixels (for the caller's cost estimate). `shaded_as` is the triangle whose
-/// shading it shares (itself, or an earlier flat one of the same colour): pixels are shaded by it,
-/// so a flat face or an unshaded mesh is shaded in runs across its triangles.
+/// when edge k is on the silhouette, `spherical` when it is a facet of a sphere; the pixels of
+/// `min_x..<max_x` × `min_y..<max_y` reach it and it covers `area` pixels (for the caller's cost
+/// estimate). At most two edges have a > 0 and at most two a < 0 (a row's span is bounded by two
+/// on each side). `shaded_as` is the triangle whose shading it shares (itself, or an earlier flat
+/// one of the same colour): pixels are shaded by it, so a flat face or an unshaded mesh is shaded in
+/// runs across its triangles.
 typedef struct {
-    ck_linear edge[3];
+    ck_linear edge[4];
     ck_linear inverse_depth;
-    double corner[3][2];
+    double corner[4][2];
     double area;
     float normal_x[4], normal_y[4], normal_origin[4];
     float base[4], range[4];
@@ -94,6 +98,7 @@ typedef struct {
     uint8_t silhouette;
     uint8_t flat;
     uint8_t spherical;
+    uint8_t corners;
 } ck_raster_triangle;
 
 /// Lambert lighting in single precision: `ambient + diffuse·max(0, n·towards/|n|)`; the view ray

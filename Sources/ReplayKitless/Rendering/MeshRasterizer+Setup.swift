@@ -93,9 +93,10 @@ extension MeshRasterizer {
             let last = triangles.count - 1
             triangles.withUnsafeMutableBufferPointer { triangles in
                 let t = triangles.baseAddress! + last
-                t.pointee.edge = (e0, e1, e2)
+                t.pointee.edge = (e0, e1, e2, ck_linear())
                 t.pointee.inverse_depth = inverseDepth
-                t.pointee.corner = ((v0.x, v0.y), (v1.x, v1.y), (v2.x, v2.y))
+                t.pointee.corner = ((v0.x, v0.y), (v1.x, v1.y), (v2.x, v2.y), (0, 0))
+                t.pointee.corners = 3
                 t.pointee.area = abs(area) / 2
                 t.pointee.normal_x = lanes(SIMD3<Float>(n0 * e0.a + n1 * e1.a + n2 * e2.a))
                 t.pointee.normal_y = lanes(SIMD3<Float>(n0 * e0.b + n1 * e1.b + n2 * e2.b))
@@ -135,4 +136,47 @@ extension MeshRasterizer.ScreenTriangle {
     var rect: PixelBounds {
         PixelBounds(minX: Int(min_x), minY: Int(min_y), maxX: Int(max_x), maxY: Int(max_y))
     }
+
+    /// Takes in `half`, the other half of this triangle's quad (mesh triangles `mine` and `its`,
+    /// sharing an edge, in one plane and shaded alike), as the quadrilateral they make, so the
+    /// kernel walks its rows once instead of twice; false, and nothing changed, unless that is
+    /// convex and bounded by at most two edges on each side of a row (CKernels.h). Depth and
+    /// shading stay this half's, which are the other's up to rounding.
+    mutating func absorb(_ half: Self, mine: SIMD3<Int32>, its: SIMD3<Int32>) -> Bool {
+        guard corners == 3, half.corners == 3,
+              let k = (0..<3).first(where: { mine[$0] != its.x && mine[$0] != its.y && mine[$0] != its.z }),
+              let m = (0..<3).first(where: { its[$0] != mine.x && its[$0] != mine.y && its[$0] != mine.z }),
+              // The shared edge runs mine[k + 1] → mine[k + 2] here and back in the other half.
+              its[(m + 1) % 3] == mine[(k + 2) % 3], its[(m + 2) % 3] == mine[(k + 1) % 3] else { return false }
+        // In winding order: corner k, k + 1, the other's own corner, k + 2; edge j runs from corner j + 1 to j + 2.
+        let outline = (half.edge(at: (m + 1) % 3), half.edge(at: (m + 2) % 3), edge(at: (k + 1) % 3), edge(at: (k + 2) % 3))
+        let added = half.corner(at: m)
+        func sides(_ sign: Double) -> Int {
+            (outline.0.a * sign > 0 ? 1 : 0) + (outline.1.a * sign > 0 ? 1 : 0) + (outline.2.a * sign > 0 ? 1 : 0) + (outline.3.a * sign > 0 ? 1 : 0)
+        }
+        // Convex where the other corner lies inside both of this half's outer edges.
+        guard outline.2.at(added) > 0, outline.3.at(added) > 0, sides(1) <= 2, sides(-1) <= 2 else { return false }
+        func bit(_ mask: UInt8, _ k: Int) -> UInt8 { (mask >> k) & 1 }
+        silhouette = bit(half.silhouette, (m + 1) % 3) | bit(half.silhouette, (m + 2) % 3) << 1 | bit(silhouette, (k + 1) % 3) << 2
+            | bit(silhouette, (k + 2) % 3) << 3
+        corner = (corner(at: k), corner(at: (k + 1) % 3), added, corner(at: (k + 2) % 3))
+        edge = outline
+        corners = 4
+        area += half.area
+        (min_x, min_y, max_x, max_y) = (min(min_x, half.min_x), min(min_y, half.min_y), max(max_x, half.max_x), max(max_y, half.max_y))
+        return true
+    }
+
+    private func edge(at k: Int) -> ck_linear {
+        withUnsafeBytes(of: edge) { $0.load(fromByteOffset: k * MemoryLayout<ck_linear>.stride, as: ck_linear.self) }
+    }
+
+    private func corner(at k: Int) -> (Double, Double) {
+        withUnsafeBytes(of: corner) { ($0.load(fromByteOffset: 16 * k, as: Double.self), $0.load(fromByteOffset: 16 * k + 8, as: Double.self)) }
+    }
+}
+
+extension ck_linear {
+    /// The value at point `p`.
+    func at(_ p: (Double, Double)) -> Double { a * p.0 + b * p.1 + c }
 }

@@ -154,7 +154,8 @@ final class MeshRasterizer {
                     }
                 }
             }
-            let first = triangles.count
+            let first = triangles.count, before = previous
+            let samePlane = previousSource == index - 1 && index < mesh.continuesPlane.count && mesh.continuesPlane[index]
             setup.clip(vertices[i0], vertices[i1], vertices[i2], into: &triangles)
             triangles.withUnsafeMutableBufferPointer { triangles in
                 for slot in first..<triangles.count {
@@ -164,7 +165,6 @@ final class MeshRasterizer {
                     // unshaded mesh or a quad is shaded in runs across its triangles.
                     if let previous {
                         let shading = triangles.baseAddress! + Int(triangles[previous].shaded_as)
-                        let samePlane = previousSource == index - 1 && index < mesh.continuesPlane.count && mesh.continuesPlane[index]
                         if shading.pointee.flat == triangle.pointee.flat, shading.pointee.base == triangle.pointee.base,
                            triangle.pointee.flat != 0 || (samePlane && shading.pointee.spherical == triangle.pointee.spherical) {
                             triangle.pointee.shaded_as = shading.pointee.shaded_as
@@ -176,6 +176,13 @@ final class MeshRasterizer {
                     bounds = bounds.union(rect)
                     drawingCost += min(triangle.pointee.area, Double(rect.area)) + Double(Self.tiles(of: rect).count * Self.tileSize)
                 }
+            }
+            // The second half of a quad, both halves whole and shaded alike: one shape for the kernel.
+            if samePlane, let before, before == first - 1, triangles.count == first + 1, drawnWhole[index], drawnWhole[index - 1],
+               (facings[index] > 0) == (facings[index - 1] > 0), triangles[first].shaded_as == triangles[before].shaded_as,
+               triangles[before].absorb(triangles[first], mine: mesh.triangles[index - 1], its: triangle) {
+                triangles.removeLast()
+                previous = before
             }
         }
     }
