@@ -44,6 +44,9 @@ final class Frame: @unchecked Sendable {
 
     func unref() { av_frame_unref(pointer) }
 
+    /// Whether its picture's buffers are this frame's alone (nobody else reads them), so it may be drawn on.
+    var isWritable: Bool { pointer.pointee.buf.0 != nil && av_frame_is_writable(pointer) != 0 }
+
     /// The decoder found errors in this picture and concealed them.
     var isDamaged: Bool {
         pointer.pointee.decode_error_flags != 0 || pointer.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0

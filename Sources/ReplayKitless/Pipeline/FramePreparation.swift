@@ -69,8 +69,9 @@ final class FramePreparation {
 
     /// `frame` prepared as `geometry` says, with `effects` drawn on it in display orientation (in
     /// the working colour space) when `drawsEffects`. (A closure that is not optional does not escape:
-    /// no context is allocated for it per frame.) Returns `frame` itself when no step changes it; otherwise a frame
-    /// of this preparation's pool with `frame`'s timing and properties. `frame` stays the caller's.
+    /// no context is allocated for it per frame.) Returns `frame` itself when no step makes a new picture
+    /// (effects are drawn on its own when `releasesSource` and nobody else holds its picture); otherwise a
+    /// frame of this preparation's pool with `frame`'s timing and properties. `frame` stays the caller's.
     /// - Parameters:
     ///   - colorSpace: the colour space of `frame`'s samples.
     ///   - releasesSource: drops `frame`'s picture (the caller keeps the frame, empty, to recycle)
@@ -118,7 +119,9 @@ final class FramePreparation {
             }
             try turn(geometry.orientation)
             if drawsEffects {
-                if current === frame {
+                // A decoder keeps the pictures later ones are predicted from: drawn on a copy. One it
+                // has let go of (no other reference), the caller's to drop, is drawn on as it is.
+                if current === frame, !(releasesSource && frame.isWritable) {
                     let copy = try take(geometry.size, working.pixelFormat)
                     try ffmpeg("av_frame_copy", av_frame_copy(copy.pointer, current.pointer))
                     replace(with: copy)
