@@ -144,7 +144,7 @@ KERNEL void centroid(uint64_t mask, double *x, double *y) {
 /// Marks the pixels of `part` whose square the segment p–q meets, widened by far more than
 /// rounding could take away (the samples lie 1/16 px inside the square): row by row, the columns
 /// between where the segment enters and leaves the row.
-KERNEL void mark_edge(ck_raster_tile *tile, const double *p, const double *q, uint32_t code, rect part, rect area) {
+KERNEL void mark_edge(ck_raster_tile *tile, const double *p, const double *q, uint32_t code, uint8_t group, rect part, rect area) {
     const double margin = 1e-3;
     const double *top = p[1] <= q[1] ? p : q, *bottom = p[1] <= q[1] ? q : p;
     if (!(top[1] - margin < (double)part.max_y && bottom[1] + margin >= (double)part.min_y)) return;
@@ -170,6 +170,7 @@ KERNEL void mark_edge(ck_raster_tile *tile, const double *p, const double *q, ui
         tile->several_edge_columns[row] |= tile->edge_columns[row] & span;
         uint64_t fresh = span & ~tile->edge_columns[row];
         tile->edge_columns[row] |= span;
+        if (group) tile->convex_edge_columns[group - 1][row] |= span;
         while (fresh != 0) {
             tile->silhouette_edge[row * TILE + __builtin_ctzll(fresh)] = code;
             fresh &= fresh - 1;
@@ -183,7 +184,7 @@ KERNEL void mark_silhouette(ck_raster_tile *tile, const ck_raster_triangle *tria
     const int n = t->corners;
     for (int k = 0; k < n; k++) {
         if (t->silhouette & (1u << k))
-            mark_edge(tile, t->corner[(k + 1) % n], t->corner[(k + 2) % n], (uint32_t)index * 4 + (uint32_t)k, part, area);
+            mark_edge(tile, t->corner[(k + 1) % n], t->corner[(k + 2) % n], (uint32_t)index * 4 + (uint32_t)k, t->convex_group, part, area);
     }
 }
 
@@ -301,7 +302,8 @@ KERNEL void keep_nearer(float *centre_depth, uint32_t *owner, int32_t px, float 
 }
 
 /// Draws triangle `index` over the pixels of `part`: the pixels whose centre it holds, with a
-/// depth test there, and in marked pixels the samples it covers.
+/// depth test there, and in marked pixels the samples it covers (not those only its own convex
+/// mesh's silhouette crosses, whose inner side it lies on).
 KERNEL void rasterize(ck_raster_tile *tile, const ck_raster_triangle *triangles, int64_t index, rect part, rect area) {
     const ck_raster_triangle *t = &triangles[index];
     const uint32_t me = t->shaded_as;
@@ -353,7 +355,8 @@ KERNEL void rasterize(ck_raster_tile *tile, const ck_raster_triangle *triangles,
             low = 1;
             high = 0;
         }
-        const uint64_t marked = tile->edge_columns[row] & part_columns;
+        uint64_t marked = tile->edge_columns[row] & part_columns;
+        if (t->convex_group) marked &= ~tile->convex_edge_columns[t->convex_group - 1][row] | tile->several_edge_columns[row];
         int32_t reached_first, reached_last;
         if (marked == 0 || !row_pixels(&spans, t, y, 1, &reached_first, &reached_last)) continue;
         const uint64_t single = ~tile->several_edge_columns[row];
@@ -531,6 +534,7 @@ KERNEL void shade_pixels(ck_raster_tile *tile, const ck_raster_triangle *triangl
         tile->touched_columns[row] = 0;
         tile->edge_columns[row] = 0;
         tile->several_edge_columns[row] = 0;
+        tile->convex_edge_columns[0][row] = tile->convex_edge_columns[1][row] = 0;
         drawn[row] = pixels;
         if (pixels == 0) continue;
         const float left = (float)area.min_x + 0.5f, centre_y = (float)(area.min_y + row) + 0.5f;
@@ -589,15 +593,15 @@ KERNEL void draw(ck_raster_tile *tile, const ck_raster_triangle *triangles, cons
 #if defined(__x86_64__)
 __attribute__((target("avx2,popcnt,bmi,bmi2")))
 static void draw_avx2(ck_raster_tile *tile, const ck_raster_triangle *triangles, const int64_t *order, int64_t count,
-                      int32_t min_x, int32_t min_y, int32_t max_x, int32_t max_y, const ck_lighting *lighting, float *texels,
-                      uint64_t *drawn) {
+                      int32_t min_x, int32_t min_y, int32_t max_x, int32_t max_y, const ck_lighting *lighting,
+                      float *texels, uint64_t *drawn) {
     draw(tile, triangles, order, count, min_x, min_y, max_x, max_y, lighting, texels, drawn);
 }
 #endif
 
 static void draw_portable(ck_raster_tile *tile, const ck_raster_triangle *triangles, const int64_t *order, int64_t count,
-                          int32_t min_x, int32_t min_y, int32_t max_x, int32_t max_y, const ck_lighting *lighting, float *texels,
-                          uint64_t *drawn) {
+                          int32_t min_x, int32_t min_y, int32_t max_x, int32_t max_y, const ck_lighting *lighting,
+                          float *texels, uint64_t *drawn) {
     draw(tile, triangles, order, count, min_x, min_y, max_x, max_y, lighting, texels, drawn);
 }
 

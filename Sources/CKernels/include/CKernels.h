@@ -85,7 +85,10 @@ typedef struct {
 /// estimate). At most two edges have a > 0 and at most two a < 0 (a row's span is bounded by two
 /// on each side). `shaded_as` is the triangle whose shading it shares (itself, or an earlier flat
 /// one of the same colour): pixels are shaded by it, so a flat face or an unshaded mesh is shaded in
-/// runs across its triangles.
+/// runs across its triangles. `convex_group` is 1 or 2 for a triangle of the first or second convex
+/// mesh drawn together (whole, its silhouette known; ``Mesh/isConvex``), 0 otherwise: it lies on
+/// the inner side of every silhouette edge of its mesh, so a pixel one of those alone crosses needs
+/// no samples from it.
 typedef struct {
     ck_linear edge[4];
     ck_linear inverse_depth;
@@ -99,6 +102,7 @@ typedef struct {
     uint8_t flat;
     uint8_t spherical;
     uint8_t corners;
+    uint8_t convex_group;
 } ck_raster_triangle;
 
 /// Lambert lighting in single precision: `ambient + diffuse·max(0, n·towards/|n|)`; the view ray
@@ -124,6 +128,8 @@ typedef struct {
     uint64_t touched_columns[CK_RASTER_TILE];
     uint64_t edge_columns[CK_RASTER_TILE];
     uint64_t several_edge_columns[CK_RASTER_TILE];
+    /// Per row, the pixels marked by the silhouette of convex group 1 and of group 2.
+    uint64_t convex_edge_columns[2][CK_RASTER_TILE];
 } ck_raster_tile;
 
 /// Empties a tile's scratch (depths −∞, everything else 0).

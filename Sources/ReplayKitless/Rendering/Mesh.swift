@@ -23,6 +23,10 @@ package struct Mesh: Sendable, Equatable {
     /// a sphere's quad): the rasterizer shades it with that one's functions, which differ from its
     /// own in rounding only, in runs across both.
     package var continuesPlane: [Bool] = []
+    /// Convex (closed, every face on the inner side of every other face's plane), so that seen from
+    /// anywhere its silhouette bounds all of it: the rasterizer then asks no triangle of it for
+    /// samples where one silhouette edge alone crosses a pixel.
+    package var isConvex = false
 
     /// A mesh; without `surfaces`, every triangle is a surface of its own.
     package init(positions: [SIMD3<Double>], normals: [SIMD3<Double>], triangles: [SIMD3<Int32>], surfaces: [UInt32]? = nil,
@@ -71,6 +75,13 @@ struct MeshBuilder {
     /// Starts a new smooth surface: triangles added from now on belong to it.
     mutating func nextSurface() {
         if mesh.surfaces.last == surface { surface += 1 }
+    }
+
+    /// The mesh built, for a builder that made a convex one (``Mesh/isConvex``).
+    var convexMesh: Mesh {
+        var convex = mesh
+        convex.isConvex = true
+        return convex
     }
 
     mutating func vertex(_ position: SIMD3<Double>, normal: SIMD3<Double>) -> Int32 {

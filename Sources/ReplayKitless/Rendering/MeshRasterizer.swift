@@ -46,6 +46,9 @@ final class MeshRasterizer {
     private var drawnWhole: [Bool] = []
     private var triangles: [ScreenTriangle] = []
     private var bounds = PixelBounds.empty
+    /// How many convex meshes, whole and with their silhouettes known, were added since the last
+    /// `resolve` (the kernel tells two apart: `ck_raster_triangle.convex_group`).
+    private var convexMeshes = 0
     /// What the next `resolve` will cost, in pixel tests: the pixels each triangle added since the
     /// last `resolve` covers on screen (each costs a test per pixel), plus a tile's height per tile
     /// its rectangle reaches (each costs a span per row): a thin triangle across the frame costs its tiles.
@@ -136,10 +139,13 @@ final class MeshRasterizer {
         // The last triangle set up and the mesh's triangle it came from.
         var previous: Int?, previousSource = -1
         let neighbours = edges.flatMap { $0.neighbours.count == mesh.triangles.count ? $0.neighbours : nil }
+        var unclipped = true
+        let meshStart = triangles.count
         for (index, triangle) in mesh.triangles.enumerated() {
             guard let (i0, i1, i2) = corners(triangle) else { continue }
             let facing = facings[index]
             if mesh.isClosed && facing >= 0 { continue }
+            unclipped = unclipped && drawnWhole[index]
             setup.normalSign = facing > 0 ? -1 : 1
             setup.spherical = index < mesh.surfaces.count && mesh.sphericalSurfaces.contains(mesh.surfaces[index])
             setup.silhouette = 7
@@ -184,6 +190,10 @@ final class MeshRasterizer {
                 triangles.removeLast()
                 previous = before
             }
+        }
+        if mesh.isConvex, mesh.isClosed, neighbours != nil, unclipped, convexMeshes < 2 {
+            convexMeshes += 1
+            for slot in meshStart..<triangles.count { triangles[slot].convex_group = UInt8(convexMeshes) }
         }
     }
 
@@ -296,5 +306,6 @@ final class MeshRasterizer {
         triangles.removeAll(keepingCapacity: true)
         bounds = .empty
         drawingCost = 0
+        convexMeshes = 0
     }
 }

@@ -66,7 +66,7 @@ extension Mesh {
     package static func sphere(segments: Int = maximumSegments) -> Mesh {
         var builder = MeshBuilder(isClosed: true)
         builder.sphere(radius: 0.5, centre: .zero, rings: segments / 2, segments: segments)
-        return builder.mesh
+        return builder.convexMesh
     }
 
     /// A cube of edge 1, faces flat-shaded.
@@ -87,7 +87,7 @@ extension Mesh {
                 builder.quad(corners[0], corners[1], corners[2], corners[3], outward: normal)
             }
         }
-        return builder.mesh
+        return builder.convexMesh
     }
 
     /// A cone of base diameter 1 and height 1, from y = −½ (base) to its apex at y = +½.
@@ -95,7 +95,7 @@ extension Mesh {
         var builder = MeshBuilder(isClosed: true)
         builder.cone(baseRadius: 0.5, baseY: -0.5, apexY: 0.5, segments: segments)
         builder.disc(radius: 0.5, y: -0.5, facingUp: false, segments: segments)
-        return builder.mesh
+        return builder.convexMesh
     }
 
     /// A cylinder of diameter 1 and height 1, centred, axis along Y, its round side made of
@@ -105,7 +105,7 @@ extension Mesh {
         builder.revolve([(0.5, -0.5, [1, 0]), (0.5, 0.5, [1, 0])], segments: segments)
         builder.disc(radius: 0.5, y: -0.5, facingUp: false, segments: segments)
         builder.disc(radius: 0.5, y: 0.5, facingUp: true, segments: segments)
-        return builder.mesh
+        return builder.convexMesh
     }
 
     /// An arrow of length 1 pointing +Y, centred: a shaft and a conical head.
