@@ -1,5 +1,5 @@
-// Blending a layer's whole 2×2 blocks into a 4:2:0 opaque frame (see CKernels.h and
-// LayerCompositor.swift).
+// Blending a layer's whole 2×2 blocks into a 4:2:0 opaque frame: a row of blocks, or a layer's rows
+// blended and cleared in one pass (see CKernels.h and LayerCompositor.swift).
 //
 // Both paths do, per lane, the float operations LayerCompositor documents in the same order, so
 // they give the same bytes as each other and as the per-sample Swift path: a = coverage·opacity;
@@ -52,7 +52,7 @@ typedef void (*blend_and_clear_row)(float *top, float *bottom, uint8_t *luma_top
 /// The chroma rows of a layer, each row's whole blocks over its two luma rows' touched columns;
 /// inlined with each path's `blend`, so that the row's blend is inlined too.
 __attribute__((always_inline))
-static inline void blend_and_clear_layer(const ck_layer_420 *layer, uint8_t *luma, ptrdiff_t luma_stride, uint8_t *cb,
+static inline void blend_and_clear_layer(const ck_layer *layer, uint8_t *luma, ptrdiff_t luma_stride, uint8_t *cb,
                                          ptrdiff_t cb_stride, uint8_t *cr, ptrdiff_t cr_stride, int32_t chroma_rows, float opacity,
                                          blend_and_clear_row blend) {
     // In locals: the stores to the rows' columns could alias the struct's fields.
@@ -255,7 +255,7 @@ static inline void blend_and_clear_row_avx2(float *top, float *bottom, uint8_t *
 }
 
 __attribute__((target("avx2")))
-static void blend_and_clear_layer_avx2(const ck_layer_420 *layer, uint8_t *luma, ptrdiff_t luma_stride, uint8_t *cb,
+static void blend_and_clear_layer_avx2(const ck_layer *layer, uint8_t *luma, ptrdiff_t luma_stride, uint8_t *cb,
                                        ptrdiff_t cb_stride, uint8_t *cr, ptrdiff_t cr_stride, int32_t chroma_rows, float opacity) {
     blend_and_clear_layer(layer, luma, luma_stride, cb, cb_stride, cr, cr_stride, chroma_rows, opacity, blend_and_clear_row_avx2);
 }
@@ -274,7 +274,7 @@ void ck_blend_blocks_420(const float *top, const float *bottom, uint8_t *luma_to
     ck_blend_blocks_420_portable(top, bottom, luma_top, luma_bottom, cb, cr, blocks, opacity);
 }
 
-void ck_blend_and_clear_420(ck_layer_420 layer, uint8_t *luma, ptrdiff_t luma_stride, uint8_t *cb, ptrdiff_t cb_stride,
+void ck_blend_and_clear_420(ck_layer layer, uint8_t *luma, ptrdiff_t luma_stride, uint8_t *cb, ptrdiff_t cb_stride,
                             uint8_t *cr, ptrdiff_t cr_stride, int32_t chroma_rows, float opacity) {
 #if defined(__x86_64__)
     if (ck_cpu_has_avx2()) {
@@ -285,7 +285,7 @@ void ck_blend_and_clear_420(ck_layer_420 layer, uint8_t *luma, ptrdiff_t luma_st
     ck_blend_and_clear_420_portable(layer, luma, luma_stride, cb, cb_stride, cr, cr_stride, chroma_rows, opacity);
 }
 
-void ck_blend_and_clear_420_portable(ck_layer_420 layer, uint8_t *luma, ptrdiff_t luma_stride, uint8_t *cb, ptrdiff_t cb_stride,
+void ck_blend_and_clear_420_portable(ck_layer layer, uint8_t *luma, ptrdiff_t luma_stride, uint8_t *cb, ptrdiff_t cb_stride,
                                      uint8_t *cr, ptrdiff_t cr_stride, int32_t chroma_rows, float opacity) {
     blend_and_clear_layer(&layer, luma, luma_stride, cb, cb_stride, cr, cr_stride, chroma_rows, opacity, blend_and_clear_row_portable);
 }
