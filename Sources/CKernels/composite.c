@@ -1,5 +1,5 @@
-// Blending a layer's whole 2×2 blocks into a 4:2:0 opaque frame (see CKernels.h and
-// LayerCompositor.swift).
+// Blending a layer's whole 2×2 blocks into a 4:2:0 opaque frame: a row of blocks, or a layer's rows
+// blended and cleared in one pass (see CKernels.h and LayerCompositor.swift).
 //
 // Both paths do, per lane, the float operations LayerCompositor documents in the same order, so
 // they give the same bytes as each other and as the per-sample Swift path: a = coverage·opacity;
@@ -43,6 +43,41 @@ void ck_blend_blocks_420_portable(const float *top, const float *bottom, uint8_t
         cb[i] = rounded((sum_cb + (float)cb[i] * weight) / 4.0f);
         cr[i] = rounded((sum_cr + (float)cr[i] * weight) / 4.0f);
     }
+}
+
+/// A row of blocks blended, their texels then zeroed.
+typedef void (*blend_and_clear_row)(float *top, float *bottom, uint8_t *luma_top, uint8_t *luma_bottom, uint8_t *cb,
+                                    uint8_t *cr, int32_t blocks, float opacity);
+
+/// The chroma rows of a layer, each row's whole blocks over its two luma rows' touched columns;
+/// inlined with each path's `blend`, so that the row's blend is inlined too.
+__attribute__((always_inline))
+static inline void blend_and_clear_layer(const ck_layer *layer, uint8_t *luma, ptrdiff_t luma_stride, uint8_t *cb,
+                                         ptrdiff_t cb_stride, uint8_t *cr, ptrdiff_t cr_stride, int32_t chroma_rows, float opacity,
+                                         blend_and_clear_row blend) {
+    // In locals: the stores to the rows' columns could alias the struct's fields.
+    float *const texels = layer->texels;
+    const intptr_t width = layer->width, origin_x = layer->origin_x;
+    intptr_t *const row_start = layer->row_start, *const row_end = layer->row_end;
+    for (int32_t row = 0; row < chroma_rows; row++) {
+        intptr_t *start = row_start + 2 * row, *end = row_end + 2 * row;
+        const intptr_t first = start[0] < start[1] ? start[0] : start[1], last = end[0] > end[1] ? end[0] : end[1];
+        start[0] = start[1] = INTPTR_MAX;
+        end[0] = end[1] = INTPTR_MIN;
+        if (first >= last) continue;
+        const intptr_t block = first >> 1;
+        float *top = texels + 4 * (2 * row * width + 2 * block - origin_x);
+        uint8_t *luma_top = luma + 2 * row * luma_stride + 2 * block;
+        blend(top, top + 4 * width, luma_top, luma_top + luma_stride, cb + row * cb_stride + block, cr + row * cr_stride + block,
+              (int32_t)(((last - 1) >> 1) - block + 1), opacity);
+    }
+}
+
+static void blend_and_clear_row_portable(float *top, float *bottom, uint8_t *luma_top, uint8_t *luma_bottom, uint8_t *cb,
+                                         uint8_t *cr, int32_t blocks, float opacity) {
+    ck_blend_blocks_420_portable(top, bottom, luma_top, luma_bottom, cb, cr, blocks, opacity);
+    memset(top, 0, 8 * sizeof(float) * (size_t)blocks);
+    memset(bottom, 0, 8 * sizeof(float) * (size_t)blocks);
 }
 
 // MARK: x86-64
@@ -177,10 +212,11 @@ static inline void blend1_avx2(const float *top, const float *bottom, uint8_t *l
     *cr = (uint8_t)(chromaBytes >> 8);
 }
 
-/// Four blocks per step, the last one to three one by one.
-__attribute__((target("avx2")))
-static void blend_blocks_avx2(const float *top, const float *bottom, uint8_t *luma_top, uint8_t *luma_bottom, uint8_t *cb,
-                              uint8_t *cr, int32_t blocks, float opacity) {
+/// Four blocks per step, the last one to three one by one; with `clear` (a constant where inlined),
+/// each texel zeroed once loaded, while it is in the cache.
+__attribute__((target("avx2"), always_inline))
+static inline void blend_row_avx2(float *top, float *bottom, uint8_t *luma_top, uint8_t *luma_bottom, uint8_t *cb, uint8_t *cr,
+                                  int32_t blocks, float opacity, int clear) {
     const __m256 scale = _mm256_set1_ps(opacity);
     int32_t i = 0;
     for (; i + 4 <= blocks; i += 4) {
@@ -188,9 +224,40 @@ static void blend_blocks_avx2(const float *top, const float *bottom, uint8_t *lu
                                  _mm256_loadu_ps(top + 8 * i + 24)};
         const __m256 lower[4] = {_mm256_loadu_ps(bottom + 8 * i), _mm256_loadu_ps(bottom + 8 * i + 8),
                                  _mm256_loadu_ps(bottom + 8 * i + 16), _mm256_loadu_ps(bottom + 8 * i + 24)};
+        if (clear) {
+            for (int k = 0; k < 4; k++) {
+                _mm256_storeu_ps(top + 8 * (i + k), _mm256_setzero_ps());
+                _mm256_storeu_ps(bottom + 8 * (i + k), _mm256_setzero_ps());
+            }
+        }
         blend4_avx2(upper, lower, luma_top + 2 * i, luma_bottom + 2 * i, cb + i, cr + i, scale);
     }
-    for (; i < blocks; i++) blend1_avx2(top + 8 * i, bottom + 8 * i, luma_top + 2 * i, luma_bottom + 2 * i, cb + i, cr + i, scale);
+    for (; i < blocks; i++) {
+        blend1_avx2(top + 8 * i, bottom + 8 * i, luma_top + 2 * i, luma_bottom + 2 * i, cb + i, cr + i, scale);
+        if (clear) {
+            _mm256_storeu_ps(top + 8 * i, _mm256_setzero_ps());
+            _mm256_storeu_ps(bottom + 8 * i, _mm256_setzero_ps());
+        }
+    }
+}
+
+__attribute__((target("avx2")))
+static void blend_blocks_avx2(const float *top, const float *bottom, uint8_t *luma_top, uint8_t *luma_bottom, uint8_t *cb,
+                              uint8_t *cr, int32_t blocks, float opacity) {
+    // Never written: `clear` is 0.
+    blend_row_avx2((float *)top, (float *)bottom, luma_top, luma_bottom, cb, cr, blocks, opacity, 0);
+}
+
+__attribute__((target("avx2"), always_inline))
+static inline void blend_and_clear_row_avx2(float *top, float *bottom, uint8_t *luma_top, uint8_t *luma_bottom, uint8_t *cb,
+                                            uint8_t *cr, int32_t blocks, float opacity) {
+    blend_row_avx2(top, bottom, luma_top, luma_bottom, cb, cr, blocks, opacity, 1);
+}
+
+__attribute__((target("avx2")))
+static void blend_and_clear_layer_avx2(const ck_layer *layer, uint8_t *luma, ptrdiff_t luma_stride, uint8_t *cb,
+                                       ptrdiff_t cb_stride, uint8_t *cr, ptrdiff_t cr_stride, int32_t chroma_rows, float opacity) {
+    blend_and_clear_layer(layer, luma, luma_stride, cb, cb_stride, cr, cr_stride, chroma_rows, opacity, blend_and_clear_row_avx2);
 }
 #endif
 
@@ -205,4 +272,20 @@ void ck_blend_blocks_420(const float *top, const float *bottom, uint8_t *luma_to
     }
 #endif
     ck_blend_blocks_420_portable(top, bottom, luma_top, luma_bottom, cb, cr, blocks, opacity);
+}
+
+void ck_blend_and_clear_420(ck_layer layer, uint8_t *luma, ptrdiff_t luma_stride, uint8_t *cb, ptrdiff_t cb_stride,
+                            uint8_t *cr, ptrdiff_t cr_stride, int32_t chroma_rows, float opacity) {
+#if defined(__x86_64__)
+    if (ck_cpu_has_avx2()) {
+        blend_and_clear_layer_avx2(&layer, luma, luma_stride, cb, cb_stride, cr, cr_stride, chroma_rows, opacity);
+        return;
+    }
+#endif
+    ck_blend_and_clear_420_portable(layer, luma, luma_stride, cb, cb_stride, cr, cr_stride, chroma_rows, opacity);
+}
+
+void ck_blend_and_clear_420_portable(ck_layer layer, uint8_t *luma, ptrdiff_t luma_stride, uint8_t *cb, ptrdiff_t cb_stride,
+                                     uint8_t *cr, ptrdiff_t cr_stride, int32_t chroma_rows, float opacity) {
+    blend_and_clear_layer(&layer, luma, luma_stride, cb, cb_stride, cr, cr_stride, chroma_rows, opacity, blend_and_clear_row_portable);
 }

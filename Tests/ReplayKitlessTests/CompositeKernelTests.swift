@@ -149,14 +149,7 @@ import Testing
     func theKernelRoundsNearHalvesAsThePerSamplePathDoes(opacity: Float) {
         let width = 130, height = 66
         var random = SplitMix(seed: 27)
-        let frames = (0..<2).map { _ in TestFrame(width: width, height: height, subsampling: .yuv420) }
-        for plane in [\YUVImage.luma, \YUVImage.cb, \YUVImage.cr] {
-            let target = frames[0].image[keyPath: plane], bytes = random.bytes(target.width * target.height)
-            for frame in frames {
-                let copy = frame.image[keyPath: plane]
-                for y in 0..<copy.height { for x in 0..<copy.width { copy[x, y] = bytes[y * copy.width + x] } }
-            }
-        }
+        let frames = Self.randomFrames(2, width: width, height: height, random: &random)
         let layer = RenderLayer(width: width, height: height)
         let image = frames[0].image
         for chromaY in 0..<(height / 2) {
@@ -178,5 +171,77 @@ import Testing
         #expect(zip(before, frames[0].bytes).filter { $0 != $1 }.count > before.count / 2)
         let differing = zip(frames[0].bytes, frames[1].bytes).filter { $0 != $1 }.count
         #expect(differing == 0, "\(differing) samples differ between the kernel and the per-sample path")
+    }
+
+    /// `count` 4:2:0 frames, all the same random bytes.
+    static func randomFrames(_ count: Int, width: Int, height: Int, random: inout SplitMix) -> [TestFrame] {
+        let frames = (0..<count).map { _ in TestFrame(width: width, height: height, subsampling: .yuv420) }
+        for plane in [\YUVImage.luma, \YUVImage.cb, \YUVImage.cr] {
+            let target = frames[0].image[keyPath: plane], bytes = random.bytes(target.width * target.height)
+            for frame in frames {
+                let copy = frame.image[keyPath: plane]
+                for y in 0..<copy.height { for x in 0..<copy.width { copy[x, y] = bytes[y * copy.width + x] } }
+            }
+        }
+        return frames
+    }
+
+    /// Two 64×64 layers alike, at (`left`, `top`) of a frame: per row a random run of columns (some
+    /// rows none, runs starting and ending on odd columns too), its texels chosen near halves, the
+    /// rest zero.
+    static func tileLayers(left: Int, top: Int, opacity: Float, over image: YUVImage, random: inout SplitMix) -> [RenderLayer] {
+        let layers = [RenderLayer(width: 64, height: 64), RenderLayer(width: 64, height: 64)]
+        for layer in layers { layer.move(toX: left, y: top) }
+        for y in stride(from: top, to: top + 64, by: 2) {
+            let runs = (0..<2).map { _ -> Range<Int> in
+                guard random.next() % 4 != 0 else { return 0..<0 }
+                let ends = [random.next() % 65, random.next() % 65].map { left + Int($0) }
+                return ends.min()!..<ends.max()!
+            }
+            for x in stride(from: left, to: left + 64, by: 2) {
+                let lumas = [image.luma[x, y], image.luma[x + 1, y], image.luma[x, y + 1], image.luma[x + 1, y + 1]]
+                let texels = nearHalfBlock(over: lumas, cb: image.cb[x / 2, y / 2], cr: image.cr[x / 2, y / 2], opacity: opacity,
+                                           random: &random)
+                for (index, texel) in texels.enumerated() where runs[index / 2].contains(x + index % 2) {
+                    for layer in layers { layer.row(y + index / 2)[x + index % 2] = texel }
+                }
+            }
+            for (row, run) in runs.enumerated() {
+                for layer in layers { layer.touch(row: y + row, from: run.lowerBound, to: run.upperBound) }
+            }
+        }
+        return layers
+    }
+
+    /// `LayerCompositor.compositeAndClear` on tiles in whole 2×2 blocks of a 4:2:0 opaque frame
+    /// (`ck_blend_and_clear_420`), and its portable path, give the bytes of the per-sample Swift path
+    /// (a mask of zeros sends every sample there), and leave the layer clear: every texel zero.
+    @Test(arguments: [Float(1), 0.37])
+    func blendAndClearGivesThePerSampleBytesAndClearsTheLayer(opacity: Float) {
+        var random = SplitMix(seed: 28)
+        // The frame reaches past the tiles by an odd column and row: they stay whole blocks.
+        let width = 193, height = 129
+        let nothingInFront = PlanarBuffer(width: width, height: height, subsampling: .yuv444)
+        nothingInFront.image.luma.fill(0)
+        for (left, top) in [(0, 0), (128, 64), (64, 0)] {
+            let frames = Self.randomFrames(3, width: width, height: height, random: &random)
+            let layers = Self.tileLayers(left: left, top: top, opacity: opacity, over: frames[0].image, random: &random)
+            let before = frames[0].bytes
+            LayerCompositor.composite(layers[0], opacity: opacity, into: frames[0].image, occlusion: nothingInFront.image.luma)
+            LayerCompositor.compositeAndClear(layers[0], opacity: opacity, into: frames[1].image, occlusion: nil)
+            let image = frames[2].image, first = layers[1].touched.minY & ~1, rows = (layers[1].touched.maxY - first + 1) / 2
+            layers[1].clear(fromRow: first) { window in
+                ck_blend_and_clear_420_portable(window, image.luma.base + first * image.luma.stride, image.luma.stride,
+                                                image.cb.base + first / 2 * image.cb.stride, image.cb.stride,
+                                                image.cr.base + first / 2 * image.cr.stride, image.cr.stride, Int32(rows), opacity)
+            }
+            #expect(zip(before, frames[0].bytes).filter { $0 != $1 }.count > 1000)
+            #expect(frames[1].bytes == frames[0].bytes, "tile at (\(left), \(top)), AVX2 \(ck_cpu_has_avx2() != 0)")
+            #expect(frames[2].bytes == frames[0].bytes, "tile at (\(left), \(top)), portable")
+            for layer in layers {
+                #expect(layer.touched.isEmpty)
+                #expect(UnsafeBufferPointer(start: layer.texels, count: 64 * 64).allSatisfy { $0 == .zero })
+            }
+        }
     }
 }

@@ -66,6 +66,27 @@ void ck_blend_blocks_420(const float *top, const float *bottom, uint8_t *luma_to
 void ck_blend_blocks_420_portable(const float *top, const float *bottom, uint8_t *luma_top, uint8_t *luma_bottom,
                                   uint8_t *cb, uint8_t *cr, int32_t blocks, float opacity);
 
+/// Rows of a layer (RenderLayer): `texels` (Y', Cb, Cr, coverage: four floats each) `width` per
+/// row, from the first row's texel of frame column `origin_x`, and per row its touched frame
+/// columns `row_start[j]..<row_end[j]` (none when start ≥ end).
+typedef struct {
+    float *texels;
+    intptr_t width, origin_x;
+    intptr_t *row_start, *row_end;
+} ck_layer;
+
+/// Blends `chroma_rows` chroma rows of `layer`, from its first row (even) on, into an opaque 4:2:0
+/// frame with nothing in front, as `ck_blend_blocks_420` does, each row the whole blocks over its two
+/// luma rows' touched columns; then zeroes those blocks' texels and empties every row's columns. The
+/// touched columns must lie in whole blocks of the frame. `luma` points at the frame's first luma
+/// row (column 0), `cb` and `cr` at its chroma row. The same bytes on every path.
+void ck_blend_and_clear_420(ck_layer layer, uint8_t *luma, ptrdiff_t luma_stride, uint8_t *cb, ptrdiff_t cb_stride,
+                            uint8_t *cr, ptrdiff_t cr_stride, int32_t chroma_rows, float opacity);
+
+/// `ck_blend_and_clear_420` without SIMD, whatever the CPU (for tests that compare paths).
+void ck_blend_and_clear_420_portable(ck_layer layer, uint8_t *luma, ptrdiff_t luma_stride, uint8_t *cb,
+                                     ptrdiff_t cb_stride, uint8_t *cr, ptrdiff_t cr_stride, int32_t chroma_rows, float opacity);
+
 // MARK: raster.c — one 64×64 tile of MeshRasterizer's triangles: silhouettes, coverage, depth, shading
 
 /// A linear function of the pixel position, `a·x + b·y + c`; `reach` is how much it can change from

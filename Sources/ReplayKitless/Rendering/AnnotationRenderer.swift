@@ -155,7 +155,7 @@ package final class AnnotationRenderer: @unchecked Sendable {
                 throw overBudget(annotation.id)
             }
             let opacity = Float(annotation.color.alpha) / 255
-            rasterizer.resolve(within: frame) { LayerCompositor.composite($0, opacity: opacity, into: image, occlusion: occlusion) }
+            rasterizer.resolve(within: frame) { LayerCompositor.compositeAndClear($0, opacity: opacity, into: image, occlusion: occlusion) }
         }
         for (_, index) in order {
             let placed = annotations[index]
@@ -184,8 +184,7 @@ package final class AnnotationRenderer: @unchecked Sendable {
             if let kept {
                 LayerCompositor.composite(kept, opacity: opacity, into: image, occlusion: occlusion)
             } else {
-                LayerCompositor.composite(layer, opacity: opacity, into: image, occlusion: occlusion)
-                layer.clear()
+                LayerCompositor.compositeAndClear(layer, opacity: opacity, into: image, occlusion: occlusion)
             }
         }
     }

@@ -44,6 +44,27 @@ enum LayerCompositor {
         }
     }
 
+    /// `composite`, then `layer.clear()`. In the usual case (4:2:0, an opaque frame, nothing in
+    /// front, every touched pixel in a whole 2×2 block of the frame, the window's corner on even
+    /// pixels) one pass in C (`ck_blend_and_clear_420`) does both, zeroing texels as it reads them.
+    static func compositeAndClear(_ layer: RenderLayer, opacity: Float, into image: YUVImage, occlusion: Plane?) {
+        let rect = layer.touched, window = layer.bounds
+        let blocksWidth = min(image.width, window.maxX) & ~1, blocksHeight = min(image.height, window.maxY) & ~1
+        guard image.subsampling.shiftX == 1, image.subsampling.shiftY == 1, image.alpha == nil, occlusion == nil, opacity > 0,
+              window.minX & 1 == 0, window.minY & 1 == 0, rect.minX >= 0, rect.minY >= 0, rect.maxX <= blocksWidth,
+              rect.maxY <= blocksHeight else {
+            composite(layer, opacity: opacity, into: image, occlusion: occlusion)
+            layer.clear()
+            return
+        }
+        let top = rect.minY & ~1
+        layer.clear(fromRow: top) { rows in
+            ck_blend_and_clear_420(rows, image.luma.base + top * image.luma.stride, image.luma.stride,
+                                   image.cb.base + (top >> 1) * image.cb.stride, image.cb.stride,
+                                   image.cr.base + (top >> 1) * image.cr.stride, image.cr.stride, Int32((rect.maxY - top + 1) >> 1), opacity)
+        }
+    }
+
     /// Blends the luma samples under one chroma sample, and the chroma sample, in any case.
     @inline(__always) private static func blendSample(_ layer: some CompositeSource, opacity: Float, into image: YUVImage, occlusion: Plane?,
                                                       chromaX: Int, chromaY: Int, lumaRows: Range<Int>, lumaColumns: Range<Int>) {

@@ -1,3 +1,5 @@
+import CKernels
+
 /// A half-open rectangle of pixels, `minX..<maxX` × `minY..<maxY`.
 struct PixelBounds: Equatable {
     var minX: Int, minY: Int, maxX: Int, maxY: Int
@@ -133,6 +135,18 @@ final class RenderLayer {
             rowStart[y - originY] = Int.max
             rowEnd[y - originY] = Int.min
         }
+        touched = .empty
+    }
+
+    /// Clears as `clear()` does, by `body` instead, for a pass that reads the touched texels anyway:
+    /// handed the window from frame row `y` on (at or above every touched row), it must zero every
+    /// touched texel and empty every row's columns.
+    func clear(fromRow y: Int, by body: (ck_layer) -> Void) {
+        guard !touched.isEmpty else { return }
+        precondition(y >= originY && y <= touched.minY, "the rows handed over hold every touched one")
+        let skipped = y - originY
+        let first = UnsafeMutableRawPointer(texels + skipped * width).assumingMemoryBound(to: Float.self)
+        body(ck_layer(texels: first, width: width, origin_x: originX, row_start: rowStart + skipped, row_end: rowEnd + skipped))
         touched = .empty
     }
 }
