@@ -20,7 +20,9 @@ import CKernels
 /// wholly covered and the triangle holding its centre is the one seen: the inside of a mesh costs
 /// what a one-sample rasterizer costs, whatever its triangles' size, and silhouettes get 64
 /// coverage levels. Where a shape meets its own stem or another of its faces inside the
-/// silhouette, the nearer colour takes the whole pixel. All meshes added between two `resolve`
+/// silhouette, the nearer colour takes the whole pixel. A quad's two halves in one plane are
+/// rasterized as one shape, and a convex mesh's own triangles lie inside its silhouette, so they
+/// add no samples where one of its silhouette edges alone crosses a pixel. All meshes added between two `resolve`
 /// calls (a shape and its stem) are depth-tested together. Steps 1–3 run in C, a tile per call
 /// (`ck_raster_tile_draw`, CKernels/raster.c); this class sets the triangles up and sorts them
 /// into tiles.
