@@ -5,8 +5,8 @@
 # threads; ROUNDS rounds interleaved: median wall time, peak RSS and CPU time (user + sys; on a shared
 # machine wall time follows the other load) ratios. Targets (#25): ≤ 1.25× wall at x264 `ultrafast`
 # (where the encoder is cheap and the drawing shows most), ≤ 1.10× CPU at $PRESET on the camera-like clip.
-# Then the encoder's share (libx264 via the ffmpeg CLI on each render's frames: the drawn detail
-# makes encoding dearer) and the rasterizer alone (fxbench annotations): annotations per second.
+# Then the encoder's share (libx264 via the ffmpeg CLI on the frames each render encodes: the drawn
+# detail makes encoding dearer) and the rasterizer alone (fxbench annotations): annotations per second.
 # Both on the clean synthetic clip and on a camera-like one (the same pattern with sensor noise).
 source "$(dirname "$0")/common.sh"
 PRESET="${PRESET:-veryfast}" CRF="${CRF:-23}" THREADS="${THREADS:-0}"
@@ -32,10 +32,14 @@ compare_on() {
   echo "== $label: annotations (20, mixed shapes, 5 labelled) vs none, 720p 30 s, libx264 preset=$PRESET crf=$CRF threads=$THREADS"
   summarize annotations plain
   cpu_ratio annotations plain
-  # The encoder's share: the ffmpeg CLI encoding the two renders' decoded frames (raw, from memory)
-  # with the same settings. The drawn detail costs libx264 time that no drawing speed can save.
+  # The encoder's share: the ffmpeg CLI encoding the very frames each render hands libx264 (the
+  # same render to lossless FFV1, decoded to raw in memory) with the same settings. The drawn
+  # detail costs libx264 time that no drawing speed can save.
   for name in annotations plain; do
-    ffmpeg -v error -y -i "$BENCH_DIR/fx-$name.mp4" -f rawvideo -pix_fmt yuv420p "$RAW_DIR/$name.yuv"
+    scene=(); [ "$name" = annotations ] && scene=(--annotations "$SCENE")
+    "$FX" render "$clip" -o "$BENCH_DIR/fx-$name-lossless.mkv" --codec ffv1 --poses "$POSES" "${scene[@]}" --progress none --overwrite
+    ffmpeg -v error -y -i "$BENCH_DIR/fx-$name-lossless.mkv" -f rawvideo -pix_fmt yuv420p "$RAW_DIR/$name.yuv"
+    rm -f "$BENCH_DIR/fx-$name-lossless.mkv"
   done
   rm -f "$BENCH_DIR/times.txt" "$BENCH_DIR/cpu.txt"
   for round in $(seq "$ROUNDS"); do
@@ -44,7 +48,7 @@ compare_on() {
         -c:v libx264 -preset "$PRESET" -crf "$CRF" -threads "$THREADS" -f null -
     done
   done
-  echo "the encoder alone (ffmpeg CLI, libx264 on the decoded frames of each render):"
+  echo "the encoder alone (ffmpeg CLI, libx264 on the frames each render encodes):"
   summarize encode-annotations encode-plain
   cpu_ratio encode-annotations encode-plain
 }
