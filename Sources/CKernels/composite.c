@@ -59,6 +59,20 @@ static inline void blend_and_clear_layer(const ck_layer *layer, uint8_t *luma, p
     float *const texels = layer->texels;
     const intptr_t width = layer->width, origin_x = layer->origin_x;
     intptr_t *const row_start = layer->row_start, *const row_end = layer->row_end;
+    // The frame's samples under the layer are seldom in cache (a frame is decoded, drawn on and
+    // encoded by different threads): all their lines asked for first, so their misses overlap.
+    for (int32_t row = 0; row < chroma_rows; row++) {
+        const intptr_t *start = row_start + 2 * row, *end = row_end + 2 * row;
+        const intptr_t first = start[0] < start[1] ? start[0] : start[1], last = end[0] > end[1] ? end[0] : end[1];
+        if (first >= last) continue;
+        const uint8_t *luma_top = luma + 2 * row * luma_stride;
+        __builtin_prefetch(luma_top + first, 1);
+        __builtin_prefetch(luma_top + last - 1, 1);
+        __builtin_prefetch(luma_top + luma_stride + first, 1);
+        __builtin_prefetch(luma_top + luma_stride + last - 1, 1);
+        __builtin_prefetch(cb + row * cb_stride + (first >> 1), 1);
+        __builtin_prefetch(cr + row * cr_stride + (first >> 1), 1);
+    }
     for (int32_t row = 0; row < chroma_rows; row++) {
         intptr_t *start = row_start + 2 * row, *end = row_end + 2 * row;
         const intptr_t first = start[0] < start[1] ? start[0] : start[1], last = end[0] > end[1] ? end[0] : end[1];
