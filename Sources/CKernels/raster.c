@@ -311,6 +311,8 @@ KERNEL void rasterize(ck_raster_tile *tile, const ck_raster_triangle *triangles,
     const uint64_t part_columns = columns(part.min_x - area.min_x, part.max_x - 1 - area.min_x);
     row_spans spans;
     spans_init(&spans, t, part);
+    // Per row, the pixels only its own convex mesh's silhouette may cross (none asked of it).
+    const uint64_t *own_edges = t->convex_group ? tile->convex_edge_columns[t->convex_group - 1] : NULL;
     // The last silhouette edge asked about, and whether the triangle lies wholly on its side.
     uint32_t asked_edge = UINT32_MAX;
     int on_its_side = 0;
@@ -356,7 +358,7 @@ KERNEL void rasterize(ck_raster_tile *tile, const ck_raster_triangle *triangles,
             high = 0;
         }
         uint64_t marked = tile->edge_columns[row] & part_columns;
-        if (t->convex_group) marked &= ~tile->convex_edge_columns[t->convex_group - 1][row] | tile->several_edge_columns[row];
+        if (own_edges && marked) marked &= ~own_edges[row] | tile->several_edge_columns[row];
         int32_t reached_first, reached_last;
         if (marked == 0 || !row_pixels(&spans, t, y, 1, &reached_first, &reached_last)) continue;
         const uint64_t single = ~tile->several_edge_columns[row];
