@@ -18,13 +18,15 @@ extension MeshRasterizer {
         /// Whether the triangle being set up is a facet of a sphere.
         var spherical = false
 
-        /// Clips the triangle to depth ≥ near (keeping its winding) and appends what is left to
-        /// `triangles` (built in place: a triangle is 320 bytes, and each copy of it cost more than
-        /// its setup's arithmetic); the pieces of a clipped triangle have every edge on the silhouette.
-        func clip(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, into triangles: inout [ScreenTriangle]) {
+        /// Clips the triangle to depth ≥ near (keeping its winding) and writes what is left at
+        /// `triangles[count]` on, counting it (built in place: a triangle is 384 bytes, and each copy
+        /// of it cost more than its setup's arithmetic; room for two is the caller's); the pieces of
+        /// a clipped triangle have every edge on the silhouette.
+        func clip(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, into triangles: UnsafeMutablePointer<ScreenTriangle>,
+                  count: inout Int) {
             let inA = -a.position.z >= near, inB = -b.position.z >= near, inC = -c.position.z >= near
             func out(_ p: ViewVertex, _ q: ViewVertex, _ r: ViewVertex, silhouette: UInt8 = 7) {
-                project(p, q, r, silhouette: silhouette, into: &triangles)
+                project(p, q, r, silhouette: silhouette, into: triangles, count: &count)
             }
             switch (inA, inB, inC) {
             case (true, true, true): out(a, b, c, silhouette: silhouette)
@@ -59,10 +61,10 @@ extension MeshRasterizer {
                               normal: inside.normal + (outside.normal - inside.normal) * t)
         }
 
-        /// Projects a triangle lying in front of the near plane and appends it to `triangles`;
-        /// nothing when it has no area on screen or misses the frame.
+        /// Projects a triangle lying in front of the near plane and writes it at `triangles[count]`,
+        /// counting it; nothing when it has no area on screen or misses the frame.
         private func project(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, silhouette: UInt8,
-                             into triangles: inout [ScreenTriangle]) {
+                             into triangles: UnsafeMutablePointer<ScreenTriangle>, count: inout Int) {
             func pixel(_ v: ViewVertex) -> (x: Double, y: Double, inverseDepth: Double) {
                 let d = -v.position.z
                 return (focal.cx + focal.fx * v.position.x / d, focal.cy - focal.fy * v.position.y / d, 1 / d)
@@ -89,27 +91,17 @@ extension MeshRasterizer {
             let uniform = uniformColor(a.normal, b.normal, c.normal)
             /// Four lanes for C, the fourth unused.
             func lanes(_ v: SIMD3<Float>) -> (Float, Float, Float, Float) { (v.x, v.y, v.z, 0) }
-            triangles.append(ScreenTriangle())
-            let last = triangles.count - 1
-            triangles.withUnsafeMutableBufferPointer { triangles in
-                let t = triangles.baseAddress! + last
-                t.pointee.edge = (e0, e1, e2, ck_linear())
-                t.pointee.inverse_depth = inverseDepth
-                t.pointee.corner = ((v0.x, v0.y), (v1.x, v1.y), (v2.x, v2.y), (0, 0))
-                t.pointee.corners = 3
-                t.pointee.area = abs(area) / 2
-                t.pointee.normal_x = lanes(SIMD3<Float>(n0 * e0.a + n1 * e1.a + n2 * e2.a))
-                t.pointee.normal_y = lanes(SIMD3<Float>(n0 * e0.b + n1 * e1.b + n2 * e2.b))
-                t.pointee.normal_origin = lanes(SIMD3<Float>(n0 * e0.c + n1 * e1.c + n2 * e2.c))
-                t.pointee.base = lanes(uniform ?? material.black)
-                t.pointee.range = lanes(material.color - material.black)
-                (t.pointee.min_x, t.pointee.min_y, t.pointee.max_x, t.pointee.max_y) =
-                    (Int32(rect.minX), Int32(rect.minY), Int32(rect.maxX), Int32(rect.maxY))
-                t.pointee.shaded_as = UInt32(truncatingIfNeeded: last)
-                t.pointee.silhouette = silhouette
-                t.pointee.flat = uniform != nil ? 1 : 0
-                t.pointee.spherical = spherical ? 1 : 0
-            }
+            (triangles + count).initialize(to: ScreenTriangle(
+                edge: (e0, e1, e2, ck_linear()), inverse_depth: inverseDepth,
+                corner: ((v0.x, v0.y), (v1.x, v1.y), (v2.x, v2.y), (0, 0)), area: abs(area) / 2,
+                normal_x: lanes(SIMD3<Float>(n0 * e0.a + n1 * e1.a + n2 * e2.a)),
+                normal_y: lanes(SIMD3<Float>(n0 * e0.b + n1 * e1.b + n2 * e2.b)),
+                normal_origin: lanes(SIMD3<Float>(n0 * e0.c + n1 * e1.c + n2 * e2.c)),
+                base: lanes(uniform ?? material.black), range: lanes(material.color - material.black),
+                min_x: Int32(rect.minX), min_y: Int32(rect.minY), max_x: Int32(rect.maxX), max_y: Int32(rect.maxY),
+                shaded_as: UInt32(truncatingIfNeeded: count), silhouette: silhouette, flat: uniform != nil ? 1 : 0,
+                spherical: spherical ? 1 : 0, corners: 3, convex_group: 0))
+            count += 1
         }
     }
 }
@@ -141,38 +133,42 @@ extension MeshRasterizer.ScreenTriangle {
     /// sharing an edge, in one plane and shaded alike), as the quadrilateral they make, so the
     /// kernel walks its rows once instead of twice; false, and nothing changed, unless that is
     /// convex and bounded by at most two edges on each side of a row (CKernels.h). Depth and
-    /// shading stay this half's, which are the other's up to rounding.
-    mutating func absorb(_ half: Self, mine: SIMD3<Int32>, its: SIMD3<Int32>) -> Bool {
-        guard corners == 3, half.corners == 3,
+    /// shading stay this half's, which are the other's up to rounding. (`half` is read in place:
+    /// copying its 384 bytes cost more than the test.)
+    mutating func absorb(_ half: UnsafePointer<Self>, mine: SIMD3<Int32>, its: SIMD3<Int32>) -> Bool {
+        guard corners == 3, half.pointee.corners == 3,
               let k = (0..<3).first(where: { mine[$0] != its.x && mine[$0] != its.y && mine[$0] != its.z }),
               let m = (0..<3).first(where: { its[$0] != mine.x && its[$0] != mine.y && its[$0] != mine.z }),
               // The shared edge runs mine[k + 1] → mine[k + 2] here and back in the other half.
               its[(m + 1) % 3] == mine[(k + 2) % 3], its[(m + 2) % 3] == mine[(k + 1) % 3] else { return false }
         // In winding order: corner k, k + 1, the other's own corner, k + 2; edge j runs from corner j + 1 to j + 2.
-        let outline = (half.edge(at: (m + 1) % 3), half.edge(at: (m + 2) % 3), edge(at: (k + 1) % 3), edge(at: (k + 2) % 3))
-        let added = half.corner(at: m)
+        let outline = (half.pointee.edge(at: (m + 1) % 3), half.pointee.edge(at: (m + 2) % 3), edge(at: (k + 1) % 3),
+                       edge(at: (k + 2) % 3))
+        let added = half.pointee.corner(at: m)
         func sides(_ sign: Double) -> Int {
             (outline.0.a * sign > 0 ? 1 : 0) + (outline.1.a * sign > 0 ? 1 : 0) + (outline.2.a * sign > 0 ? 1 : 0) + (outline.3.a * sign > 0 ? 1 : 0)
         }
         // Convex where the other corner lies inside both of this half's outer edges.
         guard outline.2.at(added) > 0, outline.3.at(added) > 0, sides(1) <= 2, sides(-1) <= 2 else { return false }
         func bit(_ mask: UInt8, _ k: Int) -> UInt8 { (mask >> k) & 1 }
-        silhouette = bit(half.silhouette, (m + 1) % 3) | bit(half.silhouette, (m + 2) % 3) << 1 | bit(silhouette, (k + 1) % 3) << 2
-            | bit(silhouette, (k + 2) % 3) << 3
+        silhouette = bit(half.pointee.silhouette, (m + 1) % 3) | bit(half.pointee.silhouette, (m + 2) % 3) << 1
+            | bit(silhouette, (k + 1) % 3) << 2 | bit(silhouette, (k + 2) % 3) << 3
         corner = (corner(at: k), corner(at: (k + 1) % 3), added, corner(at: (k + 2) % 3))
         edge = outline
         corners = 4
-        area += half.area
-        (min_x, min_y, max_x, max_y) = (min(min_x, half.min_x), min(min_y, half.min_y), max(max_x, half.max_x), max(max_y, half.max_y))
+        area += half.pointee.area
+        (min_x, min_y, max_x, max_y) = (min(min_x, half.pointee.min_x), min(min_y, half.pointee.min_y),
+                                        max(max_x, half.pointee.max_x), max(max_y, half.pointee.max_y))
         return true
     }
 
+    /// Edge `k` (0, 1 or 2) of a triangle, read as a field: no copy of the tuple.
     private func edge(at k: Int) -> ck_linear {
-        withUnsafeBytes(of: edge) { $0.load(fromByteOffset: k * MemoryLayout<ck_linear>.stride, as: ck_linear.self) }
+        k == 0 ? edge.0 : k == 1 ? edge.1 : edge.2
     }
 
     private func corner(at k: Int) -> (Double, Double) {
-        withUnsafeBytes(of: corner) { ($0.load(fromByteOffset: 16 * k, as: Double.self), $0.load(fromByteOffset: 16 * k + 8, as: Double.self)) }
+        k == 0 ? corner.0 : k == 1 ? corner.1 : corner.2
     }
 }
 
