@@ -47,7 +47,7 @@ extension MeshRasterizer {
         }
 
         /// The colour of a triangle with these vertex normals when it is one colour all over, or nil.
-        private func uniformColor(_ n0: SIMD3<Double>, _ n1: SIMD3<Double>, _ n2: SIMD3<Double>) -> SIMD3<Float>? {
+        @inline(__always) private func uniformColor(_ n0: SIMD3<Double>, _ n1: SIMD3<Double>, _ n2: SIMD3<Double>) -> SIMD3<Float>? {
             guard material.shaded else { return material.color }
             guard n0 == n1, n1 == n2 else { return nil }
             return material.lit(by: lighting, normal: SIMD3<Float>(n0 * normalSign))

@@ -118,7 +118,7 @@ final class MeshRasterizer {
         kernelLighting.ray_x = (Float(1 / focal.fx), 0, 0, 0)
         kernelLighting.ray_y = (0, Float(-1 / focal.fy), 0, 0)
         kernelLighting.ray_origin = (Float(-focal.cx / focal.fx), Float(focal.cy / focal.fy), -1, 0)
-        var setup = Setup(focal: camera.focal, near: camera.clippingNear, width: Int(camera.width),
+        var setup = Setup(focal: focal, near: camera.clippingNear, width: Int(camera.width),
                           height: Int(camera.height), material: material, lighting: lighting)
         func corners(_ triangle: SIMD3<Int32>) -> (Int, Int, Int)? {
             let i0 = Int(triangle.x), i1 = Int(triangle.y), i2 = Int(triangle.z)
