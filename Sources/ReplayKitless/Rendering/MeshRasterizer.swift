@@ -125,16 +125,18 @@ final class MeshRasterizer {
             guard i0 >= 0, i1 >= 0, i2 >= 0, i0 < vertexCount, i1 < vertexCount, i2 < vertexCount else { return nil }
             return (i0, i1, i2)
         }
-        facings.removeAll(keepingCapacity: true)
-        drawnWhole.removeAll(keepingCapacity: true)
-        facings.append(contentsOf: repeatElement(0, count: mesh.triangles.count))
-        drawnWhole.append(contentsOf: repeatElement(false, count: mesh.triangles.count))
+        let meshTriangles = mesh.triangles.count
+        Self.grow(&facings, to: meshTriangles, with: 0)
+        Self.grow(&drawnWhole, to: meshTriangles, with: false)
         // Through pointers: appending one element at a time cost more than the arithmetic.
         vertices.withUnsafeBufferPointer { vertices in
             facings.withUnsafeMutableBufferPointer { facings in
                 drawnWhole.withUnsafeMutableBufferPointer { drawnWhole in
                     for (index, triangle) in mesh.triangles.enumerated() {
-                        guard let (i0, i1, i2) = corners(triangle) else { continue }
+                        guard let (i0, i1, i2) = corners(triangle) else {
+                            (facings[index], drawnWhole[index]) = (0, false)
+                            continue
+                        }
                         let a = vertices[i0].position, b = vertices[i1].position, c = vertices[i2].position
                         // The camera is at the origin: a face whose normal points away from it is seen from behind.
                         let facing = (b - a).crossProduct(c - a).dotProduct(a)
@@ -146,7 +148,7 @@ final class MeshRasterizer {
         }
         // The last triangle set up and the mesh's triangle it came from.
         var previous: Int?, previousSource = -1
-        let neighbours = edges.flatMap { $0.neighbours.count == mesh.triangles.count ? $0.neighbours : nil }
+        let neighbours = edges.flatMap { $0.neighbours.count == meshTriangles ? $0.neighbours : nil }
         var unclipped = true
         let meshStart = count, hasSpheres = !mesh.sphericalSurfaces.isEmpty
         for (index, triangle) in mesh.triangles.enumerated() {
@@ -163,7 +165,7 @@ final class MeshRasterizer {
                 for k in 0..<3 {
                     let other = Int(across[k])
                     // The surface goes on across the edge only into a whole neighbour facing the same way.
-                    if other < 0 || other >= drawnWhole.count || !drawnWhole[other] || (facings[other] > 0) != (facing > 0) {
+                    if other < 0 || other >= meshTriangles || !drawnWhole[other] || (facings[other] > 0) != (facing > 0) {
                         setup.silhouette |= 1 << k
                     }
                 }
@@ -214,13 +216,19 @@ final class MeshRasterizer {
         (triangles, triangleCapacity) = (grown, capacity)
     }
 
-    /// Replaces `vertices` with `mesh`'s vertices in camera space (`view`: model to camera), written
+    /// Makes `array` hold at least `count` elements, never shrinking it: the scratch arrays are
+    /// written up to the mesh's count before they are read, and nothing past it is read, so they
+    /// are not refilled for every mesh.
+    private static func grow<Element>(_ array: inout [Element], to count: Int, with filler: Element) {
+        if array.count < count { array.append(contentsOf: repeatElement(filler, count: count - array.count)) }
+    }
+
+    /// Writes `mesh`'s vertices in camera space (`view`: model to camera) at the start of `vertices`,
     /// through a pointer into storage kept from call to call, the matrices' columns in registers:
     /// the same arithmetic as `view.apply` and `view.rotation *`, in the same order.
     private static func transform(_ mesh: Mesh, by view: ModelTransform, into vertices: inout [ViewVertex]) {
         let count = mesh.positions.count
-        vertices.removeAll(keepingCapacity: true)
-        vertices.append(contentsOf: repeatElement(ViewVertex(position: .zero, normal: .zero), count: count))
+        grow(&vertices, to: count, with: ViewVertex(position: .zero, normal: .zero))
         let (l0, l1, l2) = view.linear.columns, (r0, r1, r2) = view.rotation.columns, translation = view.translation
         mesh.positions.withUnsafeBufferPointer { positions in
             mesh.normals.withUnsafeBufferPointer { normals in
@@ -300,8 +308,7 @@ final class MeshRasterizer {
             }
             for index in triangles.indices { forEachCell(of: index) { start[$0 + 1] += 1 } }
             for cell in 0..<grid.count { start[cell + 1] += start[cell] }
-            order.removeAll(keepingCapacity: true)
-            order.append(contentsOf: repeatElement(0, count: start[grid.count]))
+            Self.grow(&order, to: start[grid.count], with: 0)
             order.withUnsafeMutableBufferPointer { order in
                 // Each cell's next free slot, kept in the start of the following cell until the fill is done.
                 for index in triangles.indices {
