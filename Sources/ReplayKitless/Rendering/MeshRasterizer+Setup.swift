@@ -21,15 +21,16 @@ extension MeshRasterizer {
         /// Clips the triangle to depth ≥ near (keeping its winding) and writes what is left at
         /// `triangles[count]` on, counting it (built in place: a triangle is 384 bytes, and each copy
         /// of it cost more than its setup's arithmetic; room for two is the caller's); the pieces of
-        /// a clipped triangle have every edge on the silhouette.
+        /// a clipped triangle have every edge on the silhouette. With `deferShading`, a triangle left
+        /// whole gets no depth or normal until ``shade(_:_:_:_:)`` (the caller's, unless it joins another).
         func clip(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, into triangles: UnsafeMutablePointer<ScreenTriangle>,
-                  count: inout Int) {
+                  count: inout Int, deferShading: Bool = false) {
             let inA = -a.position.z >= near, inB = -b.position.z >= near, inC = -c.position.z >= near
-            func out(_ p: ViewVertex, _ q: ViewVertex, _ r: ViewVertex, silhouette: UInt8 = 7) {
-                project(p, q, r, silhouette: silhouette, into: triangles, count: &count)
+            func out(_ p: ViewVertex, _ q: ViewVertex, _ r: ViewVertex, silhouette: UInt8 = 7, shaded: Bool = true) {
+                project(p, q, r, silhouette: silhouette, shaded: shaded, into: triangles, count: &count)
             }
             switch (inA, inB, inC) {
-            case (true, true, true): out(a, b, c, silhouette: silhouette)
+            case (true, true, true): out(a, b, c, silhouette: silhouette, shaded: !deferShading)
             case (false, false, false): return
             // One vertex in front: a smaller triangle.
             case (true, false, false): out(a, crossing(a, b), crossing(a, c))
@@ -62,8 +63,9 @@ extension MeshRasterizer {
         }
 
         /// Projects a triangle lying in front of the near plane and writes it at `triangles[count]`,
-        /// counting it; nothing when it has no area on screen or misses the frame.
-        private func project(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, silhouette: UInt8,
+        /// counting it, its depth and normal only if `shaded`; nothing when it has no area on screen
+        /// or misses the frame.
+        private func project(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, silhouette: UInt8, shaded: Bool,
                              into triangles: UnsafeMutablePointer<ScreenTriangle>, count: inout Int) {
             func pixel(_ v: ViewVertex) -> (x: Double, y: Double, inverseDepth: Double) {
                 let d = -v.position.z
@@ -81,28 +83,38 @@ extension MeshRasterizer {
             let e0 = ck_linear(edgeFrom: (v1.x, v1.y), to: (v2.x, v2.y), area: area)
             let e1 = ck_linear(edgeFrom: (v2.x, v2.y), to: (v0.x, v0.y), area: area)
             let e2 = ck_linear(edgeFrom: (v0.x, v0.y), to: (v1.x, v1.y), area: area)
-            // 1/depth is linear in screen space: the barycentric mix of the vertices' 1/depth.
-            let inverseDepth = ck_linear(a: e0.a * v0.inverseDepth + e1.a * v1.inverseDepth + e2.a * v2.inverseDepth,
-                                         b: e0.b * v0.inverseDepth + e1.b * v1.inverseDepth + e2.b * v2.inverseDepth,
-                                         c: e0.c * v0.inverseDepth + e1.c * v1.inverseDepth + e2.c * v2.inverseDepth)
-            // Σ nᵢ·bᵢ/depthᵢ, each bᵢ linear in the pixel position.
-            let n0 = a.normal * (normalSign * v0.inverseDepth), n1 = b.normal * (normalSign * v1.inverseDepth)
-            let n2 = c.normal * (normalSign * v2.inverseDepth)
             let uniform = uniformColor(a.normal, b.normal, c.normal)
-            /// Four lanes for C, the fourth unused.
-            func lanes(_ v: SIMD3<Float>) -> (Float, Float, Float, Float) { (v.x, v.y, v.z, 0) }
-            (triangles + count).initialize(to: ScreenTriangle(
-                edge: (e0, e1, e2, ck_linear()), inverse_depth: inverseDepth,
+            let triangle = triangles + count
+            triangle.initialize(to: ScreenTriangle(
+                edge: (e0, e1, e2, ck_linear()), inverse_depth: ck_linear(),
                 corner: ((v0.x, v0.y), (v1.x, v1.y), (v2.x, v2.y), (0, 0)), area: abs(area) / 2,
-                normal_x: lanes(SIMD3<Float>(n0 * e0.a + n1 * e1.a + n2 * e2.a)),
-                normal_y: lanes(SIMD3<Float>(n0 * e0.b + n1 * e1.b + n2 * e2.b)),
-                normal_origin: lanes(SIMD3<Float>(n0 * e0.c + n1 * e1.c + n2 * e2.c)),
-                base: lanes(uniform ?? material.black), range: lanes(material.color - material.black),
+                normal_x: (0, 0, 0, 0), normal_y: (0, 0, 0, 0), normal_origin: (0, 0, 0, 0),
+                base: Self.lanes(uniform ?? material.black), range: Self.lanes(material.color - material.black),
                 min_x: Int32(rect.minX), min_y: Int32(rect.minY), max_x: Int32(rect.maxX), max_y: Int32(rect.maxY),
                 shaded_as: UInt32(truncatingIfNeeded: count), silhouette: silhouette, flat: uniform != nil ? 1 : 0,
                 spherical: spherical ? 1 : 0, corners: 3, convex_group: 0))
             count += 1
+            if shaded { shade(triangle, a, b, c) }
         }
+
+        /// Sets the depth and normal of `triangle`, projected from `a`, `b`, `c` (and `normalSign`)
+        /// by `project`: a quad's second half, which the first takes in, goes without.
+        @inline(__always) func shade(_ triangle: UnsafeMutablePointer<ScreenTriangle>, _ a: ViewVertex, _ b: ViewVertex,
+                                     _ c: ViewVertex) {
+            let (e0, e1, e2, _) = triangle.pointee.edge
+            let d0 = 1 / -a.position.z, d1 = 1 / -b.position.z, d2 = 1 / -c.position.z
+            // 1/depth is linear in screen space: the barycentric mix of the vertices' 1/depth.
+            triangle.pointee.inverse_depth = ck_linear(a: e0.a * d0 + e1.a * d1 + e2.a * d2, b: e0.b * d0 + e1.b * d1 + e2.b * d2,
+                                                       c: e0.c * d0 + e1.c * d1 + e2.c * d2)
+            // Σ nᵢ·bᵢ/depthᵢ, each bᵢ linear in the pixel position.
+            let n0 = a.normal * (normalSign * d0), n1 = b.normal * (normalSign * d1), n2 = c.normal * (normalSign * d2)
+            triangle.pointee.normal_x = Self.lanes(SIMD3<Float>(n0 * e0.a + n1 * e1.a + n2 * e2.a))
+            triangle.pointee.normal_y = Self.lanes(SIMD3<Float>(n0 * e0.b + n1 * e1.b + n2 * e2.b))
+            triangle.pointee.normal_origin = Self.lanes(SIMD3<Float>(n0 * e0.c + n1 * e1.c + n2 * e2.c))
+        }
+
+        /// Four lanes for C, the fourth unused.
+        private static func lanes(_ v: SIMD3<Float>) -> (Float, Float, Float, Float) { (v.x, v.y, v.z, 0) }
     }
 }
 

@@ -172,7 +172,11 @@ final class MeshRasterizer {
             }
             let first = count, before = previous
             let samePlane = previousSource == index - 1 && index < mesh.continuesPlane.count && mesh.continuesPlane[index]
-            setup.clip(vertices[i0], vertices[i1], vertices[i2], into: triangles, count: &count)
+            // The second half of a quad, both halves whole: the first may take it in (below), so it
+            // is shaded only if not.
+            let mayJoin = samePlane && before == first - 1 && drawnWhole[index] && drawnWhole[index - 1]
+                && (facings[index] > 0) == (facings[index - 1] > 0)
+            setup.clip(vertices[i0], vertices[i1], vertices[i2], into: triangles, count: &count, deferShading: mayJoin)
             for slot in first..<count {
                 let triangle = triangles + slot
                 // Shaded as the last triangle when that shades it alike: both one colour, or
@@ -191,12 +195,15 @@ final class MeshRasterizer {
                 bounds = bounds.union(rect)
                 drawingCost += min(triangle.pointee.area, Double(rect.area)) + Double(Self.tiles(of: rect).count * Self.tileSize)
             }
-            // The second half of a quad, both halves whole and shaded alike: one shape for the kernel.
-            if samePlane, let before, before == first - 1, count == first + 1, drawnWhole[index], drawnWhole[index - 1],
-               (facings[index] > 0) == (facings[index - 1] > 0), triangles[first].shaded_as == triangles[before].shaded_as,
-               triangles[before].absorb(triangles + first, mine: mesh.triangles[index - 1], its: triangle) {
-                count -= 1
-                previous = before
+            // Shaded alike too: one shape for the kernel.
+            if mayJoin, let before, count == first + 1 {
+                if triangles[first].shaded_as == triangles[before].shaded_as,
+                   triangles[before].absorb(triangles + first, mine: mesh.triangles[index - 1], its: triangle) {
+                    count -= 1
+                    previous = before
+                } else {
+                    setup.shade(triangles + first, vertices[i0], vertices[i1], vertices[i2])
+                }
             }
         }
         if mesh.isConvex, mesh.isClosed, neighbours != nil, unclipped, convexMeshes < 2 {
