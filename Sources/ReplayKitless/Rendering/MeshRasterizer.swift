@@ -150,6 +150,7 @@ final class MeshRasterizer {
         var previous: Int?, previousSource = -1
         let neighbours = edges.flatMap { $0.neighbours.count == meshTriangles ? $0.neighbours : nil }
         var unclipped = true
+        // (Most meshes have no sphere: no search of the list per triangle.)
         let meshStart = count, hasSpheres = !mesh.sphericalSurfaces.isEmpty
         for (index, triangle) in mesh.triangles.enumerated() {
             guard let (i0, i1, i2) = corners(triangle) else { continue }
