@@ -18,16 +18,19 @@ extension MeshRasterizer {
         /// Whether the triangle being set up is a facet of a sphere.
         var spherical = false
 
-        /// Clips the triangle to depth ≥ near (keeping its winding) and appends what is left to
-        /// `triangles` (built in place: a triangle is 320 bytes, and each copy of it cost more than
-        /// its setup's arithmetic); the pieces of a clipped triangle have every edge on the silhouette.
-        func clip(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, into triangles: inout [ScreenTriangle]) {
+        /// Clips the triangle to depth ≥ near (keeping its winding) and writes what is left at
+        /// `triangles[count]` on, counting it (built in place: a triangle is 384 bytes, and each copy
+        /// of it cost more than its setup's arithmetic; room for two is the caller's); the pieces of
+        /// a clipped triangle have every edge on the silhouette. With `deferShading`, a triangle left
+        /// whole gets no depth or normal until ``shade(_:_:_:_:)`` (the caller's, unless it joins another).
+        func clip(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, into triangles: UnsafeMutablePointer<ScreenTriangle>,
+                  count: inout Int, deferShading: Bool = false) {
             let inA = -a.position.z >= near, inB = -b.position.z >= near, inC = -c.position.z >= near
-            func out(_ p: ViewVertex, _ q: ViewVertex, _ r: ViewVertex, silhouette: UInt8 = 7) {
-                project(p, q, r, silhouette: silhouette, into: &triangles)
+            func out(_ p: ViewVertex, _ q: ViewVertex, _ r: ViewVertex, silhouette: UInt8 = 7, shaded: Bool = true) {
+                project(p, q, r, silhouette: silhouette, shaded: shaded, into: triangles, count: &count)
             }
             switch (inA, inB, inC) {
-            case (true, true, true): out(a, b, c, silhouette: silhouette)
+            case (true, true, true): out(a, b, c, silhouette: silhouette, shaded: !deferShading)
             case (false, false, false): return
             // One vertex in front: a smaller triangle.
             case (true, false, false): out(a, crossing(a, b), crossing(a, c))
@@ -45,7 +48,7 @@ extension MeshRasterizer {
         }
 
         /// The colour of a triangle with these vertex normals when it is one colour all over, or nil.
-        private func uniformColor(_ n0: SIMD3<Double>, _ n1: SIMD3<Double>, _ n2: SIMD3<Double>) -> SIMD3<Float>? {
+        @inline(__always) private func uniformColor(_ n0: SIMD3<Double>, _ n1: SIMD3<Double>, _ n2: SIMD3<Double>) -> SIMD3<Float>? {
             guard material.shaded else { return material.color }
             guard n0 == n1, n1 == n2 else { return nil }
             return material.lit(by: lighting, normal: SIMD3<Float>(n0 * normalSign))
@@ -59,10 +62,11 @@ extension MeshRasterizer {
                               normal: inside.normal + (outside.normal - inside.normal) * t)
         }
 
-        /// Projects a triangle lying in front of the near plane and appends it to `triangles`;
-        /// nothing when it has no area on screen or misses the frame.
-        private func project(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, silhouette: UInt8,
-                             into triangles: inout [ScreenTriangle]) {
+        /// Projects a triangle lying in front of the near plane and writes it at `triangles[count]`,
+        /// counting it, its depth and normal only if `shaded`; nothing when it has no area on screen
+        /// or misses the frame.
+        private func project(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, silhouette: UInt8, shaded: Bool,
+                             into triangles: UnsafeMutablePointer<ScreenTriangle>, count: inout Int) {
             func pixel(_ v: ViewVertex) -> (x: Double, y: Double, inverseDepth: Double) {
                 let d = -v.position.z
                 return (focal.cx + focal.fx * v.position.x / d, focal.cy - focal.fy * v.position.y / d, 1 / d)
@@ -79,38 +83,38 @@ extension MeshRasterizer {
             let e0 = ck_linear(edgeFrom: (v1.x, v1.y), to: (v2.x, v2.y), area: area)
             let e1 = ck_linear(edgeFrom: (v2.x, v2.y), to: (v0.x, v0.y), area: area)
             let e2 = ck_linear(edgeFrom: (v0.x, v0.y), to: (v1.x, v1.y), area: area)
-            // 1/depth is linear in screen space: the barycentric mix of the vertices' 1/depth.
-            let inverseDepth = ck_linear(a: e0.a * v0.inverseDepth + e1.a * v1.inverseDepth + e2.a * v2.inverseDepth,
-                                         b: e0.b * v0.inverseDepth + e1.b * v1.inverseDepth + e2.b * v2.inverseDepth,
-                                         c: e0.c * v0.inverseDepth + e1.c * v1.inverseDepth + e2.c * v2.inverseDepth)
-            // Σ nᵢ·bᵢ/depthᵢ, each bᵢ linear in the pixel position.
-            let n0 = a.normal * (normalSign * v0.inverseDepth), n1 = b.normal * (normalSign * v1.inverseDepth)
-            let n2 = c.normal * (normalSign * v2.inverseDepth)
             let uniform = uniformColor(a.normal, b.normal, c.normal)
-            /// Four lanes for C, the fourth unused.
-            func lanes(_ v: SIMD3<Float>) -> (Float, Float, Float, Float) { (v.x, v.y, v.z, 0) }
-            triangles.append(ScreenTriangle())
-            let last = triangles.count - 1
-            triangles.withUnsafeMutableBufferPointer { triangles in
-                let t = triangles.baseAddress! + last
-                t.pointee.edge = (e0, e1, e2, ck_linear())
-                t.pointee.inverse_depth = inverseDepth
-                t.pointee.corner = ((v0.x, v0.y), (v1.x, v1.y), (v2.x, v2.y), (0, 0))
-                t.pointee.corners = 3
-                t.pointee.area = abs(area) / 2
-                t.pointee.normal_x = lanes(SIMD3<Float>(n0 * e0.a + n1 * e1.a + n2 * e2.a))
-                t.pointee.normal_y = lanes(SIMD3<Float>(n0 * e0.b + n1 * e1.b + n2 * e2.b))
-                t.pointee.normal_origin = lanes(SIMD3<Float>(n0 * e0.c + n1 * e1.c + n2 * e2.c))
-                t.pointee.base = lanes(uniform ?? material.black)
-                t.pointee.range = lanes(material.color - material.black)
-                (t.pointee.min_x, t.pointee.min_y, t.pointee.max_x, t.pointee.max_y) =
-                    (Int32(rect.minX), Int32(rect.minY), Int32(rect.maxX), Int32(rect.maxY))
-                t.pointee.shaded_as = UInt32(truncatingIfNeeded: last)
-                t.pointee.silhouette = silhouette
-                t.pointee.flat = uniform != nil ? 1 : 0
-                t.pointee.spherical = spherical ? 1 : 0
-            }
+            let triangle = triangles + count
+            triangle.initialize(to: ScreenTriangle(
+                edge: (e0, e1, e2, ck_linear()), inverse_depth: ck_linear(),
+                corner: ((v0.x, v0.y), (v1.x, v1.y), (v2.x, v2.y), (0, 0)), area: abs(area) / 2,
+                normal_x: (0, 0, 0, 0), normal_y: (0, 0, 0, 0), normal_origin: (0, 0, 0, 0),
+                base: Self.lanes(uniform ?? material.black), range: Self.lanes(material.color - material.black),
+                min_x: Int32(rect.minX), min_y: Int32(rect.minY), max_x: Int32(rect.maxX), max_y: Int32(rect.maxY),
+                shaded_as: UInt32(truncatingIfNeeded: count), silhouette: silhouette, flat: uniform != nil ? 1 : 0,
+                spherical: spherical ? 1 : 0, corners: 3, convex_group: 0))
+            count += 1
+            if shaded { shade(triangle, a, b, c) }
         }
+
+        /// Sets the depth and normal of `triangle`, projected from `a`, `b`, `c` (and `normalSign`)
+        /// by `project`: a quad's second half, which the first takes in, goes without.
+        @inline(__always) func shade(_ triangle: UnsafeMutablePointer<ScreenTriangle>, _ a: ViewVertex, _ b: ViewVertex,
+                                     _ c: ViewVertex) {
+            let (e0, e1, e2, _) = triangle.pointee.edge
+            let d0 = 1 / -a.position.z, d1 = 1 / -b.position.z, d2 = 1 / -c.position.z
+            // 1/depth is linear in screen space: the barycentric mix of the vertices' 1/depth.
+            triangle.pointee.inverse_depth = ck_linear(a: e0.a * d0 + e1.a * d1 + e2.a * d2, b: e0.b * d0 + e1.b * d1 + e2.b * d2,
+                                                       c: e0.c * d0 + e1.c * d1 + e2.c * d2)
+            // Σ nᵢ·bᵢ/depthᵢ, each bᵢ linear in the pixel position.
+            let n0 = a.normal * (normalSign * d0), n1 = b.normal * (normalSign * d1), n2 = c.normal * (normalSign * d2)
+            triangle.pointee.normal_x = Self.lanes(SIMD3<Float>(n0 * e0.a + n1 * e1.a + n2 * e2.a))
+            triangle.pointee.normal_y = Self.lanes(SIMD3<Float>(n0 * e0.b + n1 * e1.b + n2 * e2.b))
+            triangle.pointee.normal_origin = Self.lanes(SIMD3<Float>(n0 * e0.c + n1 * e1.c + n2 * e2.c))
+        }
+
+        /// Four lanes for C, the fourth unused.
+        private static func lanes(_ v: SIMD3<Float>) -> (Float, Float, Float, Float) { (v.x, v.y, v.z, 0) }
     }
 }
 
@@ -141,38 +145,42 @@ extension MeshRasterizer.ScreenTriangle {
     /// sharing an edge, in one plane and shaded alike), as the quadrilateral they make, so the
     /// kernel walks its rows once instead of twice; false, and nothing changed, unless that is
     /// convex and bounded by at most two edges on each side of a row (CKernels.h). Depth and
-    /// shading stay this half's, which are the other's up to rounding.
-    mutating func absorb(_ half: Self, mine: SIMD3<Int32>, its: SIMD3<Int32>) -> Bool {
-        guard corners == 3, half.corners == 3,
+    /// shading stay this half's, which are the other's up to rounding. (`half` is read in place:
+    /// copying its 384 bytes cost more than the test.)
+    mutating func absorb(_ half: UnsafePointer<Self>, mine: SIMD3<Int32>, its: SIMD3<Int32>) -> Bool {
+        guard corners == 3, half.pointee.corners == 3,
               let k = (0..<3).first(where: { mine[$0] != its.x && mine[$0] != its.y && mine[$0] != its.z }),
               let m = (0..<3).first(where: { its[$0] != mine.x && its[$0] != mine.y && its[$0] != mine.z }),
               // The shared edge runs mine[k + 1] → mine[k + 2] here and back in the other half.
               its[(m + 1) % 3] == mine[(k + 2) % 3], its[(m + 2) % 3] == mine[(k + 1) % 3] else { return false }
         // In winding order: corner k, k + 1, the other's own corner, k + 2; edge j runs from corner j + 1 to j + 2.
-        let outline = (half.edge(at: (m + 1) % 3), half.edge(at: (m + 2) % 3), edge(at: (k + 1) % 3), edge(at: (k + 2) % 3))
-        let added = half.corner(at: m)
+        let outline = (half.pointee.edge(at: (m + 1) % 3), half.pointee.edge(at: (m + 2) % 3), edge(at: (k + 1) % 3),
+                       edge(at: (k + 2) % 3))
+        let added = half.pointee.corner(at: m)
         func sides(_ sign: Double) -> Int {
             (outline.0.a * sign > 0 ? 1 : 0) + (outline.1.a * sign > 0 ? 1 : 0) + (outline.2.a * sign > 0 ? 1 : 0) + (outline.3.a * sign > 0 ? 1 : 0)
         }
         // Convex where the other corner lies inside both of this half's outer edges.
         guard outline.2.at(added) > 0, outline.3.at(added) > 0, sides(1) <= 2, sides(-1) <= 2 else { return false }
         func bit(_ mask: UInt8, _ k: Int) -> UInt8 { (mask >> k) & 1 }
-        silhouette = bit(half.silhouette, (m + 1) % 3) | bit(half.silhouette, (m + 2) % 3) << 1 | bit(silhouette, (k + 1) % 3) << 2
-            | bit(silhouette, (k + 2) % 3) << 3
+        silhouette = bit(half.pointee.silhouette, (m + 1) % 3) | bit(half.pointee.silhouette, (m + 2) % 3) << 1
+            | bit(silhouette, (k + 1) % 3) << 2 | bit(silhouette, (k + 2) % 3) << 3
         corner = (corner(at: k), corner(at: (k + 1) % 3), added, corner(at: (k + 2) % 3))
         edge = outline
         corners = 4
-        area += half.area
-        (min_x, min_y, max_x, max_y) = (min(min_x, half.min_x), min(min_y, half.min_y), max(max_x, half.max_x), max(max_y, half.max_y))
+        area += half.pointee.area
+        (min_x, min_y, max_x, max_y) = (min(min_x, half.pointee.min_x), min(min_y, half.pointee.min_y),
+                                        max(max_x, half.pointee.max_x), max(max_y, half.pointee.max_y))
         return true
     }
 
+    /// Edge `k` (0, 1 or 2) of a triangle, read as a field: no copy of the tuple.
     private func edge(at k: Int) -> ck_linear {
-        withUnsafeBytes(of: edge) { $0.load(fromByteOffset: k * MemoryLayout<ck_linear>.stride, as: ck_linear.self) }
+        k == 0 ? edge.0 : k == 1 ? edge.1 : edge.2
     }
 
     private func corner(at k: Int) -> (Double, Double) {
-        withUnsafeBytes(of: corner) { ($0.load(fromByteOffset: 16 * k, as: Double.self), $0.load(fromByteOffset: 16 * k + 8, as: Double.self)) }
+        k == 0 ? corner.0 : k == 1 ? corner.1 : corner.2
     }
 }
 

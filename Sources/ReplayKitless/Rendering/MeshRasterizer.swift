@@ -46,7 +46,11 @@ final class MeshRasterizer {
     /// front of the near plane, facing the viewer or double-sided), for its neighbours' silhouettes.
     private var facings: [Double] = []
     private var drawnWhole: [Bool] = []
-    private var triangles: [ScreenTriangle] = []
+    /// The triangles added since the last `resolve`, `triangleCount` of `triangleCapacity`: raw
+    /// storage, so `add` builds each in place without an array's bookkeeping per triangle.
+    private var triangles: UnsafeMutablePointer<ScreenTriangle>
+    private var triangleCount = 0
+    private var triangleCapacity = 256
     private var bounds = PixelBounds.empty
     /// How many convex meshes, whole and with their silhouettes known, were added since the last
     /// `resolve` (the kernel tells two apart: `ck_raster_triangle.convex_group`).
@@ -73,6 +77,7 @@ final class MeshRasterizer {
     init(lighting: Lighting) {
         self.lighting = lighting
         kernelLighting = lighting.kernelLighting
+        triangles = .allocate(capacity: triangleCapacity)
         tileScratch = .allocate(capacity: 1)
         ck_raster_tile_init(tileScratch)
         drawnColumns = .allocate(capacity: Self.tileSize)
@@ -80,6 +85,7 @@ final class MeshRasterizer {
     }
 
     deinit {
+        triangles.deallocate()
         tileScratch.deallocate()
         drawnColumns.deallocate()
     }
@@ -87,24 +93,26 @@ final class MeshRasterizer {
     /// Sets up `mesh`, placed in the world by `transform`, as `camera` sees it. Without `edges`
     /// (the mesh's, ``MeshEdges``) every edge counts as a silhouette: right for any mesh, only slower.
     func add(_ mesh: Mesh, edges: MeshEdges? = nil, transform: ModelTransform, camera: Camera, material: SurfaceMaterial) {
-        let count = mesh.positions.count
-        guard mesh.normals.count == count else { return }
+        let vertexCount = mesh.positions.count
+        guard mesh.normals.count == vertexCount else { return }
         let view = transform.viewed(by: camera)
         // The scratch arrays and results as locals for the loops (a property's every access is
         // checked for exclusivity at run time), put back when done.
-        var vertices: [ViewVertex] = [], facings: [Double] = [], drawnWhole: [Bool] = [], triangles: [ScreenTriangle] = []
+        var vertices: [ViewVertex] = [], facings: [Double] = [], drawnWhole: [Bool] = []
         swap(&vertices, &self.vertices)
         swap(&facings, &self.facings)
         swap(&drawnWhole, &self.drawnWhole)
-        swap(&triangles, &self.triangles)
-        var bounds = self.bounds, drawingCost = self.drawingCost
+        // Clipping leaves at most two pieces of a triangle.
+        reserveTriangles(2 * mesh.triangles.count)
+        let triangles = self.triangles
+        var bounds = self.bounds, drawingCost = self.drawingCost, count = triangleCount
         defer {
             swap(&vertices, &self.vertices)
             swap(&facings, &self.facings)
             swap(&drawnWhole, &self.drawnWhole)
-            swap(&triangles, &self.triangles)
             self.bounds = bounds
             self.drawingCost = drawingCost
+            triangleCount = count
         }
         Self.transform(mesh, by: view, into: &vertices)
         // The view ray through pixel (x, y): ((x − cx)/fx, −(y − cy)/fy, −1), for spheres' normals.
@@ -112,23 +120,25 @@ final class MeshRasterizer {
         kernelLighting.ray_x = (Float(1 / focal.fx), 0, 0, 0)
         kernelLighting.ray_y = (0, Float(-1 / focal.fy), 0, 0)
         kernelLighting.ray_origin = (Float(-focal.cx / focal.fx), Float(focal.cy / focal.fy), -1, 0)
-        var setup = Setup(focal: camera.focal, near: camera.clippingNear, width: Int(camera.width),
+        var setup = Setup(focal: focal, near: camera.clippingNear, width: Int(camera.width),
                           height: Int(camera.height), material: material, lighting: lighting)
         func corners(_ triangle: SIMD3<Int32>) -> (Int, Int, Int)? {
             let i0 = Int(triangle.x), i1 = Int(triangle.y), i2 = Int(triangle.z)
-            guard i0 >= 0, i1 >= 0, i2 >= 0, i0 < count, i1 < count, i2 < count else { return nil }
+            guard i0 >= 0, i1 >= 0, i2 >= 0, i0 < vertexCount, i1 < vertexCount, i2 < vertexCount else { return nil }
             return (i0, i1, i2)
         }
-        facings.removeAll(keepingCapacity: true)
-        drawnWhole.removeAll(keepingCapacity: true)
-        facings.append(contentsOf: repeatElement(0, count: mesh.triangles.count))
-        drawnWhole.append(contentsOf: repeatElement(false, count: mesh.triangles.count))
+        let meshTriangles = mesh.triangles.count
+        Self.grow(&facings, to: meshTriangles, with: 0)
+        Self.grow(&drawnWhole, to: meshTriangles, with: false)
         // Through pointers: appending one element at a time cost more than the arithmetic.
         vertices.withUnsafeBufferPointer { vertices in
             facings.withUnsafeMutableBufferPointer { facings in
                 drawnWhole.withUnsafeMutableBufferPointer { drawnWhole in
                     for (index, triangle) in mesh.triangles.enumerated() {
-                        guard let (i0, i1, i2) = corners(triangle) else { continue }
+                        guard let (i0, i1, i2) = corners(triangle) else {
+                            (facings[index], drawnWhole[index]) = (0, false)
+                            continue
+                        }
                         let a = vertices[i0].position, b = vertices[i1].position, c = vertices[i2].position
                         // The camera is at the origin: a face whose normal points away from it is seen from behind.
                         let facing = (b - a).crossProduct(c - a).dotProduct(a)
@@ -140,16 +150,17 @@ final class MeshRasterizer {
         }
         // The last triangle set up and the mesh's triangle it came from.
         var previous: Int?, previousSource = -1
-        let neighbours = edges.flatMap { $0.neighbours.count == mesh.triangles.count ? $0.neighbours : nil }
+        let neighbours = edges.flatMap { $0.neighbours.count == meshTriangles ? $0.neighbours : nil }
         var unclipped = true
-        let meshStart = triangles.count
+        // (Most meshes have no sphere: no search of the list per triangle.)
+        let meshStart = count, hasSpheres = !mesh.sphericalSurfaces.isEmpty
         for (index, triangle) in mesh.triangles.enumerated() {
             guard let (i0, i1, i2) = corners(triangle) else { continue }
             let facing = facings[index]
             if mesh.isClosed && facing >= 0 { continue }
             unclipped = unclipped && drawnWhole[index]
             setup.normalSign = facing > 0 ? -1 : 1
-            setup.spherical = index < mesh.surfaces.count && mesh.sphericalSurfaces.contains(mesh.surfaces[index])
+            setup.spherical = hasSpheres && index < mesh.surfaces.count && mesh.sphericalSurfaces.contains(mesh.surfaces[index])
             setup.silhouette = 7
             if let neighbours, drawnWhole[index] {
                 let across = neighbours[index]
@@ -157,55 +168,77 @@ final class MeshRasterizer {
                 for k in 0..<3 {
                     let other = Int(across[k])
                     // The surface goes on across the edge only into a whole neighbour facing the same way.
-                    if other < 0 || other >= drawnWhole.count || !drawnWhole[other] || (facings[other] > 0) != (facing > 0) {
+                    if other < 0 || other >= meshTriangles || !drawnWhole[other] || (facings[other] > 0) != (facing > 0) {
                         setup.silhouette |= 1 << k
                     }
                 }
             }
-            let first = triangles.count, before = previous
+            let first = count, before = previous
             let samePlane = previousSource == index - 1 && index < mesh.continuesPlane.count && mesh.continuesPlane[index]
-            setup.clip(vertices[i0], vertices[i1], vertices[i2], into: &triangles)
-            triangles.withUnsafeMutableBufferPointer { triangles in
-                for slot in first..<triangles.count {
-                    let triangle = triangles.baseAddress! + slot
-                    // Shaded as the last triangle when that shades it alike: both one colour, or
-                    // lit on one plane with one normal field (the mesh's quads), so a face, an
-                    // unshaded mesh or a quad is shaded in runs across its triangles.
-                    if let previous {
-                        let shading = triangles.baseAddress! + Int(triangles[previous].shaded_as)
-                        if shading.pointee.flat == triangle.pointee.flat, shading.pointee.base == triangle.pointee.base,
-                           triangle.pointee.flat != 0 || (samePlane && shading.pointee.spherical == triangle.pointee.spherical) {
-                            triangle.pointee.shaded_as = shading.pointee.shaded_as
-                        }
+            // The second half of a quad, both halves whole: the first may take it in (below), so it
+            // is shaded only if not.
+            let mayJoin = samePlane && before == first - 1 && drawnWhole[index] && drawnWhole[index - 1]
+                && (facings[index] > 0) == (facings[index - 1] > 0)
+            setup.clip(vertices[i0], vertices[i1], vertices[i2], into: triangles, count: &count, deferShading: mayJoin)
+            for slot in first..<count {
+                let triangle = triangles + slot
+                // Shaded as the last triangle when that shades it alike: both one colour, or
+                // lit on one plane with one normal field (the mesh's quads), so a face, an
+                // unshaded mesh or a quad is shaded in runs across its triangles.
+                if let previous {
+                    let shading = triangles + Int(triangles[previous].shaded_as)
+                    if shading.pointee.flat == triangle.pointee.flat, shading.pointee.base == triangle.pointee.base,
+                       triangle.pointee.flat != 0 || (samePlane && shading.pointee.spherical == triangle.pointee.spherical) {
+                        triangle.pointee.shaded_as = shading.pointee.shaded_as
                     }
-                    previous = slot
-                    previousSource = index
-                    let rect = triangle.pointee.rect
-                    bounds = bounds.union(rect)
-                    drawingCost += min(triangle.pointee.area, Double(rect.area)) + Double(Self.tiles(of: rect).count * Self.tileSize)
                 }
+                previous = slot
+                previousSource = index
+                let rect = triangle.pointee.rect
+                bounds = bounds.union(rect)
+                drawingCost += min(triangle.pointee.area, Double(rect.area)) + Double(Self.tiles(of: rect).count * Self.tileSize)
             }
-            // The second half of a quad, both halves whole and shaded alike: one shape for the kernel.
-            if samePlane, let before, before == first - 1, triangles.count == first + 1, drawnWhole[index], drawnWhole[index - 1],
-               (facings[index] > 0) == (facings[index - 1] > 0), triangles[first].shaded_as == triangles[before].shaded_as,
-               triangles[before].absorb(triangles[first], mine: mesh.triangles[index - 1], its: triangle) {
-                triangles.removeLast()
-                previous = before
+            // Shaded alike too: one shape for the kernel.
+            if mayJoin, let before, count == first + 1 {
+                if triangles[first].shaded_as == triangles[before].shaded_as,
+                   triangles[before].absorb(triangles + first, mine: mesh.triangles[index - 1], its: triangle) {
+                    count -= 1
+                    previous = before
+                } else {
+                    setup.shade(triangles + first, vertices[i0], vertices[i1], vertices[i2])
+                }
             }
         }
         if mesh.isConvex, mesh.isClosed, neighbours != nil, unclipped, convexMeshes < 2 {
             convexMeshes += 1
-            for slot in meshStart..<triangles.count { triangles[slot].convex_group = UInt8(convexMeshes) }
+            for slot in meshStart..<count { triangles[slot].convex_group = UInt8(convexMeshes) }
         }
     }
 
-    /// Replaces `vertices` with `mesh`'s vertices in camera space (`view`: model to camera), written
+    /// Makes room for `extra` more triangles.
+    private func reserveTriangles(_ extra: Int) {
+        let needed = triangleCount + extra
+        guard needed > triangleCapacity else { return }
+        let capacity = max(needed, 2 * triangleCapacity)
+        let grown = UnsafeMutablePointer<ScreenTriangle>.allocate(capacity: capacity)
+        grown.moveInitialize(from: triangles, count: triangleCount)
+        triangles.deallocate()
+        (triangles, triangleCapacity) = (grown, capacity)
+    }
+
+    /// Makes `array` hold at least `count` elements, never shrinking it: the scratch arrays are
+    /// written up to the mesh's count before they are read, and nothing past it is read, so they
+    /// are not refilled for every mesh.
+    private static func grow<Element>(_ array: inout [Element], to count: Int, with filler: Element) {
+        if array.count < count { array.append(contentsOf: repeatElement(filler, count: count - array.count)) }
+    }
+
+    /// Writes `mesh`'s vertices in camera space (`view`: model to camera) at the start of `vertices`,
     /// through a pointer into storage kept from call to call, the matrices' columns in registers:
     /// the same arithmetic as `view.apply` and `view.rotation *`, in the same order.
     private static func transform(_ mesh: Mesh, by view: ModelTransform, into vertices: inout [ViewVertex]) {
         let count = mesh.positions.count
-        vertices.removeAll(keepingCapacity: true)
-        vertices.append(contentsOf: repeatElement(ViewVertex(position: .zero, normal: .zero), count: count))
+        grow(&vertices, to: count, with: ViewVertex(position: .zero, normal: .zero))
         let (l0, l1, l2) = view.linear.columns, (r0, r1, r2) = view.rotation.columns, translation = view.translation
         mesh.positions.withUnsafeBufferPointer { positions in
             mesh.normals.withUnsafeBufferPointer { normals in
@@ -231,23 +264,22 @@ final class MeshRasterizer {
         let size = Self.tileSize
         let grid = Self.tiles(of: area)
         sortIntoTiles(grid, area: area)
-        triangles.withUnsafeBufferPointer { triangles in
-            tileTriangles.withUnsafeBufferPointer { order in
-                order.withMemoryRebound(to: Int64.self) { order in
-                    for (row, top) in stride(from: grid.minY * size, to: area.maxY, by: size).enumerated() {
-                        for (column, left) in stride(from: grid.minX * size, to: area.maxX, by: size).enumerated() {
-                            let tile = PixelBounds(minX: left, minY: top, maxX: left + size, maxY: top + size).intersection(area)
-                            let first = tileStart[row * grid.columns + column], end = tileStart[row * grid.columns + column + 1]
-                            tileLayer.move(toX: left, y: top)
-                            let texels = UnsafeMutableRawPointer(tileLayer.row(tile.minY) + tile.minX).assumingMemoryBound(to: Float.self)
-                            ck_raster_tile_draw(tileScratch, triangles.baseAddress, order.baseAddress.map { $0 + first }, Int64(end - first),
-                                                Int32(tile.minX), Int32(tile.minY), Int32(tile.maxX), Int32(tile.maxY), &kernelLighting,
-                                                texels, drawnColumns)
-                            tileLayer.touch(columns: drawnColumns, rows: tile.maxY - tile.minY, left: tile.minX, top: tile.minY)
-                            guard !tileLayer.touched.isEmpty else { continue }
-                            blend(tileLayer)
-                            tileLayer.clear()
-                        }
+        let triangles = self.triangles
+        tileTriangles.withUnsafeBufferPointer { order in
+            order.withMemoryRebound(to: Int64.self) { order in
+                for (row, top) in stride(from: grid.minY * size, to: area.maxY, by: size).enumerated() {
+                    for (column, left) in stride(from: grid.minX * size, to: area.maxX, by: size).enumerated() {
+                        let tile = PixelBounds(minX: left, minY: top, maxX: left + size, maxY: top + size).intersection(area)
+                        let first = tileStart[row * grid.columns + column], end = tileStart[row * grid.columns + column + 1]
+                        tileLayer.move(toX: left, y: top)
+                        let texels = UnsafeMutableRawPointer(tileLayer.row(tile.minY) + tile.minX).assumingMemoryBound(to: Float.self)
+                        ck_raster_tile_draw(tileScratch, triangles, order.baseAddress.map { $0 + first }, Int64(end - first),
+                                            Int32(tile.minX), Int32(tile.minY), Int32(tile.maxX), Int32(tile.maxY), &kernelLighting,
+                                            texels, drawnColumns)
+                        tileLayer.touch(columns: drawnColumns, rows: tile.maxY - tile.minY, left: tile.minX, top: tile.minY)
+                        guard !tileLayer.touched.isEmpty else { continue }
+                        blend(tileLayer)
+                        tileLayer.clear()
                     }
                 }
             }
@@ -275,37 +307,35 @@ final class MeshRasterizer {
         }
         start.removeAll(keepingCapacity: true)
         start.append(contentsOf: repeatElement(0, count: grid.count + 1))
-        triangles.withUnsafeBufferPointer { triangles in
-            start.withUnsafeMutableBufferPointer { start in
-                /// Calls `body` with each cell of the grid triangle `index` reaches.
-                @inline(__always) func forEachCell(of index: Int, _ body: (Int) -> Void) {
-                    let cells = Self.tiles(of: triangles[index].rect.intersection(area))
-                    for row in cells.minY..<cells.minY + cells.rows {
-                        for column in cells.minX..<cells.minX + cells.columns { body((row - grid.minY) * grid.columns + column - grid.minX) }
-                    }
+        let triangles = UnsafeBufferPointer(start: self.triangles, count: triangleCount)
+        start.withUnsafeMutableBufferPointer { start in
+            /// Calls `body` with each cell of the grid triangle `index` reaches.
+            @inline(__always) func forEachCell(of index: Int, _ body: (Int) -> Void) {
+                let cells = Self.tiles(of: triangles[index].rect.intersection(area))
+                for row in cells.minY..<cells.minY + cells.rows {
+                    for column in cells.minX..<cells.minX + cells.columns { body((row - grid.minY) * grid.columns + column - grid.minX) }
                 }
-                for index in triangles.indices { forEachCell(of: index) { start[$0 + 1] += 1 } }
-                for cell in 0..<grid.count { start[cell + 1] += start[cell] }
-                order.removeAll(keepingCapacity: true)
-                order.append(contentsOf: repeatElement(0, count: start[grid.count]))
-                order.withUnsafeMutableBufferPointer { order in
-                    // Each cell's next free slot, kept in the start of the following cell until the fill is done.
-                    for index in triangles.indices {
-                        forEachCell(of: index) { cell in
-                            order[start[cell]] = index
-                            start[cell] += 1
-                        }
-                    }
-                }
-                for cell in stride(from: grid.count, to: 0, by: -1) { start[cell] = start[cell - 1] }
-                start[0] = 0
             }
+            for index in triangles.indices { forEachCell(of: index) { start[$0 + 1] += 1 } }
+            for cell in 0..<grid.count { start[cell + 1] += start[cell] }
+            Self.grow(&order, to: start[grid.count], with: 0)
+            order.withUnsafeMutableBufferPointer { order in
+                // Each cell's next free slot, kept in the start of the following cell until the fill is done.
+                for index in triangles.indices {
+                    forEachCell(of: index) { cell in
+                        order[start[cell]] = index
+                        start[cell] += 1
+                    }
+                }
+            }
+            for cell in stride(from: grid.count, to: 0, by: -1) { start[cell] = start[cell - 1] }
+            start[0] = 0
         }
     }
 
     /// Forgets everything added since the last `resolve`, drawing nothing.
     func discard() {
-        triangles.removeAll(keepingCapacity: true)
+        triangleCount = 0
         bounds = .empty
         drawingCost = 0
         convexMeshes = 0

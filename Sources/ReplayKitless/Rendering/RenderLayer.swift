@@ -26,10 +26,16 @@ struct PixelBounds: Equatable {
 
     /// The pixels whose areas meet the continuous box `x0…x1` × `y0…y1`, clipped to a frame.
     static func covering(x0: Double, y0: Double, x1: Double, y1: Double, width: Int, height: Int) -> PixelBounds {
-        func clamp(_ v: Double, _ limit: Int) -> Int { Int(max(0, min(Double(limit), v))) }
+        // Clamped first, then rounded by conversion (the same result as rounding first): no calls to
+        // floor and ceil, around which the rasterizer's setup spilled every register.
+        @inline(__always) func clamp(_ v: Double, _ limit: Int) -> Double { max(0, min(Double(limit), v)) }
+        @inline(__always) func down(_ v: Double, _ limit: Int) -> Int { Int(clamp(v, limit)) }
+        @inline(__always) func up(_ v: Double, _ limit: Int) -> Int {
+            let clamped = clamp(v, limit), whole = Int(clamped)
+            return Double(whole) < clamped ? whole + 1 : whole
+        }
         guard x0 <= x1, y0 <= y1 else { return .empty }   // also false for NaN
-        return PixelBounds(minX: clamp(x0.rounded(.down), width), minY: clamp(y0.rounded(.down), height),
-                         maxX: clamp(x1.rounded(.up), width), maxY: clamp(y1.rounded(.up), height))
+        return PixelBounds(minX: down(x0, width), minY: down(y0, height), maxX: up(x1, width), maxY: up(y1, height))
     }
 }
 
@@ -102,17 +108,20 @@ final class RenderLayer {
     /// of `columns[j]` is set (their runs from the first bit set to the last): the rows' bounds
     /// gathered first, so the rectangle around them is updated once.
     func touch(columns: UnsafePointer<UInt64>, rows: Int, left: Int, top: Int) {
+        // The rows' bounds through pointers offset once: the properties were reloaded at every row.
+        let starts = rowStart + (top - originY), ends = rowEnd + (top - originY)
         var first = Int.max, last = Int.min, firstRow = Int.max, lastRow = Int.min
         for j in 0..<rows where columns[j] != 0 {
             let start = left + columns[j].trailingZeroBitCount, end = left + 64 - columns[j].leadingZeroBitCount
-            widen(row: top + j, from: start, to: end)
+            starts[j] = min(starts[j], start)
+            ends[j] = max(ends[j], end)
             first = min(first, start)
             last = max(last, end)
-            firstRow = min(firstRow, top + j)
-            lastRow = top + j
+            firstRow = min(firstRow, j)
+            lastRow = j
         }
         guard first < last else { return }
-        touched = touched.union(PixelBounds(minX: first, minY: firstRow, maxX: last, maxY: lastRow + 1))
+        touched = touched.union(PixelBounds(minX: first, minY: top + firstRow, maxX: last, maxY: top + lastRow + 1))
     }
 
     /// Declares a rectangle touched, row by row.
