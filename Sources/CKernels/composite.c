@@ -49,6 +49,14 @@ void ck_blend_blocks_420_portable(const float *top, const float *bottom, uint8_t
 typedef void (*blend_and_clear_row)(float *top, float *bottom, uint8_t *luma_top, uint8_t *luma_bottom, uint8_t *cb,
                                     uint8_t *cr, int32_t blocks, float opacity);
 
+/// The columns `*first..<*last` a chroma row's two luma rows touch (their bounds at `start` and
+/// `end`); whether there are any.
+static inline int touched_span(const intptr_t *start, const intptr_t *end, intptr_t *first, intptr_t *last) {
+    *first = start[0] < start[1] ? start[0] : start[1];
+    *last = end[0] > end[1] ? end[0] : end[1];
+    return *first < *last;
+}
+
 /// The chroma rows of a layer, each row's whole blocks over its two luma rows' touched columns;
 /// inlined with each path's `blend`, so that the row's blend is inlined too.
 __attribute__((always_inline))
@@ -62,9 +70,8 @@ static inline void blend_and_clear_layer(const ck_layer *layer, uint8_t *luma, p
     // The frame's samples under the layer are seldom in cache (a frame is decoded, drawn on and
     // encoded by different threads): all their lines asked for first, so their misses overlap.
     for (int32_t row = 0; row < chroma_rows; row++) {
-        const intptr_t *start = row_start + 2 * row, *end = row_end + 2 * row;
-        const intptr_t first = start[0] < start[1] ? start[0] : start[1], last = end[0] > end[1] ? end[0] : end[1];
-        if (first >= last) continue;
+        intptr_t first, last;
+        if (!touched_span(row_start + 2 * row, row_end + 2 * row, &first, &last)) continue;
         const uint8_t *luma_top = luma + 2 * row * luma_stride;
         __builtin_prefetch(luma_top + first, 1);
         __builtin_prefetch(luma_top + last - 1, 1);
@@ -74,11 +81,11 @@ static inline void blend_and_clear_layer(const ck_layer *layer, uint8_t *luma, p
         __builtin_prefetch(cr + row * cr_stride + (first >> 1), 1);
     }
     for (int32_t row = 0; row < chroma_rows; row++) {
-        intptr_t *start = row_start + 2 * row, *end = row_end + 2 * row;
-        const intptr_t first = start[0] < start[1] ? start[0] : start[1], last = end[0] > end[1] ? end[0] : end[1];
+        intptr_t *start = row_start + 2 * row, *end = row_end + 2 * row, first, last;
+        const int touched = touched_span(start, end, &first, &last);
         start[0] = start[1] = INTPTR_MAX;
         end[0] = end[1] = INTPTR_MIN;
-        if (first >= last) continue;
+        if (!touched) continue;
         const intptr_t block = first >> 1;
         float *top = texels + 4 * (2 * row * width + 2 * block - origin_x);
         uint8_t *luma_top = luma + 2 * row * luma_stride + 2 * block;
