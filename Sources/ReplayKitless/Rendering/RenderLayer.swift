@@ -94,14 +94,9 @@ final class RenderLayer {
     /// Declares that pixels `start..<end` of row `y` are (about to be) written.
     @inline(__always) func touch(row y: Int, from start: Int, to end: Int) {
         guard start < end else { return }
-        widen(row: y, from: start, to: end)
-        touched = touched.union(PixelBounds(minX: start, minY: y, maxX: end, maxY: y + 1))
-    }
-
-    /// Widens row `y`'s touched columns to hold `start..<end` (the rectangle around them is the caller's).
-    @inline(__always) private func widen(row y: Int, from start: Int, to end: Int) {
         rowStart[y - originY] = min(rowStart[y - originY], start)
         rowEnd[y - originY] = max(rowEnd[y - originY], end)
+        touched = touched.union(PixelBounds(minX: start, minY: y, maxX: end, maxY: y + 1))
     }
 
     /// Declares touched, for each row `top + j` (`j` < `rows`), the columns `left + i` whose bit i
