@@ -25,6 +25,19 @@ import Testing
         #expect(farthestOutside(mesh) <= 1e-9, "a vertex \(farthestOutside(mesh)) outside a face of the \(shape)")
     }
 
+    /// The stem is one flat square: every vertex in its plane, the polygon convex (each corner
+    /// turns the same way round the face's normal).
+    @Test func stemIsOneFlatConvexPolygon() {
+        let stem = Mesh.stem()
+        #expect(stem.isConvex && !stem.isClosed && stem.triangles.count == 2)
+        #expect(abs(farthestOutside(stem)) <= 1e-12)
+        let corners = stem.positions
+        for k in corners.indices {
+            let a = corners[k], b = corners[(k + 1) % 4], c = corners[(k + 2) % 4]
+            #expect((b - a).crossProduct(c - b).z > 0, "corner \((k + 1) % 4)")
+        }
+    }
+
     @Test func shapesWithHollowsAreNotCalledConvex() throws {
         for shape in [AnnotationShape.arrow, .pin, .ring, .star] {
             let mesh = try Mesh.unit(for: shape, segments: 12)
@@ -34,7 +47,7 @@ import Testing
         #expect(try farthestOutside(Mesh.unit(for: .star)) > 0.01)
     }
 
-    /// Each convex shape with a stem (two convex meshes, crossing each other's silhouettes) and
+    /// Each convex shape with its stem (two convex meshes, crossing each other's silhouettes) and
     /// beside a star, drawn with the meshes' convexity known and with it withheld: the same bytes.
     @Test func knowingConvexityChangesNoPixel() throws {
         let eye = HandCamera(position: [0.1, 1.2, 0.5], pitch: -0.1, yaw: 0.2, roll: 0.05, width: 237, height: 161)
@@ -48,7 +61,7 @@ import Testing
                 let rasterizer = MeshRasterizer(lighting: Lighting(ambient: 0.35))
                 for item in [annotation, star] {
                     var mesh = try Mesh.unit(for: item.annotation.shape, segments: 16)
-                    var stem = Mesh.cylinder(segments: 8)
+                    var stem = Mesh.stem()
                     if !knowingConvexity {
                         mesh.isConvex = false
                         stem.isConvex = false
@@ -57,7 +70,7 @@ import Testing
                     rasterizer.add(mesh, edges: MeshEdges(mesh), transform: AnnotationPlacement.shape(item.annotation, anchor: item.world,
                                                                                                       camera: camera, time: 0),
                                    camera: camera, material: material)
-                    if item.annotation.stem, let transform = AnnotationPlacement.stem(anchor: item.world, size: item.annotation.size) {
+                    if item.annotation.stem, let transform = AnnotationPlacement.stem(anchor: item.world, size: item.annotation.size, camera: camera) {
                         rasterizer.add(stem, edges: MeshEdges(stem), transform: transform, camera: camera, material: material)
                     }
                     rasterizer.resolve(within: PixelBounds(minX: 0, minY: 0, maxX: 237, maxY: 161)) {

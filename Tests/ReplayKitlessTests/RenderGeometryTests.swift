@@ -112,12 +112,22 @@ import Testing
         }
     }
 
-    @Test func stemRunsFromTheAnchorDownToTheGround() throws {
-        let stem = try #require(AnnotationPlacement.stem(anchor: [1, 2, 3], size: 0.1))
+    @Test func stemRunsFromTheAnchorDownToTheGroundAcrossTheView() throws {
+        // The camera 2 m up, level offset (3, −4) from the anchor's axis: the strip's width runs
+        // level and square to that offset, (4, 3)/5, for any height on the axis.
+        let camera = HandCamera(position: [4, 2, -1], pitch: -0.3, yaw: 0.9, roll: 0.1, width: 160, height: 120).camera()
+        let stem = try #require(AnnotationPlacement.stem(anchor: [1, 2, 3], size: 0.1, camera: camera))
         #expect(stem.apply([0, -0.5, 0]) == [1, 0, 3])
         #expect(stem.apply([0, 0.5, 0]) == [1, 2, 3])
         let side = stem.apply([0.5, 0, 0]) - [1, 1, 3]
-        #expect(abs(side.x - 0.004) < 1e-12, "radius 4% of the size")
-        #expect(AnnotationPlacement.stem(anchor: [1, 0, 3], size: 0.1) == nil)
+        #expect(abs(abs(side.x) - 0.004 * 4 / 5) < 1e-12 && side.y == 0 && abs(abs(side.z) - 0.004 * 3 / 5) < 1e-12,
+                "radius 4% of the size, across the view: \(side)")
+        #expect(abs(side.x * 3 + side.z * -4) < 1e-12)
+        #expect(AnnotationPlacement.stem(anchor: [1, 0, 3], size: 0.1, camera: camera) == nil)
+        // Straight above the axis, looking down: across the camera's own level backward axis.
+        let above = HandCamera(position: [1, 5, 3], pitch: -Double.pi / 2 + 0.2, yaw: 0, roll: 0, width: 160, height: 120).camera()
+        let seenFromAbove = try #require(AnnotationPlacement.stem(anchor: [1, 2, 3], size: 0.1, camera: above))
+        let across = seenFromAbove.apply([0.5, 0, 0]) - [1, 1, 3]
+        #expect(abs(abs(across.x) - 0.004) < 1e-12 && abs(across.z) < 1e-12, "\(across)")
     }
 }

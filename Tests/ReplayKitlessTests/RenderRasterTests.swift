@@ -205,6 +205,39 @@ func placed(_ shape: AnnotationShape, size: Double, at anchor: SIMD3<Double>, co
         #expect(without.image.luma[160, 217] == 16)
     }
 
+    /// A stem shows a round pole's outline from every side: on each row, the coverage it draws adds
+    /// up to the width between the two tangents from the camera to a vertical cylinder of the stem's
+    /// radius, f·(tan(φ + α) − tan(φ − α)) with φ the axis's angle off the view axis and
+    /// sin α = r / (its level distance). (An octagonal prism's width would swing by 7.6 % with the
+    /// side it turns to the camera: 0.4 px here.)
+    @Test func stemShowsARoundPolesWidthFromEverySide() throws {
+        let eye = HandCamera(position: [0, 1, 0], pitch: 0, yaw: 0, roll: 0, width: 320, height: 240)
+        let focal = 1 / tan(Double.pi / 6) * 240 / 320 * 160   // sx·W/2 of HandCamera.project
+        let grey = 138.26, black = 16.0, radius = 0.04 * 0.5, depth = 1.5
+        for degrees in [0.0, 11.25, 22.5, -16, 30] {
+            let angle = degrees * Double.pi / 180
+            let axis = SIMD3(depth * tan(angle), 0.8, -depth)
+            var annotation = placed(.sphere, size: 0.5, at: axis, color: "#FF0000")
+            annotation.annotation.stem = true
+            let frame = TestFrame()
+            try render([annotation], eye, into: frame)
+            let half = asin(radius / (depth / cos(angle)))
+            let expected = focal * (tan(angle + half) - tan(angle - half))
+            // World y = 0.3 on the axis: below the sphere (bottom at 0.55), above the ground.
+            let row = Int(eye.project(SIMD3(axis.x, 0.3, axis.z)).v)
+            let centre = eye.project(SIMD3(axis.x, 0.3, axis.z)).u
+            var width = 0.0
+            for x in 0..<320 {
+                let coverage = (Double(frame.image.luma[x, row]) - black) / (grey - black)
+                if abs(Double(x) + 0.5 - centre) > expected / 2 + 1 {
+                    #expect(frame.image.luma[x, row] == 16, "\(degrees)°: column \(x) drawn, away from the stem at \(centre)")
+                }
+                width += coverage
+            }
+            #expect(abs(width - expected) < 0.15, "\(degrees)°: \(width) px drawn across, \(expected) expected")
+        }
+    }
+
     @Test func objCubeMatchesTheBuiltInBox() throws {
         // A cube of edge 2 (scaled to the annotation's size), mixing every face syntax.
         let obj = """

@@ -49,8 +49,8 @@ package final class AnnotationRenderer: @unchecked Sendable {
     /// For labels, a window around the one being drawn (shapes are blended tile by tile); made at the first label.
     private var labelLayer: RenderLayer?
     private let rasterizer: MeshRasterizer
-    /// Stems are a few pixels wide: eight sides are plenty.
-    private let stemMesh = Mesh.cylinder(segments: 8)
+    /// A strip facing the camera (``AnnotationPlacement/stem(anchor:size:camera:)``).
+    private let stemMesh = Mesh.stem()
     private let stemEdges: MeshEdges
     /// Meshes by shape and number of segments, with their edges' neighbours (made once: a mesh's
     /// topology never changes, only its pose).
@@ -145,7 +145,7 @@ package final class AnnotationRenderer: @unchecked Sendable {
             let segments = Mesh.roundSegments(forRadius: camera.focal.fy * annotation.size * Mesh.roundRadius(of: annotation.shape) / depth)
             let (mesh, edges) = try mesh(for: annotation.shape, segments: segments)
             rasterizer.add(mesh, edges: edges, transform: shape, camera: camera, material: material)
-            if annotation.stem, let stem = AnnotationPlacement.stem(anchor: placed.world, size: annotation.size) {
+            if annotation.stem, let stem = AnnotationPlacement.stem(anchor: placed.world, size: annotation.size, camera: camera) {
                 let grey = SurfaceMaterial(Self.stemColor, colorSpace: image.colorSpace, shaded: false)
                 rasterizer.add(stemMesh, edges: stemEdges, transform: stem, camera: camera, material: grey)
             }

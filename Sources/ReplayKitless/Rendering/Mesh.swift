@@ -23,9 +23,9 @@ package struct Mesh: Sendable, Equatable {
     /// a sphere's quad): the rasterizer shades it with that one's functions, which differ from its
     /// own in rounding only, in runs across both.
     package var continuesPlane: [Bool] = []
-    /// Convex (closed, every face on the inner side of every other face's plane), so that seen from
-    /// anywhere its silhouette bounds all of it: the rasterizer then asks no triangle of it for
-    /// samples where one silhouette edge alone crosses a pixel.
+    /// Convex (a closed solid with every face on the inner side of every other face's plane, or one
+    /// flat convex polygon), so that seen from anywhere its silhouette bounds all of it: the
+    /// rasterizer then asks no triangle of it for samples where one silhouette edge alone crosses a pixel.
     package var isConvex = false
 
     /// A mesh; without `surfaces`, every triangle is a surface of its own.

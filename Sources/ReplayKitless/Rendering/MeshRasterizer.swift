@@ -209,7 +209,7 @@ final class MeshRasterizer {
                 }
             }
         }
-        if mesh.isConvex, mesh.isClosed, neighbours != nil, unclipped, convexMeshes < 2 {
+        if mesh.isConvex, neighbours != nil, unclipped, convexMeshes < 2 {
             convexMeshes += 1
             for slot in meshStart..<count { triangles[slot].convex_group = UInt8(convexMeshes) }
         }

@@ -130,6 +130,17 @@ extension Mesh {
         return builder.mesh
     }
 
+    /// A stem: the unit square in the XY plane (x and y from −½ to ½), facing +Z, drawn double-sided
+    /// (``AnnotationPlacement/stem(anchor:size:camera:)`` stands it up facing the camera).
+    package static func stem() -> Mesh {
+        var builder = MeshBuilder(isClosed: false)
+        let normal = SIMD3<Double>(0, 0, 1)
+        let corners = [SIMD3<Double>(-0.5, -0.5, 0), [0.5, -0.5, 0], [0.5, 0.5, 0], [-0.5, 0.5, 0]]
+            .map { builder.vertex($0, normal: normal) }
+        builder.quad(corners[0], corners[1], corners[2], corners[3], outward: normal)
+        return builder.convexMesh
+    }
+
     /// A flat ring (annulus) of outer diameter 1 in the XY plane, facing +Z; drawn double-sided.
     package static func ring(segments: Int = maximumSegments) -> Mesh {
         var builder = MeshBuilder(isClosed: false)
