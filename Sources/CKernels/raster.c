@@ -188,9 +188,24 @@ KERNEL void mark_silhouette(ck_raster_tile *tile, const ck_raster_triangle *tria
     }
 }
 
+/// A pixel's `reach_depth` while it is left unsettled: see `cover_single_edge_pixels`.
+#define UNSETTLED INFINITY
+
+/// Gives an unsettled single-edge pixel (centre (x, y)) the depth and offset of its samples' centroid
+/// on its edge's triangle.
+KERNEL void settle(ck_raster_tile *tile, const ck_raster_triangle *triangles, int pixel, double x, double y) {
+    double dx, dy;
+    centroid(tile->coverage[pixel], &dx, &dy);
+    tile->reach_depth[pixel] = (float)at(&triangles[tile->silhouette_edge[pixel] / 4].inverse_depth, x + dx, y + dy);
+    tile->reach_offset[pixel][0] = (float)dx;
+    tile->reach_offset[pixel][1] = (float)dy;
+}
+
 /// The pixels one silhouette edge alone crosses: its side is covered throughout the pixel, the
 /// other side is not (unless another triangle reaches over it, added by `rasterize`). Covers them
 /// with the samples on the edge's side, seen (until a triangle holds the centre) as its triangle.
+/// Their depth and offset wait (`UNSETTLED`) until `rasterize` adds samples to the pixel (`settle`)
+/// or `shade_pixels` shades a lit one: most pixels need neither.
 KERNEL void cover_single_edge_pixels(ck_raster_tile *tile, const ck_raster_triangle *triangles, rect area) {
     for (int32_t row = 0; row < area.max_y - area.min_y; row++) {
         uint64_t single = tile->edge_columns[row] & ~tile->several_edge_columns[row];
@@ -209,11 +224,7 @@ KERNEL void cover_single_edge_pixels(ck_raster_tile *tile, const ck_raster_trian
             if (mask == 0) continue;
             tile->coverage[pixel] = mask;
             touched |= (uint64_t)1 << column;
-            double dx, dy;
-            centroid(mask, &dx, &dy);
-            tile->reach_depth[pixel] = (float)at(&t->inverse_depth, x + dx, y + dy);
-            tile->reach_offset[pixel][0] = (float)dx;
-            tile->reach_offset[pixel][1] = (float)dy;
+            tile->reach_depth[pixel] = UNSETTLED;
             tile->owner[pixel] = t->shaded_as;
         }
         tile->touched_columns[row] |= touched;
@@ -387,6 +398,7 @@ KERNEL void rasterize(ck_raster_tile *tile, const ck_raster_triangle *triangles,
             const double x = (double)px + 0.5;
             const uint64_t mask = samples(t, x, y);
             if (mask == 0) continue;
+            if (tile->reach_depth[pixel] == UNSETTLED) settle(tile, triangles, pixel, x, y);
             tile->coverage[pixel] |= mask;
             touched |= (uint64_t)1 << column;
             if (holds_centre || tile->centre_depth[pixel] != -INFINITY) continue;
@@ -547,15 +559,25 @@ KERNEL void shade_pixels(ck_raster_tile *tile, const ck_raster_triangle *triangl
             edge_pixels &= edge_pixels - 1;
             const int pixel = row * TILE + column;
             const uint64_t mask = tile->coverage[pixel];
+            const int unsettled = tile->reach_depth[pixel] == UNSETTLED;
             tile->coverage[pixel] = 0;
             tile->reach_depth[pixel] = -INFINITY;
             if (mask == 0) continue;
             float x = left + (float)column, y = centre_y;
-            if (tile->centre_depth[pixel] == -INFINITY) {
-                x += tile->reach_offset[pixel][0];
-                y += tile->reach_offset[pixel][1];
+            const ck_raster_triangle *seen = &triangles[owner[column]];
+            // Shaded where its samples lie while no triangle holds the centre (a flat colour is the same anywhere).
+            if (tile->centre_depth[pixel] == -INFINITY && !seen->flat) {
+                if (unsettled) {
+                    double dx, dy;
+                    centroid(mask, &dx, &dy);
+                    x += (float)dx;
+                    y += (float)dy;
+                } else {
+                    x += tile->reach_offset[pixel][0];
+                    y += tile->reach_offset[pixel][1];
+                }
             }
-            float4 texel = shade(&triangles[owner[column]], light, x, y);
+            float4 texel = shade(seen, light, x, y);
             texel.w = mask == UINT64_MAX ? 1 : (float)__builtin_popcountll(mask) / 64;
             memcpy(texels + 4 * pixel, &texel, sizeof texel);
         }
