@@ -464,6 +464,8 @@ KERNEL void shade_run(const ck_raster_triangle *t, const ck_lighting *light, flo
     if (t->flat) {
         const float8 pair = __builtin_shufflevector(base, base, 0, 1, 2, 3, 0, 1, 2, 3);
         int i = 0;
+        // Four stores a turn: a face's rows are long, and the loop's own count and jump cost as much as a store.
+#pragma clang loop unroll_count(4)
         for (; i + 2 <= count; i += 2) memcpy(texels + 4 * i, &pair, sizeof pair);
         if (i < count) memcpy(texels + 4 * i, &base, sizeof base);
         return;

@@ -271,6 +271,8 @@ final class MeshRasterizer {
                     for (column, left) in stride(from: grid.minX * size, to: area.maxX, by: size).enumerated() {
                         let tile = PixelBounds(minX: left, minY: top, maxX: left + size, maxY: top + size).intersection(area)
                         let first = tileStart[row * grid.columns + column], end = tileStart[row * grid.columns + column + 1]
+                        // (A shape and its stem leave tiles of their joint rectangle empty.)
+                        guard end > first else { continue }
                         tileLayer.move(toX: left, y: top)
                         let texels = UnsafeMutableRawPointer(tileLayer.row(tile.minY) + tile.minX).assumingMemoryBound(to: Float.self)
                         ck_raster_tile_draw(tileScratch, triangles, order.baseAddress.map { $0 + first }, Int64(end - first),
