@@ -19,6 +19,7 @@ enum { TILE = CK_RASTER_TILE };
 
 /// Vectors of two to eight doubles, floats or integers, in vector registers wherever the target has them.
 typedef double double2 __attribute__((ext_vector_type(2)));
+typedef double double4 __attribute__((ext_vector_type(4)));
 typedef float float4 __attribute__((ext_vector_type(4)));
 typedef int32_t int4 __attribute__((ext_vector_type(4)));
 typedef int64_t long2 __attribute__((ext_vector_type(2)));
@@ -235,29 +236,27 @@ KERNEL void cover_single_edge_pixels(ck_raster_tile *tile, const ck_raster_trian
 /// function can reach 0 at the pixel centre (the pixels whose centre it holds) or at some
 /// sample. Where an edge crosses a row moves by a fixed step from row to row, so a row costs a few
 /// additions. An edge with a > 0 bounds the first pixel, one with a < 0 the last; at most two
-/// edges bound each side (a triangle's three a's sum to 0; a quadrilateral is made only so): lane k of `lower`
-/// holds the k-th edge bounding the first pixel (−∞ when there are fewer), of `upper` the last
-/// (+∞). Widened by far more than rounding could take away (2·10⁻⁶ px, while an edge crossing a
+/// edges bound each side (a triangle's three a's sum to 0; a quadrilateral is made only so). Lanes
+/// 0 and 1 of `bounds` hold the edges bounding the first pixel (−∞ when there are fewer), lanes 2
+/// and 3 the edges bounding the last, negated (−∞ likewise): one vector maximum then bounds both
+/// ends. Widened by far more than rounding could take away (2·10⁻⁶ px, while an edge crossing a
 /// row within a frame has |x| < 10⁶): triangles sharing an edge both take a centre on it, never
 /// neither.
 typedef struct {
-    double2 lower, upper;
-    double2 lower_step, upper_step;
+    double4 bounds, step;
     /// Added to the bounds to reach the pixels whose samples may meet the triangle.
-    double2 lower_reach, upper_reach;
-    /// The part's first and last column.
-    double first, last;
+    double4 reach;
+    /// The part's first column, and its last negated, in the lanes of the ends they bound.
+    double4 part;
     /// Bit k: edge k is level (a = 0), so it takes a row whole or not at all.
     unsigned level;
 } row_spans;
 
 /// Set for the row above `part`: `next_row` moves to its first row.
 KERNEL void spans_init(row_spans *s, const ck_raster_triangle *t, rect part) {
-    s->lower = (double2){-INFINITY, -INFINITY};
-    s->upper = (double2){INFINITY, INFINITY};
-    s->lower_step = s->upper_step = s->lower_reach = s->upper_reach = (double2){0, 0};
-    s->first = (double)part.min_x;
-    s->last = (double)(part.max_x - 1);
+    s->bounds = -INFINITY;
+    s->step = s->reach = 0;
+    s->part = (double4){(double)part.min_x, (double)part.min_x, -(double)(part.max_x - 1), -(double)(part.max_x - 1)};
     s->level = 0;
     const double y = (double)part.min_y - 0.5;
     int lowers = 0, uppers = 0;
@@ -266,31 +265,27 @@ KERNEL void spans_init(row_spans *s, const ck_raster_triangle *t, rect part) {
         // a·(px + 0.5) + b·y + c ≥ 0: px ≥ x for a > 0, px ≤ x for a < 0.
         const double x = -(e->b * y + e->c) * e->inverse_a - 0.5;
         if (e->a > 0 && lowers < 2) {
-            s->lower[lowers] = x - 2e-6;
-            s->lower_step[lowers] = -e->b * e->inverse_a;
-            s->lower_reach[lowers++] = -e->reach * e->inverse_a;
+            s->bounds[lowers] = x - 2e-6;
+            s->step[lowers] = -e->b * e->inverse_a;
+            s->reach[lowers++] = -e->reach * e->inverse_a;
         } else if (e->a < 0 && uppers < 2) {
-            s->upper[uppers] = x + 2e-6;
-            s->upper_step[uppers] = -e->b * e->inverse_a;
-            s->upper_reach[uppers++] = -e->reach * e->inverse_a;
+            s->bounds[2 + uppers] = -(x + 2e-6);
+            s->step[2 + uppers] = -(-e->b * e->inverse_a);
+            s->reach[2 + uppers++] = -(-e->reach * e->inverse_a);
         } else {
             s->level |= 1u << k;
         }
     }
 }
 
-KERNEL void next_row(row_spans *s) {
-    s->lower += s->lower_step;
-    s->upper += s->upper_step;
-}
+KERNEL void next_row(row_spans *s) { s->bounds += s->step; }
 
 /// The current row's pixels (centre y) whose centre `t` may hold, or with `reach` whose samples it
 /// may reach, in `*first...*last`; 0 when there are none.
 KERNEL int row_pixels(const row_spans *s, const ck_raster_triangle *t, double y, int reach, int32_t *first, int32_t *last) {
-    const double2 lows = reach ? s->lower + s->lower_reach : s->lower;
-    const double2 highs = reach ? s->upper + s->upper_reach : s->upper;
-    const double low = maxd(maxd(lows.x, lows.y), s->first);
-    const double high = mind(mind(highs.x, highs.y), s->last);
+    const double4 ends = __builtin_elementwise_max(reach ? s->bounds + s->reach : s->bounds, s->part);
+    const double4 both = __builtin_elementwise_max(ends, __builtin_shufflevector(ends, ends, 1, 0, 3, 2));
+    const double low = both[0], high = -both[2];
     if (!(low <= high)) return 0;
     if (s->level != 0) {
         const double margin = reach ? 1.0 : 0;
