@@ -22,6 +22,7 @@ typedef double double2 __attribute__((ext_vector_type(2)));
 typedef double double4 __attribute__((ext_vector_type(4)));
 typedef float float4 __attribute__((ext_vector_type(4)));
 typedef int32_t int4 __attribute__((ext_vector_type(4)));
+typedef int64_t long4 __attribute__((ext_vector_type(4)));
 typedef int64_t long2 __attribute__((ext_vector_type(2)));
 typedef float float8 __attribute__((ext_vector_type(8)));
 typedef double double8 __attribute__((ext_vector_type(8)));
@@ -54,9 +55,6 @@ typedef struct {
 
 KERNEL int32_t max32(int32_t a, int32_t b) { return a > b ? a : b; }
 KERNEL int32_t min32(int32_t a, int32_t b) { return a < b ? a : b; }
-/// Swift's `max`/`min` on doubles (the second when equal or greater/smaller).
-KERNEL double maxd(double x, double y) { return y >= x ? y : x; }
-KERNEL double mind(double x, double y) { return y < x ? y : x; }
 
 /// Bits `first...last` of a tile row (0 ≤ first ≤ last < 64).
 KERNEL uint64_t columns(int32_t first, int32_t last) {
@@ -142,9 +140,15 @@ KERNEL void centroid(uint64_t mask, double *x, double *y) {
     *y = offsets.y;
 }
 
+/// `clamped_floor` on four lanes.
+KERNEL int4 clamped_floor4(double4 value, int32_t low, int32_t high) {
+    return __builtin_convertvector(__builtin_elementwise_min(__builtin_elementwise_max(value, (double4)(double)low), (double4)(double)high), int4);
+}
+
 /// Marks the pixels of `part` whose square the segment p–q meets, widened by far more than
 /// rounding could take away (the samples lie 1/16 px inside the square): row by row, the columns
-/// between where the segment enters and leaves the row.
+/// between where the segment enters and leaves the row, found for four rows at once (each lane a
+/// row's arithmetic).
 KERNEL void mark_edge(ck_raster_tile *tile, const double *p, const double *q, uint32_t code, uint8_t group, rect part, rect area) {
     const double margin = 1e-3;
     const double *top = p[1] <= q[1] ? p : q, *bottom = p[1] <= q[1] ? q : p;
@@ -153,28 +157,29 @@ KERNEL void mark_edge(ck_raster_tile *tile, const double *p, const double *q, ui
     const int32_t last_row = clamped_floor(bottom[1] + margin, part.min_y, part.max_y - 1);
     const double dy = bottom[1] - top[1];
     const double slope = dy > 1e-12 ? (bottom[0] - top[0]) / dy : 0;
-    for (int32_t py = first_row; py <= last_row; py++) {
-        double x0 = top[0], x1 = bottom[0];
+    for (int32_t rows = first_row; rows <= last_row; rows += 4) {
+        const double4 py = (double)rows + (double4){0, 1, 2, 3};
+        double4 x0 = top[0], x1 = bottom[0];
         if (dy > 1e-12) {
-            x0 = top[0] + (maxd(top[1], (double)py - margin) - top[1]) * slope;
-            x1 = top[0] + (mind(bottom[1], (double)(py + 1) + margin) - top[1]) * slope;
+            x0 = top[0] + (__builtin_elementwise_max(py - margin, (double4)top[1]) - top[1]) * slope;
+            x1 = top[0] + (__builtin_elementwise_min((py + 1) + margin, (double4)bottom[1]) - top[1]) * slope;
         }
-        if (x0 > x1) {
-            const double swap = x0;
-            x0 = x1;
-            x1 = swap;
-        }
-        if (!(x1 + margin >= (double)part.min_x && x0 - margin < (double)part.max_x)) continue;
-        const int32_t row = py - area.min_y;
-        const int32_t first = clamped_floor(x0 - margin, part.min_x, part.max_x - 1) - area.min_x;
-        const uint64_t span = columns(first, clamped_floor(x1 + margin, part.min_x, part.max_x - 1) - area.min_x);
-        tile->several_edge_columns[row] |= tile->edge_columns[row] & span;
-        uint64_t fresh = span & ~tile->edge_columns[row];
-        tile->edge_columns[row] |= span;
-        if (group) tile->convex_edge_columns[group - 1][row] |= span;
-        while (fresh != 0) {
-            tile->silhouette_edge[row * TILE + __builtin_ctzll(fresh)] = code;
-            fresh &= fresh - 1;
+        const double4 low = __builtin_elementwise_min(x0, x1), high = __builtin_elementwise_max(x0, x1);
+        const long4 meets = (high + margin >= (double)part.min_x) & (low - margin < (double)part.max_x);
+        const int4 first = clamped_floor4(low - margin, part.min_x, part.max_x - 1) - area.min_x;
+        const int4 last = clamped_floor4(high + margin, part.min_x, part.max_x - 1) - area.min_x;
+        for (int k = 0; k < 4 && rows + k <= last_row; k++) {
+            if (!meets[k]) continue;
+            const int32_t row = rows + k - area.min_y;
+            const uint64_t span = columns(first[k], last[k]);
+            tile->several_edge_columns[row] |= tile->edge_columns[row] & span;
+            uint64_t fresh = span & ~tile->edge_columns[row];
+            tile->edge_columns[row] |= span;
+            if (group) tile->convex_edge_columns[group - 1][row] |= span;
+            while (fresh != 0) {
+                tile->silhouette_edge[row * TILE + __builtin_ctzll(fresh)] = code;
+                fresh &= fresh - 1;
+            }
         }
     }
 }
