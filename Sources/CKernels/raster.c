@@ -26,9 +26,10 @@ typedef int64_t long4 __attribute__((ext_vector_type(4)));
 typedef int64_t long2 __attribute__((ext_vector_type(2)));
 typedef float float8 __attribute__((ext_vector_type(8)));
 typedef double double8 __attribute__((ext_vector_type(8)));
-typedef int32_t int8 __attribute__((ext_vector_type(8)));
 typedef int64_t long8 __attribute__((ext_vector_type(8)));
+typedef int32_t int8 __attribute__((ext_vector_type(8)));
 typedef int8_t char8 __attribute__((ext_vector_type(8)));
+typedef uint8_t uchar8 __attribute__((ext_vector_type(8)));
 
 // Helpers pass eight-lane vectors, which the portable copy keeps in pairs of SSE registers: no
 // call is left to disagree about that (every helper is inlined).
@@ -94,18 +95,19 @@ KERNEL uint64_t samples_inside(const ck_linear *e, double centre) {
         }
         return mask;
     }
-    // tⱼ = t₀ + j·step (+ 1 when a < 0, for ⌊tⱼ⌋ + 1), all eight rows at once: clamped by masks
-    // (v > 0 ? (v < 8 ? v : 8) : 0, a NaN to 0) and rounded in the low mantissa bits to the run's
-    // first column (a > 0) or its length (a < 0), 0…8.
+    // tⱼ = t₀ + j·step (+ 1 when a < 0, for ⌊tⱼ⌋ + 1), all eight rows at once: clamped to 0…8 (a
+    // NaN to 0: the maximum takes the number) and rounded in the low mantissa bits to the run's
+    // first column (a > 0) or its length (a < 0).
     const double first_row = 3.5 - 8 * (centre - e->b * (7.0 / 16)) * e->inverse_a + (e->a > 0 ? 0 : 1);
     const double8 v = first_row + (-e->b * e->inverse_a) * (double8){0, 1, 2, 3, 4, 5, 6, 7};
     const double rounding = e->a > 0 ? 0.5 - 1e-9 : -(0.5 - 1e-9);
-    const long8 below8 = v < 8, positive = v > 0;
-    const long8 clamped = (((long8)v & below8) | ((long8)(double8)8.0 & ~below8)) & positive;
-    const long8 bits = (long8)(((double8)clamped + rounding) + 6755399441055744.0) & 0xF;
+    const double8 clamped = __builtin_elementwise_min(__builtin_elementwise_max(v, (double8)0.0), (double8)8.0);
+    const int8 bits = __builtin_convertvector((long8)((clamped + rounding) + 6755399441055744.0) & 0xF, int8);
     // The run's byte: (0xFF << first) & 0xFF, or ~(0xFF << length) & 0xFF; row j's at byte j.
-    const long8 run = ((0xFF << bits) & 0xFF) ^ (e->a > 0 ? 0 : 0xFF);
-    return (uint64_t)__builtin_reduce_or(run << (long8){0, 8, 16, 24, 32, 40, 48, 56});
+    const uchar8 runs = __builtin_convertvector(((0xFF << bits) & 0xFF) ^ (e->a > 0 ? 0 : 0xFF), uchar8);
+    uint64_t mask;
+    memcpy(&mask, &runs, sizeof mask);
+    return mask;
 }
 
 /// The samples of the pixel centred at (x, y) that `t` covers.
