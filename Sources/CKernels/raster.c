@@ -343,10 +343,7 @@ KERNEL void rasterize(ck_raster_tile *tile, const ck_raster_triangle *triangles,
             int32_t px = low;
             // Four pixels at a time, each with the arithmetic of one.
             for (; px + 3 <= high; px += 4) {
-                const double2 x = (double2){(double)px, (double)px};
-                const double2 near = depth_x * (x + (double2){0.5, 1.5}) + depth_row;
-                const double2 far = depth_x * (x + (double2){2.5, 3.5}) + depth_row;
-                const float4 depth = {(float)near.x, (float)near.y, (float)far.x, (float)far.y};
+                const float4 depth = __builtin_convertvector(depth_x * ((double)px + (double4){0.5, 1.5, 2.5, 3.5}) + depth_row, float4);
                 float4 held;
                 int4 owners;
                 memcpy(&held, centre_depth + px, sizeof held);
