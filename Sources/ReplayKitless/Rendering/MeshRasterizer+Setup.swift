@@ -21,16 +21,15 @@ extension MeshRasterizer {
         /// Clips the triangle to depth ≥ near (keeping its winding) and writes what is left at
         /// `triangles[count]` on, counting it (built in place: a triangle is 384 bytes, and each copy
         /// of it cost more than its setup's arithmetic; room for two is the caller's); the pieces of
-        /// a clipped triangle have every edge on the silhouette. With `deferShading`, a triangle left
-        /// whole gets no depth or normal until ``shade(_:_:_:_:)`` (the caller's, unless it joins another).
+        /// a clipped triangle have every edge on the silhouette.
         func clip(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, into triangles: UnsafeMutablePointer<ScreenTriangle>,
-                  count: inout Int, deferShading: Bool = false) {
+                  count: inout Int) {
             let inA = -a.position.z >= near, inB = -b.position.z >= near, inC = -c.position.z >= near
             func out(_ p: ViewVertex, _ q: ViewVertex, _ r: ViewVertex, silhouette: UInt8 = 7, shaded: Bool = true) {
                 project(p, q, r, silhouette: silhouette, shaded: shaded, into: triangles, count: &count)
             }
             switch (inA, inB, inC) {
-            case (true, true, true): out(a, b, c, silhouette: silhouette, shaded: !deferShading)
+            case (true, true, true): out(a, b, c, silhouette: silhouette)
             case (false, false, false): return
             // One vertex in front: a smaller triangle.
             case (true, false, false): out(a, crossing(a, b), crossing(a, c))
@@ -64,8 +63,10 @@ extension MeshRasterizer {
 
         /// Projects a triangle lying in front of the near plane and writes it at `triangles[count]`,
         /// counting it, its depth and normal only if `shaded`; nothing when it has no area on screen
-        /// or misses the frame.
-        private func project(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, silhouette: UInt8, shaded: Bool,
+        /// or misses the frame. Without `shaded`, it gets no depth or normal until
+        /// ``shade(_:_:_:_:)`` (the caller's, unless the triangle joins another). (A triangle the caller
+        /// knows to be wholly in front comes here straight, not through `clip`.)
+        func project(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, silhouette: UInt8, shaded: Bool,
                              into triangles: UnsafeMutablePointer<ScreenTriangle>, count: inout Int) {
             func pixel(_ v: ViewVertex) -> (x: Double, y: Double, inverseDepth: Double) {
                 let d = -v.position.z
