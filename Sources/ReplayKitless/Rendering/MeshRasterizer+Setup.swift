@@ -91,7 +91,9 @@ extension MeshRasterizer {
                 corner: ((v0.x, v0.y), (v1.x, v1.y), (v2.x, v2.y), (0, 0)), area: abs(area) / 2,
                 normal_x: (0, 0, 0, 0), normal_y: (0, 0, 0, 0), normal_origin: (0, 0, 0, 0),
                 base: Self.lanes(uniform ?? material.black), range: Self.lanes(material.color - material.black),
-                min_x: Int32(rect.minX), min_y: Int32(rect.minY), max_x: Int32(rect.maxX), max_y: Int32(rect.maxY),
+                // (Within the frame: no overflow to check for.)
+                min_x: Int32(truncatingIfNeeded: rect.minX), min_y: Int32(truncatingIfNeeded: rect.minY),
+                max_x: Int32(truncatingIfNeeded: rect.maxX), max_y: Int32(truncatingIfNeeded: rect.maxY),
                 shaded_as: UInt32(truncatingIfNeeded: count), silhouette: silhouette, flat: uniform != nil ? 1 : 0,
                 spherical: spherical ? 1 : 0, corners: 3, convex_group: 0))
             count += 1

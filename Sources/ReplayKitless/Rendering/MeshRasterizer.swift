@@ -210,8 +210,7 @@ final class MeshRasterizer {
                 previousSource = index
                 low = pointwiseMin(low, SIMD2(triangle.pointee.min_x, triangle.pointee.min_y))
                 high = pointwiseMax(high, SIMD2(triangle.pointee.max_x, triangle.pointee.max_y))
-                let rect = triangle.pointee.rect
-                drawingCost += min(triangle.pointee.area, Double(rect.area)) + Double(Self.tiles(of: rect).count * Self.tileSize)
+                drawingCost += Self.drawingCost(of: triangle)
             }
             // Shaded alike too: one shape for the kernel.
             if mayJoin, let before, count == first + 1 {
@@ -301,6 +300,18 @@ final class MeshRasterizer {
         }
     }
 
+    /// What `resolve` will spend on a triangle `project` set up, in pixel tests (``drawingCost``):
+    /// its pixels on screen, at most its rectangle's, and a tile's height per tile its rectangle
+    /// reaches. (`tiles(of:)` and `PixelBounds.area` less their tests for an empty rectangle, which
+    /// `project` never leaves: they cost more than the sums.)
+    private static func drawingCost(of triangle: UnsafePointer<ScreenTriangle>) -> Double {
+        let t = triangle.pointee
+        let pixels = Int(t.max_x &- t.min_x) &* Int(t.max_y &- t.min_y)
+        let columns = Int((t.max_x &- 1) >> tileShift &- t.min_x >> tileShift &+ 1)
+        let rows = Int((t.max_y &- 1) >> tileShift &- t.min_y >> tileShift &+ 1)
+        return min(t.area, Double(pixels)) + Double(columns &* rows &* tileSize)
+    }
+
     /// The tiles of the 64-pixel grid a rectangle of pixels reaches: first column and row, and how many.
     private static func tiles(of rect: PixelBounds) -> (minX: Int, minY: Int, columns: Int, rows: Int, count: Int) {
         guard !rect.isEmpty else { return (0, 0, 0, 0, 0) }
@@ -325,21 +336,25 @@ final class MeshRasterizer {
         let triangles = UnsafeBufferPointer(start: self.triangles, count: triangleCount)
         start.withUnsafeMutableBufferPointer { start in
             /// Calls `body` with each cell of the grid triangle `index` reaches.
+            // (Wrapping arithmetic: cells and counts are within the grid and the triangle count, and the
+            // overflow checks cost more than the sums.)
             @inline(__always) func forEachCell(of index: Int, _ body: (Int) -> Void) {
                 let cells = Self.tiles(of: triangles[index].rect.intersection(area))
-                for row in cells.minY..<cells.minY + cells.rows {
-                    for column in cells.minX..<cells.minX + cells.columns { body((row - grid.minY) * grid.columns + column - grid.minX) }
+                var rowStart = (cells.minY &- grid.minY) &* grid.columns &+ cells.minX &- grid.minX
+                for _ in 0..<cells.rows {
+                    for column in 0..<cells.columns { body(rowStart &+ column) }
+                    rowStart &+= grid.columns
                 }
             }
-            for index in triangles.indices { forEachCell(of: index) { start[$0 + 1] += 1 } }
-            for cell in 0..<grid.count { start[cell + 1] += start[cell] }
+            for index in triangles.indices { forEachCell(of: index) { start[$0 &+ 1] &+= 1 } }
+            for cell in 0..<grid.count { start[cell &+ 1] &+= start[cell] }
             Self.grow(&order, to: start[grid.count], with: 0)
             order.withUnsafeMutableBufferPointer { order in
                 // Each cell's next free slot, kept in the start of the following cell until the fill is done.
                 for index in triangles.indices {
                     forEachCell(of: index) { cell in
                         order[start[cell]] = index
-                        start[cell] += 1
+                        start[cell] &+= 1
                     }
                 }
             }
