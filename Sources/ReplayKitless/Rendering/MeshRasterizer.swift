@@ -44,11 +44,11 @@ final class MeshRasterizer {
 
     let lighting: Lighting
     private var vertices: [ViewVertex] = []
-    /// Per triangle of the mesh being added, ``Face`` flags: one byte read per neighbour when
+    /// Per triangle of the mesh being added, ``FaceFlag``s: one byte read per neighbour when
     /// silhouettes are found, where a facing and a flag in two arrays cost two bounds-checked loads.
     private var faces: [UInt8] = []
     /// What `add` knows of a mesh triangle once the whole mesh is transformed.
-    private enum Face {
+    private enum FaceFlag {
         /// Its corners are vertices of the mesh and it is not a closed mesh's back face.
         static let drawn: UInt8 = 1
         /// Drawn, and in front of the near plane: its neighbours' surfaces may go on across it.
@@ -132,7 +132,7 @@ final class MeshRasterizer {
         kernelLighting.ray_x = (Float(1 / focal.fx), 0, 0, 0)
         kernelLighting.ray_y = (0, Float(-1 / focal.fy), 0, 0)
         kernelLighting.ray_origin = (Float(-focal.cx / focal.fx), Float(focal.cy / focal.fy), -1, 0)
-        var setup = Setup(focal: focal, near: camera.clippingNear, width: Int(camera.width),
+        let setup = Setup(focal: focal, near: camera.clippingNear, width: Int(camera.width),
                           height: Int(camera.height), material: material, lighting: lighting)
         let meshTriangles = mesh.triangles.count
         Self.grow(&faces, to: meshTriangles, with: 0)
@@ -153,7 +153,7 @@ final class MeshRasterizer {
                     let facing = (b - a).crossProduct(c - a).dotProduct(a)
                     let drawn = !(mesh.isClosed && facing >= 0)
                     let whole = drawn && -a.z >= setup.near && -b.z >= setup.near && -c.z >= setup.near
-                    faces[index] = (drawn ? Face.drawn : 0) | (whole ? Face.whole : 0) | (facing > 0 ? Face.reversed : 0)
+                    faces[index] = (drawn ? FaceFlag.drawn : 0) | (whole ? FaceFlag.whole : 0) | (facing > 0 ? FaceFlag.reversed : 0)
                 }
             }
         }
@@ -165,19 +165,18 @@ final class MeshRasterizer {
         let meshStart = count, hasSpheres = !mesh.sphericalSurfaces.isEmpty
         for (index, triangle) in mesh.triangles.enumerated() {
             let face = faces[index]
-            guard face & Face.drawn != 0 else { continue }
-            let whole = face & Face.whole != 0
+            guard face & FaceFlag.drawn != 0 else { continue }
+            let whole = face & FaceFlag.whole != 0
             unclipped = unclipped && whole
-            setup.normalSign = face & Face.reversed != 0 ? -1 : 1
-            setup.spherical = hasSpheres && index < mesh.surfaces.count && mesh.sphericalSurfaces.contains(mesh.surfaces[index])
-            setup.silhouette = 7
+            var facet = Facet(normalSign: face & FaceFlag.reversed != 0 ? -1 : 1)
+            facet.spherical = hasSpheres && index < mesh.surfaces.count && mesh.sphericalSurfaces.contains(mesh.surfaces[index])
             if let neighbours, whole {
                 let across = SIMD3<UInt32>(truncatingIfNeeded: neighbours[index])
-                setup.silhouette = 0
+                facet.silhouette = 0
                 for k in 0..<3 {
                     // The surface goes on across the edge only into a whole neighbour facing the same
                     // way: one whose flags are these (a negative index wraps out of range).
-                    if across[k] >= meshTriangles || faces[Int(across[k])] != face { setup.silhouette |= 1 << k }
+                    if across[k] >= meshTriangles || faces[Int(across[k])] != face { facet.silhouette |= 1 << k }
                 }
             }
             let first = count, before = previous
@@ -190,9 +189,9 @@ final class MeshRasterizer {
             }
             // A whole triangle needs no clipping.
             if whole {
-                setup.project(v0, v1, v2, silhouette: setup.silhouette, shaded: !mayJoin, into: triangles, count: &count)
+                setup.project(v0, v1, v2, as: facet, shaded: !mayJoin, into: triangles, count: &count)
             } else {
-                setup.clip(v0, v1, v2, into: triangles, count: &count)
+                setup.clip(v0, v1, v2, as: facet, into: triangles, count: &count)
             }
             for slot in first..<count {
                 let triangle = triangles + slot
@@ -219,7 +218,7 @@ final class MeshRasterizer {
                     count -= 1
                     previous = before
                 } else {
-                    setup.shade(triangles + first, v0, v1, v2)
+                    setup.shade(triangles + first, v0, v1, v2, normalSign: facet.normalSign)
                 }
             }
         }
