@@ -278,21 +278,24 @@ final class MeshRasterizer {
         let grid = Self.tiles(of: area)
         sortIntoTiles(grid, area: area)
         let triangles = self.triangles
-        tileTriangles.withUnsafeBufferPointer { order in
-            order.withMemoryRebound(to: Int64.self) { order in
-                for (row, top) in stride(from: grid.minY * size, to: area.maxY, by: size).enumerated() {
-                    for (column, left) in stride(from: grid.minX * size, to: area.maxX, by: size).enumerated() {
-                        let tile = PixelBounds(minX: left, minY: top, maxX: left + size, maxY: top + size).intersection(area)
-                        let first = tileStart[row * grid.columns + column], end = tileStart[row * grid.columns + column + 1]
-                        tileLayer.move(toX: left, y: top)
-                        let texels = UnsafeMutableRawPointer(tileLayer.row(tile.minY) + tile.minX).assumingMemoryBound(to: Float.self)
-                        ck_raster_tile_draw(tileScratch, triangles, order.baseAddress.map { $0 + first }, Int64(end - first),
-                                            Int32(tile.minX), Int32(tile.minY), Int32(tile.maxX), Int32(tile.maxY), &kernelLighting,
-                                            texels, drawnColumns)
-                        tileLayer.touch(columns: drawnColumns, rows: tile.maxY - tile.minY, left: tile.minX, top: tile.minY)
-                        guard !tileLayer.touched.isEmpty else { continue }
-                        blend(tileLayer)
-                        tileLayer.clear()
+        // The lighting through a pointer to a copy: passing the property cost an exclusivity check per tile.
+        withUnsafePointer(to: kernelLighting) { lighting in
+            tileTriangles.withUnsafeBufferPointer { order in
+                order.withMemoryRebound(to: Int64.self) { order in
+                    for (row, top) in stride(from: grid.minY * size, to: area.maxY, by: size).enumerated() {
+                        for (column, left) in stride(from: grid.minX * size, to: area.maxX, by: size).enumerated() {
+                            let tile = PixelBounds(minX: left, minY: top, maxX: left + size, maxY: top + size).intersection(area)
+                            let first = tileStart[row * grid.columns + column], end = tileStart[row * grid.columns + column + 1]
+                            tileLayer.move(toX: left, y: top)
+                            let texels = UnsafeMutableRawPointer(tileLayer.row(tile.minY) + tile.minX).assumingMemoryBound(to: Float.self)
+                            ck_raster_tile_draw(tileScratch, triangles, order.baseAddress.map { $0 + first }, Int64(end - first),
+                                                Int32(tile.minX), Int32(tile.minY), Int32(tile.maxX), Int32(tile.maxY), lighting,
+                                                texels, drawnColumns)
+                            tileLayer.touch(columns: drawnColumns, rows: tile.maxY - tile.minY, left: tile.minX, top: tile.minY)
+                            guard !tileLayer.touched.isEmpty else { continue }
+                            blend(tileLayer)
+                            tileLayer.clear()
+                        }
                     }
                 }
             }
