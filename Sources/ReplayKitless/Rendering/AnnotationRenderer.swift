@@ -168,7 +168,8 @@ package final class AnnotationRenderer: @unchecked Sendable {
             guard let place = renderer.placement(size: placed.annotation.labelSize, anchorX: anchor.x, anchorY: anchor.y,
                                                  clearance: clearance) else { continue }
             // The plate, and an em all round for glyphs reaching past it.
-            let plateWidth = renderer.plateWidth(of: label, em: place.em, padX: place.padX, left: place.left, rightEdge: image.width)
+            let plateWidth = labelPictures.plateWidth(of: label, em: place.em, padX: place.padX, left: place.left,
+                                                      rightEdge: image.width, with: renderer)
             let layer = labelLayer(for: image, around: PixelBounds(minX: Int(place.left) - place.em, minY: Int(place.top) - place.em,
                                                                    maxX: Int(place.left + plateWidth) + place.em,
                                                                    maxY: Int(place.top + place.plateHeight) + place.em))

@@ -11,6 +11,13 @@ final class LabelPictures {
     }
 
     private var pictures: [Key: LabelPicture] = [:]
+    /// Labels' text as ``LabelRenderer/measure(_:em:)`` measures it, by text and size: placing a
+    /// label, kept or not, looks up no glyph on later frames.
+    private var measures: [MeasureKey: (width: Double, widestPrefix: Double)] = [:]
+    private struct MeasureKey: Hashable {
+        var text: String
+        var em: Int
+    }
     private var keptTexels = 0
     /// At most this many texels are kept (16 MiB), whatever the scene's labels.
     static let maximumTexels = 1 << 20
@@ -35,6 +42,20 @@ final class LabelPictures {
         keptTexels += LabelPicture.texels(around: box)
         pictures[key] = LabelPicture(copying: box, of: layer, left: left, top: top, drawn: drawn)
         return (drawn, nil)
+    }
+
+    /// ``LabelRenderer/plateWidth(of:em:padX:left:rightEdge:measured:)`` of `label`, its text
+    /// measured once.
+    func plateWidth(of label: String, em: Int, padX: Double, left: Double, rightEdge: Int, with renderer: LabelRenderer) -> Double {
+        let key = MeasureKey(text: label, em: em)
+        let measured: (width: Double, widestPrefix: Double)
+        if let known = measures[key] {
+            measured = known
+        } else {
+            measured = renderer.measure(label, em: em)
+            measures[key] = measured
+        }
+        return renderer.plateWidth(of: label, em: em, padX: padX, left: left, rightEdge: rightEdge, measured: measured)
     }
 
     /// Whether `box` moved by (`dx`, `dy`) lies inside the layer, clear of its edges (so that its

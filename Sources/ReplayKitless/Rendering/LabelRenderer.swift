@@ -43,14 +43,30 @@ struct LabelRenderer {
 
     /// The width of the plate of `label` at `em` pixels per em whose left edge is at `left`: its
     /// text measured up to where it passes `rightEdge` (what shows of it), and the padding.
-    func plateWidth(of label: String, em: Int, padX: Double, left: Double, rightEdge: Int) -> Double {
+    /// With `measured` (``measure(_:em:)`` of the same label and size), a text that stops short of
+    /// `rightEdge` is not measured again.
+    func plateWidth(of label: String, em: Int, padX: Double, left: Double, rightEdge: Int,
+                    measured: (width: Double, widestPrefix: Double)? = nil) -> Double {
         let visibleText = Double(rightEdge) - left - padX
+        // Every glyph counts when the text before each of them is short of what shows.
+        if let measured, measured.widestPrefix < visibleText { return measured.width.rounded(.up) + 2 * padX }
         var textWidth = 0.0
         for scalar in label.unicodeScalars where scalar.value >= 0x20 {
             guard textWidth < visibleText else { break }
             textWidth += glyphs.glyph(scalar.value, size: em).advance
         }
         return textWidth.rounded(.up) + 2 * padX
+    }
+
+    /// The advances of `label`'s glyphs at `em` pixels per em summed in order, as `plateWidth` sums
+    /// them: the whole text's width, and the widest of the sums before each glyph.
+    func measure(_ label: String, em: Int) -> (width: Double, widestPrefix: Double) {
+        var width = 0.0, widestPrefix = -Double.infinity
+        for scalar in label.unicodeScalars where scalar.value >= 0x20 {
+            widestPrefix = max(widestPrefix, width)
+            width += glyphs.glyph(scalar.value, size: em).advance
+        }
+        return (width, widestPrefix)
     }
 
     /// Where a label of `size` pixels per em goes for an anchor at pixel (`anchorX`, `anchorY`):

@@ -3,6 +3,18 @@ import CKernels
 /// Turning a mesh's triangles into ``MeshRasterizer/ScreenTriangle``s: near-plane clipping,
 /// projection, and the linear functions the rasterizer evaluates per pixel.
 extension MeshRasterizer {
+    /// What a mesh triangle being set up is, beyond its vertices. (Apart from ``Setup``, which
+    /// stays the same for a whole `add`: a setup changed per triangle was copied to memory for
+    /// every call.)
+    struct Facet {
+        /// −1 for the back side of a double-sided face, so it is lit like its front.
+        var normalSign: Double = 1
+        /// Bit k set: edge k is on the silhouette.
+        var silhouette: UInt8 = 7
+        /// Whether it is a facet of a sphere.
+        var spherical = false
+    }
+
     /// Clipping and projection for one `add` call.
     struct Setup {
         let focal: Intrinsics
@@ -11,26 +23,21 @@ extension MeshRasterizer {
         let height: Int
         let material: SurfaceMaterial
         let lighting: Lighting
-        /// −1 for the back side of a double-sided face, so it is lit like its front.
-        var normalSign: Double = 1
-        /// Bit k set: edge k of the triangle being set up is on the silhouette.
-        var silhouette: UInt8 = 7
-        /// Whether the triangle being set up is a facet of a sphere.
-        var spherical = false
 
         /// Clips the triangle to depth ≥ near (keeping its winding) and writes what is left at
         /// `triangles[count]` on, counting it (built in place: a triangle is 384 bytes, and each copy
         /// of it cost more than its setup's arithmetic; room for two is the caller's); the pieces of
-        /// a clipped triangle have every edge on the silhouette. With `deferShading`, a triangle left
-        /// whole gets no depth or normal until ``shade(_:_:_:_:)`` (the caller's, unless it joins another).
-        func clip(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, into triangles: UnsafeMutablePointer<ScreenTriangle>,
-                  count: inout Int, deferShading: Bool = false) {
+        /// a clipped triangle have every edge on the silhouette.
+        func clip(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, as facet: Facet,
+                  into triangles: UnsafeMutablePointer<ScreenTriangle>, count: inout Int) {
             let inA = -a.position.z >= near, inB = -b.position.z >= near, inC = -c.position.z >= near
-            func out(_ p: ViewVertex, _ q: ViewVertex, _ r: ViewVertex, silhouette: UInt8 = 7, shaded: Bool = true) {
-                project(p, q, r, silhouette: silhouette, shaded: shaded, into: triangles, count: &count)
+            var piece = facet
+            piece.silhouette = 7
+            func out(_ p: ViewVertex, _ q: ViewVertex, _ r: ViewVertex) {
+                project(p, q, r, as: piece, shaded: true, into: triangles, count: &count)
             }
             switch (inA, inB, inC) {
-            case (true, true, true): out(a, b, c, silhouette: silhouette, shaded: !deferShading)
+            case (true, true, true): project(a, b, c, as: facet, shaded: true, into: triangles, count: &count)
             case (false, false, false): return
             // One vertex in front: a smaller triangle.
             case (true, false, false): out(a, crossing(a, b), crossing(a, c))
@@ -48,7 +55,8 @@ extension MeshRasterizer {
         }
 
         /// The colour of a triangle with these vertex normals when it is one colour all over, or nil.
-        @inline(__always) private func uniformColor(_ n0: SIMD3<Double>, _ n1: SIMD3<Double>, _ n2: SIMD3<Double>) -> SIMD3<Float>? {
+        @inline(__always) private func uniformColor(_ n0: SIMD3<Double>, _ n1: SIMD3<Double>, _ n2: SIMD3<Double>,
+                                                    normalSign: Double) -> SIMD3<Float>? {
             guard material.shaded else { return material.color }
             guard n0 == n1, n1 == n2 else { return nil }
             return material.lit(by: lighting, normal: SIMD3<Float>(n0 * normalSign))
@@ -64,9 +72,11 @@ extension MeshRasterizer {
 
         /// Projects a triangle lying in front of the near plane and writes it at `triangles[count]`,
         /// counting it, its depth and normal only if `shaded`; nothing when it has no area on screen
-        /// or misses the frame.
-        private func project(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, silhouette: UInt8, shaded: Bool,
-                             into triangles: UnsafeMutablePointer<ScreenTriangle>, count: inout Int) {
+        /// or misses the frame. Without `shaded`, it gets no depth or normal until
+        /// ``shade(_:_:_:_:normalSign:)`` (the caller's, unless the triangle joins another). (A triangle the caller
+        /// knows to be wholly in front comes here straight, not through `clip`.)
+        func project(_ a: ViewVertex, _ b: ViewVertex, _ c: ViewVertex, as facet: Facet, shaded: Bool,
+                     into triangles: UnsafeMutablePointer<ScreenTriangle>, count: inout Int) {
             func pixel(_ v: ViewVertex) -> (x: Double, y: Double, inverseDepth: Double) {
                 let d = -v.position.z
                 return (focal.cx + focal.fx * v.position.x / d, focal.cy - focal.fy * v.position.y / d, 1 / d)
@@ -83,24 +93,26 @@ extension MeshRasterizer {
             let e0 = ck_linear(edgeFrom: (v1.x, v1.y), to: (v2.x, v2.y), area: area)
             let e1 = ck_linear(edgeFrom: (v2.x, v2.y), to: (v0.x, v0.y), area: area)
             let e2 = ck_linear(edgeFrom: (v0.x, v0.y), to: (v1.x, v1.y), area: area)
-            let uniform = uniformColor(a.normal, b.normal, c.normal)
+            let uniform = uniformColor(a.normal, b.normal, c.normal, normalSign: facet.normalSign)
             let triangle = triangles + count
             triangle.initialize(to: ScreenTriangle(
                 edge: (e0, e1, e2, ck_linear()), inverse_depth: ck_linear(),
                 corner: ((v0.x, v0.y), (v1.x, v1.y), (v2.x, v2.y), (0, 0)), area: abs(area) / 2,
                 normal_x: (0, 0, 0, 0), normal_y: (0, 0, 0, 0), normal_origin: (0, 0, 0, 0),
                 base: Self.lanes(uniform ?? material.black), range: Self.lanes(material.color - material.black),
-                min_x: Int32(rect.minX), min_y: Int32(rect.minY), max_x: Int32(rect.maxX), max_y: Int32(rect.maxY),
-                shaded_as: UInt32(truncatingIfNeeded: count), silhouette: silhouette, flat: uniform != nil ? 1 : 0,
-                spherical: spherical ? 1 : 0, corners: 3, convex_group: 0))
+                // (Within the frame: no overflow to check for.)
+                min_x: Int32(truncatingIfNeeded: rect.minX), min_y: Int32(truncatingIfNeeded: rect.minY),
+                max_x: Int32(truncatingIfNeeded: rect.maxX), max_y: Int32(truncatingIfNeeded: rect.maxY),
+                shaded_as: UInt32(truncatingIfNeeded: count), silhouette: facet.silhouette, flat: uniform != nil ? 1 : 0,
+                spherical: facet.spherical ? 1 : 0, corners: 3, convex_group: 0))
             count += 1
-            if shaded { shade(triangle, a, b, c) }
+            if shaded { shade(triangle, a, b, c, normalSign: facet.normalSign) }
         }
 
-        /// Sets the depth and normal of `triangle`, projected from `a`, `b`, `c` (and `normalSign`)
-        /// by `project`: a quad's second half, which the first takes in, goes without.
+        /// Sets the depth and normal of `triangle`, projected from `a`, `b`, `c` (and `normalSign`,
+        /// the facet's) by `project`: a quad's second half, which the first takes in, goes without.
         @inline(__always) func shade(_ triangle: UnsafeMutablePointer<ScreenTriangle>, _ a: ViewVertex, _ b: ViewVertex,
-                                     _ c: ViewVertex) {
+                                     _ c: ViewVertex, normalSign: Double) {
             let (e0, e1, e2, _) = triangle.pointee.edge
             let d0 = 1 / -a.position.z, d1 = 1 / -b.position.z, d2 = 1 / -c.position.z
             // 1/depth is linear in screen space: the barycentric mix of the vertices' 1/depth.

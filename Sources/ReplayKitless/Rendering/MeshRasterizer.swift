@@ -28,7 +28,9 @@ import CKernels
 /// into tiles.
 final class MeshRasterizer {
     /// At most 64: a tile row's pixels are the bits of a `UInt64`.
-    static let tileSize = 64
+    static let tileSize = 1 << tileShift
+    /// A power of two, so a pixel's tile is a shift away (a division by a signed 64 cost five instructions).
+    private static let tileShift = 6
 
     struct ViewVertex {
         var position: SIMD3<Double>
@@ -42,10 +44,18 @@ final class MeshRasterizer {
 
     let lighting: Lighting
     private var vertices: [ViewVertex] = []
-    /// Per triangle of the mesh being added: which way it faces, and whether it is drawn whole (in
-    /// front of the near plane, facing the viewer or double-sided), for its neighbours' silhouettes.
-    private var facings: [Double] = []
-    private var drawnWhole: [Bool] = []
+    /// Per triangle of the mesh being added, ``FaceFlag``s: one byte read per neighbour when
+    /// silhouettes are found, where a facing and a flag in two arrays cost two bounds-checked loads.
+    private var faces: [UInt8] = []
+    /// What `add` knows of a mesh triangle once the whole mesh is transformed.
+    private enum FaceFlag {
+        /// Its corners are vertices of the mesh and it is not a closed mesh's back face.
+        static let drawn: UInt8 = 1
+        /// Drawn, and in front of the near plane: its neighbours' surfaces may go on across it.
+        static let whole: UInt8 = 2
+        /// Seen from behind (a double-sided face's back), lit like its front.
+        static let reversed: UInt8 = 4
+    }
     /// The triangles added since the last `resolve`, `triangleCount` of `triangleCapacity`: raw
     /// storage, so `add` builds each in place without an array's bookkeeping per triangle.
     private var triangles: UnsafeMutablePointer<ScreenTriangle>
@@ -98,19 +108,21 @@ final class MeshRasterizer {
         let view = transform.viewed(by: camera)
         // The scratch arrays and results as locals for the loops (a property's every access is
         // checked for exclusivity at run time), put back when done.
-        var vertices: [ViewVertex] = [], facings: [Double] = [], drawnWhole: [Bool] = []
+        var vertices: [ViewVertex] = [], faces: [UInt8] = []
         swap(&vertices, &self.vertices)
-        swap(&facings, &self.facings)
-        swap(&drawnWhole, &self.drawnWhole)
+        swap(&faces, &self.faces)
         // Clipping leaves at most two pieces of a triangle.
         reserveTriangles(2 * mesh.triangles.count)
         let triangles = self.triangles
-        var bounds = self.bounds, drawingCost = self.drawingCost, count = triangleCount
+        var drawingCost = self.drawingCost, count = triangleCount
+        // The rectangle around the triangles set up (none is empty: `project` drops those).
+        var low = SIMD2<Int32>(repeating: .max), high = SIMD2<Int32>(repeating: .min)
         defer {
             swap(&vertices, &self.vertices)
-            swap(&facings, &self.facings)
-            swap(&drawnWhole, &self.drawnWhole)
-            self.bounds = bounds
+            swap(&faces, &self.faces)
+            if low.x < high.x {
+                bounds = bounds.union(PixelBounds(minX: Int(low.x), minY: Int(low.y), maxX: Int(high.x), maxY: Int(high.y)))
+            }
             self.drawingCost = drawingCost
             triangleCount = count
         }
@@ -120,31 +132,28 @@ final class MeshRasterizer {
         kernelLighting.ray_x = (Float(1 / focal.fx), 0, 0, 0)
         kernelLighting.ray_y = (0, Float(-1 / focal.fy), 0, 0)
         kernelLighting.ray_origin = (Float(-focal.cx / focal.fx), Float(focal.cy / focal.fy), -1, 0)
-        var setup = Setup(focal: focal, near: camera.clippingNear, width: Int(camera.width),
+        let setup = Setup(focal: focal, near: camera.clippingNear, width: Int(camera.width),
                           height: Int(camera.height), material: material, lighting: lighting)
-        func corners(_ triangle: SIMD3<Int32>) -> (Int, Int, Int)? {
-            let i0 = Int(triangle.x), i1 = Int(triangle.y), i2 = Int(triangle.z)
-            guard i0 >= 0, i1 >= 0, i2 >= 0, i0 < vertexCount, i1 < vertexCount, i2 < vertexCount else { return nil }
-            return (i0, i1, i2)
-        }
         let meshTriangles = mesh.triangles.count
-        Self.grow(&facings, to: meshTriangles, with: 0)
-        Self.grow(&drawnWhole, to: meshTriangles, with: false)
+        Self.grow(&faces, to: meshTriangles, with: 0)
+        // An index is a vertex when below this as unsigned: negative ones wrap past it.
+        let vertexLimit = UInt32(min(vertexCount, Int(Int32.max) + 1))
         // Through pointers: appending one element at a time cost more than the arithmetic.
         vertices.withUnsafeBufferPointer { vertices in
-            facings.withUnsafeMutableBufferPointer { facings in
-                drawnWhole.withUnsafeMutableBufferPointer { drawnWhole in
-                    for (index, triangle) in mesh.triangles.enumerated() {
-                        guard let (i0, i1, i2) = corners(triangle) else {
-                            (facings[index], drawnWhole[index]) = (0, false)
-                            continue
-                        }
-                        let a = vertices[i0].position, b = vertices[i1].position, c = vertices[i2].position
-                        // The camera is at the origin: a face whose normal points away from it is seen from behind.
-                        let facing = (b - a).crossProduct(c - a).dotProduct(a)
-                        facings[index] = facing
-                        drawnWhole[index] = !(mesh.isClosed && facing >= 0) && -a.z >= setup.near && -b.z >= setup.near && -c.z >= setup.near
+            faces.withUnsafeMutableBufferPointer { faces in
+                for (index, triangle) in mesh.triangles.enumerated() {
+                    let corners = SIMD3<UInt32>(truncatingIfNeeded: triangle)
+                    guard max(max(corners.x, corners.y), corners.z) < vertexLimit else {
+                        faces[index] = 0
+                        continue
                     }
+                    let a = vertices[Int(corners.x)].position, b = vertices[Int(corners.y)].position
+                    let c = vertices[Int(corners.z)].position
+                    // The camera is at the origin: a face whose normal points away from it is seen from behind.
+                    let facing = (b - a).crossProduct(c - a).dotProduct(a)
+                    let drawn = !(mesh.isClosed && facing >= 0)
+                    let whole = drawn && -a.z >= setup.near && -b.z >= setup.near && -c.z >= setup.near
+                    faces[index] = (drawn ? FaceFlag.drawn : 0) | (whole ? FaceFlag.whole : 0) | (facing > 0 ? FaceFlag.reversed : 0)
                 }
             }
         }
@@ -155,31 +164,35 @@ final class MeshRasterizer {
         // (Most meshes have no sphere: no search of the list per triangle.)
         let meshStart = count, hasSpheres = !mesh.sphericalSurfaces.isEmpty
         for (index, triangle) in mesh.triangles.enumerated() {
-            guard let (i0, i1, i2) = corners(triangle) else { continue }
-            let facing = facings[index]
-            if mesh.isClosed && facing >= 0 { continue }
-            unclipped = unclipped && drawnWhole[index]
-            setup.normalSign = facing > 0 ? -1 : 1
-            setup.spherical = hasSpheres && index < mesh.surfaces.count && mesh.sphericalSurfaces.contains(mesh.surfaces[index])
-            setup.silhouette = 7
-            if let neighbours, drawnWhole[index] {
-                let across = neighbours[index]
-                setup.silhouette = 0
+            let face = faces[index]
+            guard face & FaceFlag.drawn != 0 else { continue }
+            let whole = face & FaceFlag.whole != 0
+            unclipped = unclipped && whole
+            var facet = Facet(normalSign: face & FaceFlag.reversed != 0 ? -1 : 1)
+            facet.spherical = hasSpheres && index < mesh.surfaces.count && mesh.sphericalSurfaces.contains(mesh.surfaces[index])
+            if let neighbours, whole {
+                let across = SIMD3<UInt32>(truncatingIfNeeded: neighbours[index])
+                facet.silhouette = 0
                 for k in 0..<3 {
-                    let other = Int(across[k])
-                    // The surface goes on across the edge only into a whole neighbour facing the same way.
-                    if other < 0 || other >= meshTriangles || !drawnWhole[other] || (facings[other] > 0) != (facing > 0) {
-                        setup.silhouette |= 1 << k
-                    }
+                    // The surface goes on across the edge only into a whole neighbour facing the same
+                    // way: one whose flags are these (a negative index wraps out of range).
+                    if across[k] >= meshTriangles || faces[Int(across[k])] != face { facet.silhouette |= 1 << k }
                 }
             }
             let first = count, before = previous
             let samePlane = previousSource == index - 1 && index < mesh.continuesPlane.count && mesh.continuesPlane[index]
-            // The second half of a quad, both halves whole: the first may take it in (below), so it
-            // is shaded only if not.
-            let mayJoin = samePlane && before == first - 1 && drawnWhole[index] && drawnWhole[index - 1]
-                && (facings[index] > 0) == (facings[index - 1] > 0)
-            setup.clip(vertices[i0], vertices[i1], vertices[i2], into: triangles, count: &count, deferShading: mayJoin)
+            // The second half of a quad, both halves whole and facing alike: the first may take it
+            // in (below), so it is shaded only if not.
+            let mayJoin = samePlane && before == first - 1 && whole && faces[index - 1] == face
+            let (v0, v1, v2) = vertices.withUnsafeBufferPointer { vertices in
+                (vertices[Int(triangle.x)], vertices[Int(triangle.y)], vertices[Int(triangle.z)])
+            }
+            // A whole triangle needs no clipping.
+            if whole {
+                setup.project(v0, v1, v2, as: facet, shaded: !mayJoin, into: triangles, count: &count)
+            } else {
+                setup.clip(v0, v1, v2, as: facet, into: triangles, count: &count)
+            }
             for slot in first..<count {
                 let triangle = triangles + slot
                 // Shaded as the last triangle when that shades it alike: both one colour, or
@@ -194,9 +207,9 @@ final class MeshRasterizer {
                 }
                 previous = slot
                 previousSource = index
-                let rect = triangle.pointee.rect
-                bounds = bounds.union(rect)
-                drawingCost += min(triangle.pointee.area, Double(rect.area)) + Double(Self.tiles(of: rect).count * Self.tileSize)
+                low = pointwiseMin(low, SIMD2(triangle.pointee.min_x, triangle.pointee.min_y))
+                high = pointwiseMax(high, SIMD2(triangle.pointee.max_x, triangle.pointee.max_y))
+                drawingCost += Self.drawingCost(of: triangle)
             }
             // Shaded alike too: one shape for the kernel.
             if mayJoin, let before, count == first + 1 {
@@ -205,7 +218,7 @@ final class MeshRasterizer {
                     count -= 1
                     previous = before
                 } else {
-                    setup.shade(triangles + first, vertices[i0], vertices[i1], vertices[i2])
+                    setup.shade(triangles + first, v0, v1, v2, normalSign: facet.normalSign)
                 }
             }
         }
@@ -265,34 +278,49 @@ final class MeshRasterizer {
         let grid = Self.tiles(of: area)
         sortIntoTiles(grid, area: area)
         let triangles = self.triangles
-        tileTriangles.withUnsafeBufferPointer { order in
-            order.withMemoryRebound(to: Int64.self) { order in
-                for (row, top) in stride(from: grid.minY * size, to: area.maxY, by: size).enumerated() {
-                    for (column, left) in stride(from: grid.minX * size, to: area.maxX, by: size).enumerated() {
-                        let tile = PixelBounds(minX: left, minY: top, maxX: left + size, maxY: top + size).intersection(area)
-                        let first = tileStart[row * grid.columns + column], end = tileStart[row * grid.columns + column + 1]
-                        // (A shape and its stem leave tiles of their joint rectangle empty.)
-                        guard end > first else { continue }
-                        tileLayer.move(toX: left, y: top)
-                        let texels = UnsafeMutableRawPointer(tileLayer.row(tile.minY) + tile.minX).assumingMemoryBound(to: Float.self)
-                        ck_raster_tile_draw(tileScratch, triangles, order.baseAddress.map { $0 + first }, Int64(end - first),
-                                            Int32(tile.minX), Int32(tile.minY), Int32(tile.maxX), Int32(tile.maxY), &kernelLighting,
-                                            texels, drawnColumns)
-                        tileLayer.touch(columns: drawnColumns, rows: tile.maxY - tile.minY, left: tile.minX, top: tile.minY)
-                        guard !tileLayer.touched.isEmpty else { continue }
-                        blend(tileLayer)
-                        tileLayer.clear()
+        // The lighting through a pointer to a copy: passing the property cost an exclusivity check per tile.
+        withUnsafePointer(to: kernelLighting) { lighting in
+            tileTriangles.withUnsafeBufferPointer { order in
+                order.withMemoryRebound(to: Int64.self) { order in
+                    for (row, top) in stride(from: grid.minY * size, to: area.maxY, by: size).enumerated() {
+                        for (column, left) in stride(from: grid.minX * size, to: area.maxX, by: size).enumerated() {
+                            let tile = PixelBounds(minX: left, minY: top, maxX: left + size, maxY: top + size).intersection(area)
+                            let first = tileStart[row * grid.columns + column], end = tileStart[row * grid.columns + column + 1]
+                            // (A shape and its stem leave tiles of their joint rectangle empty.)
+                            guard end > first else { continue }
+                            tileLayer.move(toX: left, y: top)
+                            let texels = UnsafeMutableRawPointer(tileLayer.row(tile.minY) + tile.minX).assumingMemoryBound(to: Float.self)
+                            ck_raster_tile_draw(tileScratch, triangles, order.baseAddress.map { $0 + first }, Int64(end - first),
+                                                Int32(tile.minX), Int32(tile.minY), Int32(tile.maxX), Int32(tile.maxY), lighting,
+                                                texels, drawnColumns)
+                            tileLayer.touch(columns: drawnColumns, rows: tile.maxY - tile.minY, left: tile.minX, top: tile.minY)
+                            guard !tileLayer.touched.isEmpty else { continue }
+                            blend(tileLayer)
+                            tileLayer.clear()
+                        }
                     }
                 }
             }
         }
     }
 
+    /// What `resolve` will spend on a triangle `project` set up, in pixel tests (``drawingCost``):
+    /// its pixels on screen, at most its rectangle's, and a tile's height per tile its rectangle
+    /// reaches. (`tiles(of:)` and `PixelBounds.area` less their tests for an empty rectangle, which
+    /// `project` never leaves: they cost more than the sums.)
+    private static func drawingCost(of triangle: UnsafePointer<ScreenTriangle>) -> Double {
+        let t = triangle.pointee
+        let pixels = Int(t.max_x &- t.min_x) &* Int(t.max_y &- t.min_y)
+        let columns = Int((t.max_x &- 1) >> tileShift &- t.min_x >> tileShift &+ 1)
+        let rows = Int((t.max_y &- 1) >> tileShift &- t.min_y >> tileShift &+ 1)
+        return min(t.area, Double(pixels)) + Double(columns &* rows &* tileSize)
+    }
+
     /// The tiles of the 64-pixel grid a rectangle of pixels reaches: first column and row, and how many.
     private static func tiles(of rect: PixelBounds) -> (minX: Int, minY: Int, columns: Int, rows: Int, count: Int) {
         guard !rect.isEmpty else { return (0, 0, 0, 0, 0) }
-        let minX = rect.minX / tileSize, minY = rect.minY / tileSize
-        let columns = (rect.maxX - 1) / tileSize - minX + 1, rows = (rect.maxY - 1) / tileSize - minY + 1
+        let minX = rect.minX >> tileShift, minY = rect.minY >> tileShift
+        let columns = (rect.maxX - 1) >> tileShift - minX + 1, rows = (rect.maxY - 1) >> tileShift - minY + 1
         return (minX, minY, columns, rows, columns * rows)
     }
 
@@ -312,21 +340,25 @@ final class MeshRasterizer {
         let triangles = UnsafeBufferPointer(start: self.triangles, count: triangleCount)
         start.withUnsafeMutableBufferPointer { start in
             /// Calls `body` with each cell of the grid triangle `index` reaches.
+            // (Wrapping arithmetic: cells and counts are within the grid and the triangle count, and the
+            // overflow checks cost more than the sums.)
             @inline(__always) func forEachCell(of index: Int, _ body: (Int) -> Void) {
                 let cells = Self.tiles(of: triangles[index].rect.intersection(area))
-                for row in cells.minY..<cells.minY + cells.rows {
-                    for column in cells.minX..<cells.minX + cells.columns { body((row - grid.minY) * grid.columns + column - grid.minX) }
+                var rowStart = (cells.minY &- grid.minY) &* grid.columns &+ cells.minX &- grid.minX
+                for _ in 0..<cells.rows {
+                    for column in 0..<cells.columns { body(rowStart &+ column) }
+                    rowStart &+= grid.columns
                 }
             }
-            for index in triangles.indices { forEachCell(of: index) { start[$0 + 1] += 1 } }
-            for cell in 0..<grid.count { start[cell + 1] += start[cell] }
+            for index in triangles.indices { forEachCell(of: index) { start[$0 &+ 1] &+= 1 } }
+            for cell in 0..<grid.count { start[cell &+ 1] &+= start[cell] }
             Self.grow(&order, to: start[grid.count], with: 0)
             order.withUnsafeMutableBufferPointer { order in
                 // Each cell's next free slot, kept in the start of the following cell until the fill is done.
                 for index in triangles.indices {
                     forEachCell(of: index) { cell in
                         order[start[cell]] = index
-                        start[cell] += 1
+                        start[cell] &+= 1
                     }
                 }
             }

@@ -105,18 +105,19 @@ final class RenderLayer {
     func touch(columns: UnsafePointer<UInt64>, rows: Int, left: Int, top: Int) {
         // The rows' bounds through pointers offset once: the properties were reloaded at every row.
         let starts = rowStart + (top - originY), ends = rowEnd + (top - originY)
-        var first = Int.max, last = Int.min, firstRow = Int.max, lastRow = Int.min
+        // The rectangle's columns from every row's bits at once (their first set bit is the
+        // rows' first, their last the rows' last), not a minimum and a maximum per row.
+        var union: UInt64 = 0, firstRow = 0, lastRow = 0
         for j in 0..<rows where columns[j] != 0 {
-            let start = left + columns[j].trailingZeroBitCount, end = left + 64 - columns[j].leadingZeroBitCount
-            starts[j] = min(starts[j], start)
-            ends[j] = max(ends[j], end)
-            first = min(first, start)
-            last = max(last, end)
-            firstRow = min(firstRow, j)
+            starts[j] = min(starts[j], left + columns[j].trailingZeroBitCount)
+            ends[j] = max(ends[j], left + 64 - columns[j].leadingZeroBitCount)
+            if union == 0 { firstRow = j }
+            union |= columns[j]
             lastRow = j
         }
-        guard first < last else { return }
-        touched = touched.union(PixelBounds(minX: first, minY: top + firstRow, maxX: last, maxY: top + lastRow + 1))
+        guard union != 0 else { return }
+        touched = touched.union(PixelBounds(minX: left + union.trailingZeroBitCount, minY: top + firstRow,
+                                            maxX: left + 64 - union.leadingZeroBitCount, maxY: top + lastRow + 1))
     }
 
     /// Declares a rectangle touched, row by row.
