@@ -49,14 +49,6 @@ void ck_blend_blocks_420_portable(const float *top, const float *bottom, uint8_t
 typedef void (*blend_and_clear_row)(float *top, float *bottom, uint8_t *luma_top, uint8_t *luma_bottom, uint8_t *cb,
                                     uint8_t *cr, int32_t blocks, float opacity);
 
-/// The columns `*first..<*last` a chroma row's two luma rows touch (their bounds at `start` and
-/// `end`); whether there are any.
-static inline int touched_span(const intptr_t *start, const intptr_t *end, intptr_t *first, intptr_t *last) {
-    *first = start[0] < start[1] ? start[0] : start[1];
-    *last = end[0] > end[1] ? end[0] : end[1];
-    return *first < *last;
-}
-
 /// The chroma rows of a layer, each row's whole blocks over its two luma rows' touched columns;
 /// inlined with each path's `blend`, so that the row's blend is inlined too.
 __attribute__((always_inline))
@@ -67,22 +59,11 @@ static inline void blend_and_clear_layer(const ck_layer *layer, uint8_t *luma, p
     float *const texels = layer->texels;
     const intptr_t width = layer->width, origin_x = layer->origin_x;
     intptr_t *const row_start = layer->row_start, *const row_end = layer->row_end;
-    // The frame's samples under the layer are seldom in cache (a frame is decoded, drawn on and
-    // encoded by different threads): all their lines asked for first, so their misses overlap.
     for (int32_t row = 0; row < chroma_rows; row++) {
-        intptr_t first, last;
-        if (!touched_span(row_start + 2 * row, row_end + 2 * row, &first, &last)) continue;
-        const uint8_t *luma_top = luma + 2 * row * luma_stride;
-        __builtin_prefetch(luma_top + first, 1);
-        __builtin_prefetch(luma_top + last - 1, 1);
-        __builtin_prefetch(luma_top + luma_stride + first, 1);
-        __builtin_prefetch(luma_top + luma_stride + last - 1, 1);
-        __builtin_prefetch(cb + row * cb_stride + (first >> 1), 1);
-        __builtin_prefetch(cr + row * cr_stride + (first >> 1), 1);
-    }
-    for (int32_t row = 0; row < chroma_rows; row++) {
-        intptr_t *start = row_start + 2 * row, *end = row_end + 2 * row, first, last;
-        const int touched = touched_span(start, end, &first, &last);
+        // The columns its two luma rows touch.
+        intptr_t *start = row_start + 2 * row, *end = row_end + 2 * row;
+        const intptr_t first = start[0] < start[1] ? start[0] : start[1], last = end[0] > end[1] ? end[0] : end[1];
+        const int touched = first < last;
         start[0] = start[1] = INTPTR_MAX;
         end[0] = end[1] = INTPTR_MIN;
         if (!touched) continue;
@@ -283,6 +264,22 @@ static void blend_and_clear_layer_avx2(const ck_layer *layer, uint8_t *luma, ptr
 #endif
 
 // MARK: Entry points
+
+/// Asks for each cache line of `count` bytes from `first`, once.
+static inline void prefetch_span(const uint8_t *first, int32_t count) {
+    const uintptr_t last = (uintptr_t)(first + count - 1);
+    for (uintptr_t line = (uintptr_t)first & ~(uintptr_t)63; line <= last; line += 64) __builtin_prefetch((const void *)line, 1);
+}
+
+void ck_prefetch_420(const uint8_t *luma, ptrdiff_t luma_stride, const uint8_t *cb, ptrdiff_t cb_stride, const uint8_t *cr,
+                     ptrdiff_t cr_stride, int32_t width, int32_t rows) {
+    for (int32_t row = 0; row < rows; row++) {
+        prefetch_span(luma + row * luma_stride, width);
+        if (row & 1) continue;
+        prefetch_span(cb + (row >> 1) * cb_stride, (width + 1) >> 1);
+        prefetch_span(cr + (row >> 1) * cr_stride, (width + 1) >> 1);
+    }
+}
 
 void ck_blend_blocks_420(const float *top, const float *bottom, uint8_t *luma_top, uint8_t *luma_bottom, uint8_t *cb,
                          uint8_t *cr, int32_t blocks, float opacity) {

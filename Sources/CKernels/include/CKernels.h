@@ -83,6 +83,14 @@ typedef struct {
 void ck_blend_and_clear_420(ck_layer layer, uint8_t *luma, ptrdiff_t luma_stride, uint8_t *cb, ptrdiff_t cb_stride,
                             uint8_t *cr, ptrdiff_t cr_stride, int32_t chroma_rows, float opacity);
 
+/// Asks for the cache lines of a rectangle of a 4:2:0 frame, `width` luma samples by `rows` luma
+/// rows, before it is blended into (for writing): `luma` points at its first luma sample, `cb` and
+/// `cr` at its first chroma samples (the rectangle starts on an even row and column). A frame is
+/// decoded, drawn on and encoded by different threads, so its samples are seldom in this core's
+/// caches: asked for before a tile is drawn, they arrive while it is.
+void ck_prefetch_420(const uint8_t *luma, ptrdiff_t luma_stride, const uint8_t *cb, ptrdiff_t cb_stride, const uint8_t *cr,
+                     ptrdiff_t cr_stride, int32_t width, int32_t rows);
+
 /// `ck_blend_and_clear_420` without SIMD, whatever the CPU (for tests that compare paths).
 void ck_blend_and_clear_420_portable(ck_layer layer, uint8_t *luma, ptrdiff_t luma_stride, uint8_t *cb,
                                      ptrdiff_t cb_stride, uint8_t *cr, ptrdiff_t cr_stride, int32_t chroma_rows, float opacity);

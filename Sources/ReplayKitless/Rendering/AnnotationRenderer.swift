@@ -155,7 +155,9 @@ package final class AnnotationRenderer: @unchecked Sendable {
                 throw overBudget(annotation.id)
             }
             let opacity = Float(annotation.color.alpha) / 255
-            rasterizer.resolve(within: frame) { LayerCompositor.compositeAndClear($0, opacity: opacity, into: image, occlusion: occlusion) }
+            rasterizer.resolve(within: frame, willDraw: { LayerCompositor.prefetch($0, of: image) }) {
+                LayerCompositor.compositeAndClear($0, opacity: opacity, into: image, occlusion: occlusion)
+            }
         }
         for (_, index) in order {
             let placed = annotations[index]

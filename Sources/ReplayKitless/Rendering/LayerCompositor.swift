@@ -44,6 +44,18 @@ enum LayerCompositor {
         }
     }
 
+    /// Asks for the cache lines of `image` under `bounds` (``ck_prefetch_420``), where
+    /// `compositeAndClear` will blend in C; nothing for other frames.
+    static func prefetch(_ bounds: PixelBounds, of image: YUVImage) {
+        guard image.subsampling.shiftX == 1, image.subsampling.shiftY == 1, !bounds.isEmpty, bounds.minX >= 0, bounds.minY >= 0,
+              bounds.maxX <= image.width, bounds.maxY <= image.height else { return }
+        let left = bounds.minX & ~1, top = bounds.minY & ~1
+        ck_prefetch_420(image.luma.base + top * image.luma.stride + left, image.luma.stride,
+                        image.cb.base + (top >> 1) * image.cb.stride + (left >> 1), image.cb.stride,
+                        image.cr.base + (top >> 1) * image.cr.stride + (left >> 1), image.cr.stride,
+                        Int32(bounds.maxX - left), Int32(bounds.maxY - top))
+    }
+
     /// `composite`, then `layer.clear()`. In the usual case (4:2:0, an opaque frame, nothing in
     /// front, every touched pixel in a whole 2×2 block of the frame, the window's corner on even
     /// pixels) one pass in C (`ck_blend_and_clear_420`) does both, zeroing texels as it reads them.

@@ -270,7 +270,8 @@ final class MeshRasterizer {
     /// by tile of the frame's 64-pixel grid, the pixels drawn are handed to `blend` in a small
     /// layer, cleared after it returns, so no frame-sized buffer is needed. (A grid fixed to the
     /// frame keeps a chroma sample's luma pixels in one tile, so tiles blend independently.)
-    func resolve(within frame: PixelBounds, blend: (RenderLayer) -> Void) {
+    /// `willDraw` hears of each tile's pixels before they are drawn (to fetch what `blend` will read).
+    func resolve(within frame: PixelBounds, willDraw: (PixelBounds) -> Void = { _ in }, blend: (RenderLayer) -> Void) {
         defer { discard() }
         let area = bounds.intersection(frame)
         guard !area.isEmpty, area.minX >= 0, area.minY >= 0 else { return }
@@ -288,6 +289,7 @@ final class MeshRasterizer {
                             let first = tileStart[row * grid.columns + column], end = tileStart[row * grid.columns + column + 1]
                             // (A shape and its stem leave tiles of their joint rectangle empty.)
                             guard end > first else { continue }
+                            willDraw(tile)
                             tileLayer.move(toX: left, y: top)
                             let texels = UnsafeMutableRawPointer(tileLayer.row(tile.minY) + tile.minX).assumingMemoryBound(to: Float.self)
                             ck_raster_tile_draw(tileScratch, triangles, order.baseAddress.map { $0 + first }, Int64(end - first),
