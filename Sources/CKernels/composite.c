@@ -63,10 +63,9 @@ static inline void blend_and_clear_layer(const ck_layer *layer, uint8_t *luma, p
         // The columns its two luma rows touch.
         intptr_t *start = row_start + 2 * row, *end = row_end + 2 * row;
         const intptr_t first = start[0] < start[1] ? start[0] : start[1], last = end[0] > end[1] ? end[0] : end[1];
-        const int touched = first < last;
         start[0] = start[1] = INTPTR_MAX;
         end[0] = end[1] = INTPTR_MIN;
-        if (!touched) continue;
+        if (first >= last) continue;
         const intptr_t block = first >> 1;
         float *top = texels + 4 * (2 * row * width + 2 * block - origin_x);
         uint8_t *luma_top = luma + 2 * row * luma_stride + 2 * block;

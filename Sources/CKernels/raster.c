@@ -23,7 +23,6 @@ typedef double double4 __attribute__((ext_vector_type(4)));
 typedef float float4 __attribute__((ext_vector_type(4)));
 typedef int32_t int4 __attribute__((ext_vector_type(4)));
 typedef int64_t long4 __attribute__((ext_vector_type(4)));
-typedef int64_t long2 __attribute__((ext_vector_type(2)));
 typedef float float8 __attribute__((ext_vector_type(8)));
 typedef double double8 __attribute__((ext_vector_type(8)));
 typedef int64_t long8 __attribute__((ext_vector_type(8)));
