@@ -39,34 +39,39 @@ PY
 
 # Memory per process lane (#37 target 2): peak RSS of a 10-second 720p render with the 20-annotation
 # scene and without, at --process-threads 1, 2 and 16 (one round each; peak RSS barely varies). Prints
-# the annotated/plain ratio per lane count (target ≤ 1.15×) and the bytes each lane past the first adds
-# (peak at 16 − peak at 1, over the lanes 16 runs past the first: lanes stop at the cores), with and
-# without annotations. LANES_ONLY=1 skips the long runs below.
+# the annotated/plain ratio per lane count (target ≤ 1.15×), the lanes each render started (its
+# report's processLanes: lanes stop at the cores, and drawing alone starts on one lane and adds lanes
+# only while they hold the render back) and the bytes each started lane past the first adds.
+# LANES_ONLY=1 skips the long runs below.
 LANE_CLIP="$BENCH_DIR/clip720p10s.mp4"
 LANE_POSES="$BENCH_DIR/poses720p10s.jsonl"
 LANE_SCENE="$BENCH_DIR/annotations20-10s.json"
 make_clip "$LANE_CLIP" 10
 python3 "$ROOT/benchmarks/scene20.py" "$LANE_POSES" "$LANE_SCENE" 300
-rm -f "$BENCH_DIR/times.txt"
+rm -f "$BENCH_DIR/times.txt" "$BENCH_DIR/lanes.txt"
 for lanes in 1 2 16; do
   measure "annotations-$lanes" "$FX" render "$LANE_CLIP" -o "$BENCH_DIR/lanes-annotations.mp4" --poses "$LANE_POSES" \
-    --annotations "$LANE_SCENE" --process-threads "$lanes" --preset ultrafast --progress none --overwrite
+    --annotations "$LANE_SCENE" --process-threads "$lanes" --preset ultrafast --progress none --overwrite \
+    --report "$BENCH_DIR/lanes-annotations.json"
+  python3 -c 'import json, sys; print(sys.argv[2], json.load(open(sys.argv[1]))["processLanes"])' \
+    "$BENCH_DIR/lanes-annotations.json" "$lanes" >> "$BENCH_DIR/lanes.txt"
   measure "plain-$lanes" "$FX" render "$LANE_CLIP" -o "$BENCH_DIR/lanes-plain.mp4" --poses "$LANE_POSES" \
     --process-threads "$lanes" --preset ultrafast --progress none --overwrite
 done
-python3 - "$BENCH_DIR/times.txt" "$(nproc)" <<'PY'
+python3 - "$BENCH_DIR/times.txt" "$BENCH_DIR/lanes.txt" "$(nproc)" <<'PY'
 import sys
 peak = {name: int(kib) * 1024 for name, _, kib in (line.split() for line in open(sys.argv[1]))}
-cores = int(sys.argv[2])
+started = {int(asked): int(lanes) for asked, lanes in (line.split() for line in open(sys.argv[2]))}
+cores = int(sys.argv[3])
 for lanes in (1, 2, 16):
     a, p = peak[f"annotations-{lanes}"], peak[f"plain-{lanes}"]
-    print(f"--process-threads {lanes:2d} ({min(lanes, cores)} lanes on {cores} cores): peak RSS {a / 2**20:.0f} MiB with 20 annotations, "
-          f"{p / 2**20:.0f} MiB without, ratio {a / p:.2f}x")
-# Lanes stop at the cores (RenderOptions.resolvedProcessThreads): per lane over those the 16 asked ran.
-used = min(16, cores)
-for kind in ("annotations", "plain"):
-    if used > 1:
-        print(f"bytes per lane ({kind}, 1 to {used} lanes): {(peak[f'{kind}-16'] - peak[f'{kind}-1']) / (used - 1):.0f}")
+    print(f"--process-threads {lanes:2d} (at most {min(lanes, cores)} lanes on {cores} cores, {started[lanes]} started): "
+          f"peak RSS {a / 2**20:.0f} MiB with 20 annotations, {p / 2**20:.0f} MiB without, ratio {a / p:.2f}x")
+if started[16] > 1:
+    print(f"bytes per started lane (annotations, 1 to {started[16]} lanes): "
+          f"{(peak['annotations-16'] - peak['annotations-1']) / (started[16] - 1):.0f}")
+else:
+    print("no lane past the first started at --process-threads 16: no bytes added per lane")
 PY
 [ "${LANES_ONLY:-0}" = 1 ] && exit 0
 

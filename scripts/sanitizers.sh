@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-thread_suites='RendererLibraryTests|JobEnvironmentTests|ProcessThreadsTests|RowBandsTests|BoundedWorkTests|LibraryAPITests|ComposerTrackOpeningTests|AtomicOutputTests|ErrorPathTests|DemuxerDamageTests|SpeakerLayoutTests'
+thread_suites='RendererLibraryTests|JobEnvironmentTests|ProcessThreadsTests|FramesInFlightTests|RowBandsTests|BoundedWorkTests|LibraryAPITests|ComposerTrackOpeningTests|AtomicOutputTests|ErrorPathTests|DemuxerDamageTests|SpeakerLayoutTests'
 for sanitizer in ${SANITIZERS:-address thread}; do
   arguments=("$@")
   if [[ $sanitizer == thread && $# -eq 0 ]]; then arguments=(--filter "$thread_suites"); fi

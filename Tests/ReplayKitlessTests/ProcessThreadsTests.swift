@@ -78,7 +78,9 @@ import Testing
         options.encoder.codec = .ffv1
         options.size = PictureSize(width: 64, height: 32)
         options.processThreads = 3
-        _ = try Renderer(options: options, extraEffects: [StampEffect()]).run(progress: .none)
+        let report = try Renderer(options: options, extraEffects: [StampEffect()]).run(progress: .none)
+        // The stamps' pauses hold the render back: lanes are added up to the cores (3 at most).
+        #expect(report.processLanes == min(3, RowBands.availableCores))
         // The frames as stored (4:2:0, no range conversion): each frame's first luma sample.
         let raw = directory.appendingPathComponent("stamped.yuv").path
         try runFFmpegCLI(["-i", options.output.string, "-map", "0:v", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "yuv420p", raw])
@@ -104,6 +106,39 @@ import Testing
         }
         #expect(!FileManager.default.fileExists(atPath: output))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
+    /// Draws nothing, slowly: a drawing effect that holds the render back, so lanes are added.
+    final class SlowDrawing: DrawingEffect {
+        let name = "slow drawing"
+        let needsMask = false
+        func reserve(slots: Int, lanes: Int, bands: Int) throws(ReplayError) {}
+        func sequence(_ frame: EffectFrame) throws(ReplayError) {}
+        func apply(to image: YUVImage, at time: FrameTime) throws(ReplayError) {}
+        func process(_ image: YUVImage, _ frame: EffectFrame, lane: Int) throws(ReplayError) { usleep(4000) }
+    }
+
+    /// Annotations alone start on one lane; lanes added mid-render, each with caches of its own,
+    /// draw the bytes of one thread.
+    @Test func lanesAddedWhileDrawingGiveTheBytesOfOne() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var hashes: [Int: [String]] = [:]
+        for threads in [1, 3] {
+            let output = directory.appendingPathComponent("drawn\(threads).mkv").path
+            var options = RenderOptions(input: Self.samples.appendingPathComponent("call.mp4").path, output: FilePath(output))
+            options.encoder.codec = .ffv1
+            options.size = PictureSize(width: 160, height: 96)
+            options.poses = PoseSettings(source: .sidecar(path: FilePath(Self.samples.appendingPathComponent("call.poses.jsonl").path)))
+            options.annotations = AnnotationSettings(scene: FilePath(Self.samples.appendingPathComponent("annotations.json").path))
+            options.processThreads = threads
+            let report = try Renderer(options: options, extraEffects: [SlowDrawing()]).run(progress: .none)
+            #expect(report.effects.annotations?.framesDrawn ?? 0 > 0)
+            if threads > 1 { #expect(report.processLanes == min(threads, RowBands.availableCores)) }
+            hashes[threads] = try Self.frameHashes(output)
+        }
+        #expect(hashes[1]?.count == 116)
+        #expect(hashes[1] == hashes[3])
     }
 
     /// The row-band kernels (blend, premultiplied alpha, chroma mask, mask scaling) write the bytes

@@ -1,16 +1,32 @@
 import Foundation
 
-/// Several frames worked on at once by `lanes` threads, handed on in the order they came in.
+/// Several frames worked on at once by up to `lanes` threads, handed on in the order they came in.
 ///
-/// The caller submits jobs in order, each with a *slot*: one of `slots` sets of per-frame memory,
-/// taken with ``takeSlot()`` (which waits while every slot is in flight, so memory stays bounded)
-/// and free again once that frame has been handed on. Each lane thread takes the oldest job and
-/// runs `work` on it; results wait in a reorder buffer until every earlier one is handed on, and
-/// are then passed to `deliver` one at a time, in submission order. A failure travels the same
-/// way: it is reported when its turn comes, so the error a run stops with is always the one of
-/// the earliest failing frame, whatever the threads' timing.
+/// The caller submits jobs in order, each with a *slot*: one of ``slotsPerLane`` sets of per-frame
+/// memory per lane, taken with ``takeSlot()`` (which waits while every slot is in
+/// flight, so memory stays bounded) and free again once that frame has been handed on. Each lane
+/// thread takes the oldest job and runs `work` on it; results wait in a reorder buffer until every
+/// earlier one is handed on, and are then passed to `deliver` one at a time, in submission order.
+/// A failure travels the same way: it is reported when its turn comes, so the error a run stops
+/// with is always the one of the earliest failing frame, whatever the threads' timing.
+///
+/// Lanes are added only while they pay: a pool started with fewer than `lanes` doubles them (up to
+/// `lanes`) when the lanes hold the run back (``takeSlot()``). Light work held back by the encoder
+/// or the decoder so keeps one lane and the memory of two frames, however many cores it may use.
 final class FramesInFlight<Job, Output>: @unchecked Sendable {
     typealias Work = (_ job: Job, _ slot: Int, _ lane: Int) throws(ReplayError) -> Output
+
+    /// Frames a lane holds at most: one it works on, one waiting for it (or to be handed on).
+    static var slotsPerLane: Int { 2 }
+    /// The share of a window's time the lanes must spend working for more lanes to be added.
+    static var busyShareToAddLanes: Double { 0.85 }
+
+    /// The most lanes the pool may start.
+    let maximumLanes: Int
+    /// The lanes started so far (one at first).
+    var lanes: Int { lock.withLock { startedLanes } }
+    /// The slots the caller's per-frame memory must provide: numbers `0 ..< slotCount`.
+    var slotCount: Int { maximumLanes * Self.slotsPerLane }
 
     private let work: Work
     private let deliver: (Output) -> Bool
@@ -24,30 +40,72 @@ final class FramesInFlight<Job, Output>: @unchecked Sendable {
     private var finished: [Int: (slot: Int, result: Result<Output, ReplayError>)] = [:]
     private var nextToDeliver = 0
     private var submitted = 0
+    private var startedLanes = 0
+    /// The current window of frames over which the lanes' work is timed: frames taken (counted
+    /// by the submitting thread), since when, and the time lanes spent in `work` (under the lock).
+    private var window = (frames: 0, started: ContinuousClock.now, working: Duration.zero)
+    /// Windows in a row in which the lanes were busy (the submitting thread's alone).
+    private var busyWindows = 0
     /// One thread at a time hands results on (outside the lock), which keeps them in order.
     private var delivering = false
     private var stopped = false
 
-    /// Starts `lanes` threads. `deliver` gets the outputs in order and returns `false` to stop;
-    /// `discard` gets those never delivered (after a failure or a stop); `fail` gets the first
-    /// failure in submission order.
-    init(lanes: Int, slots: Int, work: @escaping Work, deliver: @escaping (Output) -> Bool,
+    /// Starts `startingLanes` lane threads (one by default), of at most `lanes`. `deliver` gets the
+    /// outputs in order and returns `false` to stop; `discard` gets those never delivered (after a
+    /// failure or a stop); `fail` gets the first failure in submission order.
+    init(lanes: Int, startingLanes: Int = 1, work: @escaping Work, deliver: @escaping (Output) -> Bool,
          discard: @escaping (Output) -> Void, fail: @escaping (ReplayError) -> Void) {
+        maximumLanes = max(1, lanes)
         self.work = work
         self.deliver = deliver
         self.discard = discard
         self.fail = fail
-        freeSlots = BoundedQueue(capacity: slots)
-        for slot in 0..<slots { freeSlots.put(slot) }
-        jobs = BoundedQueue(capacity: slots)
-        for lane in 0..<lanes {
+        freeSlots = BoundedQueue(capacity: maximumLanes * Self.slotsPerLane)
+        jobs = BoundedQueue(capacity: maximumLanes * Self.slotsPerLane)
+        addLanes(min(max(1, startingLanes), maximumLanes))
+    }
+
+    /// A free slot, waiting while all are in flight; `nil` once stopped.
+    ///
+    /// Windows of two frames per lane (eight at least) judge whether the lanes hold the run back:
+    /// when they spent ``busyShareToAddLanes`` of the window's time working, they were neither
+    /// waiting for jobs (a slower producer) nor handing frames on to a slower consumer. After two
+    /// such windows in a row (one can be a moment the lanes were crowded off the cores), the lanes
+    /// double.
+    func takeSlot() -> Int? {
+        let slot = freeSlots.take()
+        let (lanes, frames, share) = lock.withLock {
+            window.frames += 1
+            return (startedLanes, window.frames, window.working / ((.now - window.started) * startedLanes))
+        }
+        if frames >= max(8, 2 * lanes) {
+            busyWindows = share >= Self.busyShareToAddLanes ? busyWindows + 1 : 0
+            if lanes < maximumLanes, busyWindows == 2 {
+                busyWindows = 0
+                addLanes(min(lanes, maximumLanes - lanes))
+            }
+            lock.withLock { window = (0, .now, .zero) }
+        }
+        return slot
+    }
+
+    /// Starts `count` more lane threads, each bringing its slots.
+    private func addLanes(_ count: Int) {
+        let first = lock.withLock {
+            defer { startedLanes += count }
+            return startedLanes
+        }
+        for lane in first ..< first + count {
+            for slot in lane * Self.slotsPerLane ..< (lane + 1) * Self.slotsPerLane { freeSlots.put(slot) }
             lanesDone.enter()
             JobThread.start { [self] in
                 while let next = self.jobs.take() {
                     let result: Result<Output, ReplayError>
                     switch next.job {
                     case .success(let job):
+                        let started = ContinuousClock.now
                         do throws(ReplayError) { result = .success(try self.work(job, next.slot, lane)) } catch { result = .failure(error) }
+                        self.lock.withLock { self.window.working += .now - max(started, self.window.started) }
                     case .failure(let error):
                         result = .failure(error)
                     }
@@ -57,9 +115,6 @@ final class FramesInFlight<Job, Output>: @unchecked Sendable {
             }
         }
     }
-
-    /// A free slot, waiting while all are in flight; `nil` once stopped.
-    func takeSlot() -> Int? { freeSlots.take() }
 
     /// Queues `job` (or the failure of its in-order step) on `slot`, after every earlier job.
     /// Returns `false` once stopped.

@@ -58,11 +58,12 @@ package enum ProcessStageBenchmark {
     }
 
     /// Applies the effects every setup in `setups` asks for (all on the clip's input, in the order
-    /// given) to every frame of `clip`, on `threads` lanes (1: all on the calling thread, as the
-    /// renderer does with one process thread).
+    /// given) to every frame of `clip`, on `threads` lanes started at once, to measure what they
+    /// give (a render adds lanes only while they pay); 1: all on the calling thread, as the renderer
+    /// does with one process thread.
     package static func measure(_ setups: [RenderOptions], clip: Clip, threads: Int) throws(ReplayError) -> Measurement {
         let effects = try effects(setups, size: clip.size)
-        let lanes = max(1, threads), slots = lanes == 1 ? 1 : 2 * lanes
+        let lanes = max(1, threads), slots = lanes == 1 ? 1 : lanes * FramesInFlight<Int, Int>.slotsPerLane
         for effect in effects { try effect.reserve(slots: slots, lanes: lanes, bands: 1) }
         let buffers = FramePool(keepsBuffers: true)  // (shared by the lanes, as the render's are)
         let preparations = try (0..<lanes).map { _ throws(ReplayError) in
@@ -88,7 +89,7 @@ package enum ProcessStageBenchmark {
             }
         } else {
             let failure = Locked<ReplayError?>(nil)
-            let pool = FramesInFlight<Int, Int>(lanes: lanes, slots: slots, work: { index, slot, lane throws(ReplayError) in
+            let pool = FramesInFlight<Int, Int>(lanes: lanes, startingLanes: lanes, work: { index, slot, lane throws(ReplayError) in
                 try process(index, slot: slot, lane: lane)
                 return index
             }, deliver: { _ in true }, discard: { _ in }, fail: { error in failure.withLock { $0 = error } })

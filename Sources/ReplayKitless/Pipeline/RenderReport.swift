@@ -46,6 +46,9 @@ public struct RenderReport: Sendable, Codable, Equatable {
     public var effects = EffectCounts()
     /// Seconds of video (first frame to end of last frame).
     public var videoSeconds = 0.0
+    /// Threads that applied the effects: lanes are added, up to `RenderOptions.processThreads`,
+    /// only while the effects hold the render back (not the decoder or the encoder).
+    public var processLanes = 1
     /// How long the render took.
     public var wallSeconds = 0.0
     /// Frames per second of wall time.

@@ -117,6 +117,8 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
         var videoSeconds = 0.0
         /// Frames given a pose SEI (`embedPoses`).
         var framesWithPoseSEI = 0
+        /// Threads that applied the effects (lanes started, ``FramesInFlight``).
+        var processLanes = 1
     }
 
     init(options: RenderOptions, extraEffects: [any FrameEffect]) throws(ReplayError) {
@@ -408,25 +410,32 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
         return time
     }
 
-    /// The process stage with `lanes` threads, each working on a frame of its own: the effects'
+    /// The process stage with up to `lanes` threads, each working on a frame of its own: the effects'
     /// in-order steps run here, one frame after another, and everything else on the lanes, whose
-    /// frames are handed to the encoder in order (``FramesInFlight``). Two slots per lane let a
-    /// lane start its next frame while an earlier one is still being drawn elsewhere.
+    /// frames are handed to the encoder in order (``FramesInFlight``). Effects that only draw
+    /// (annotations: under a millisecond a 720p frame, less than decoding or encoding it) start on
+    /// one lane, and lanes are added only while they, not the decoder or the encoder, hold the
+    /// render back: each lane holds two frames and its own caches. Heavier effects (masks,
+    /// backgrounds, blur) start with every lane, which they need from the first frame.
     private func processFramesAtOnce(_ split: [any SplitFrameEffect], lanes: Int) throws(ReplayError) {
-        let slots = 2 * lanes
+        let slots = lanes * FramesInFlight<Frame, Frame>.slotsPerLane
         for effect in split { try effect.reserve(slots: slots, lanes: lanes, bands: 1) }
         let frames = (0..<slots).map { EffectFrame(slot: $0, time: FrameTime(index: 0, pts: 0, seconds: 0, streamSeconds: 0, duration: 0),
                                                    size: workingSize) }
         let buffers = FramePool(keepsBuffers: true)
         let preparations = try (0..<lanes).map { _ throws(ReplayError) in try makePreparation(sharing: buffers) }
-        let pool = FramesInFlight<Frame, Frame>(lanes: lanes, slots: slots, work: { [self] frame, slot, lane throws(ReplayError) in
+        let onlyDraw = split.allSatisfy { $0 is any DrawingEffect }
+        let pool = FramesInFlight<Frame, Frame>(lanes: lanes, startingLanes: onlyDraw ? 1 : lanes, work: { [self] frame, slot, lane throws(ReplayError) in
             let effectFrame = frames[slot]
             return try prepare(frame, with: preparations[lane], time: effectFrame.time) { image throws(ReplayError) in
                 for effect in split { try effect.process(image, effectFrame, lane: lane) }
             }
         }, deliver: { [self] in processed.put($0) }, discard: { $0.recycle() }, fail: { [self] in fail($0) })
         inFlight.withLock { $0 = pool }
-        defer { pool.finish() }
+        defer {
+            pool.finish()
+            counters.withLock { $0.processLanes = pool.lanes }
+        }
         var clock = FrameClock(inputFrames: inputFrames)
         // The slot first: a frame taken while every slot is busy would hold one more decoder buffer.
         while let slot = pool.takeSlot(), let frame = decoded.take() {
@@ -529,6 +538,7 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
         report.decodeErrors = source.decodeErrors
         report.framesWithBadTimestamps = source.badTimestamps
         report.packetsWithBadTimestamps = counts.badPackets
+        report.processLanes = counts.processLanes
         report.resolutionChanges = source.resolutionChanges
         report.videoSeconds = counts.videoSeconds
         // (Not yet moved into place: the file is still under its temporary name.)

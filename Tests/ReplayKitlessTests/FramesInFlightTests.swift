@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+@testable import ReplayKitless
+
+/// ``FramesInFlight`` adds lanes only while they hold the run back: not when the consumer or the
+/// producer is the slower side. Work here sleeps rather than computes, so a lane pays (or not)
+/// whatever the number of cores the tests run on.
+@Suite struct FramesInFlightTests {
+    /// Runs `jobs` jobs through a pool of at most `lanes` lanes, each job's work sleeping
+    /// `workMicroseconds`, each delivery `deliverMicroseconds`, the producer `produceMicroseconds`
+    /// before each job (`inputWaiting` answering whether it had one ready). Returns the lanes
+    /// started and the outputs in the order delivered.
+    static func run(lanes: Int, jobs: Int, workMicroseconds: UInt32, deliverMicroseconds: UInt32 = 0,
+                    produceMicroseconds: UInt32 = 0) -> (lanes: Int, delivered: [Int]) {
+        let delivered = Locked<[Int]>([])
+        let pool = FramesInFlight<Int, Int>(lanes: lanes, work: { job, _, _ throws(ReplayError) in
+            usleep(workMicroseconds)
+            return job
+        }, deliver: { output in
+            usleep(deliverMicroseconds)
+            delivered.withLock { $0.append(output) }
+            return true
+        }, discard: { _ in }, fail: { _ in })
+        for job in 0..<jobs {
+            usleep(produceMicroseconds)
+            guard let slot = pool.takeSlot() else { break }
+            #expect(slot < pool.slotCount)
+            pool.submit(.success(job), slot: slot)
+        }
+        pool.finish()
+        return (pool.lanes, delivered.withLock { $0 })
+    }
+
+    @Test func lanesDoubleWhileTheWorkIsTheSlowerSide() {
+        // (Long pauses, so that a loaded machine's late wake-ups stay a small share of them.)
+        let result = Self.run(lanes: 6, jobs: 100, workMicroseconds: 20_000)
+        #expect(result.lanes == 6)  // 1, 2, 4, then the 2 left
+        #expect(result.delivered == Array(0..<100))
+    }
+
+    @Test func aSlowConsumerKeepsOneLane() {
+        let result = Self.run(lanes: 8, jobs: 40, workMicroseconds: 0, deliverMicroseconds: 3000)
+        #expect(result.lanes == 1)
+        #expect(result.delivered == Array(0..<40))
+    }
+
+    @Test func aSlowProducerKeepsOneLane() {
+        let result = Self.run(lanes: 8, jobs: 40, workMicroseconds: 500, produceMicroseconds: 10_000)
+        #expect(result.lanes == 1)
+        #expect(result.delivered == Array(0..<40))
+    }
+}
