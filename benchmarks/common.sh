@@ -68,7 +68,13 @@ cpu = {}
 for line in open(path):
     name, user, system = line.split()
     cpu.setdefault(name, []).append(float(user) + float(system))
-print(f"CPU time: {a} {statistics.median(cpu[a]):.2f} s, {b} {statistics.median(cpu[b]):.2f} s, "
-      f"ratio {statistics.median(cpu[a]) / statistics.median(cpu[b]):.2f}x")
+line = (f"CPU time: {a} {statistics.median(cpu[a]):.2f} s, {b} {statistics.median(cpu[b]):.2f} s, "
+        f"ratio {statistics.median(cpu[a]) / statistics.median(cpu[b]):.2f}x")
+# The scripts run A and B interleaved, one of each a round: each round's own ratio cancels the load
+# a shared host swings between rounds.
+if len(cpu[a]) == len(cpu[b]) > 1:
+    ratios = [x / y for x, y in zip(cpu[a], cpu[b])]
+    line += f" (median of the rounds' ratios {statistics.median(ratios):.3f}x, rounds {min(ratios):.3f}-{max(ratios):.3f})"
+print(line)
 PY
 }
