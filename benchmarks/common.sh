@@ -37,7 +37,8 @@ measure() {
   echo "$name $(cat "$BENCH_DIR/.last")" >> "$BENCH_DIR/times.txt"
 }
 
-# summarize A B: median wall time and peak RSS of each, and the ratios A/B.
+# summarize A B: median wall time and peak RSS of each, and the ratios A/B (also the median of the
+# rounds' own wall ratios).
 summarize() {
   python3 - "$BENCH_DIR/times.txt" "$1" "$2" <<'PY'
 import sys, statistics
@@ -50,7 +51,11 @@ def med(name): return statistics.median(s for s, _ in rows[name])
 def peak(name): return max(k for _, k in rows[name])
 print(f"{a}: median {med(a):.2f} s over {len(rows[a])} rounds, peak RSS {peak(a)/1024:.0f} MiB")
 print(f"{b}: median {med(b):.2f} s over {len(rows[b])} rounds, peak RSS {peak(b)/1024:.0f} MiB")
-print(f"ratio {a}/{b}: wall time {med(a)/med(b):.2f}x, peak RSS {peak(a)/peak(b):.2f}x")
+line = f"ratio {a}/{b}: wall time {med(a)/med(b):.2f}x, peak RSS {peak(a)/peak(b):.2f}x"
+if len(rows[a]) == len(rows[b]) > 1:  # (interleaved rounds, as cpu_ratio says)
+    ratios = [x / y for (x, _), (y, _) in zip(rows[a], rows[b])]
+    line += f" (wall: median of the rounds' ratios {statistics.median(ratios):.3f}x, rounds {min(ratios):.3f}-{max(ratios):.3f})"
+print(line)
 PY
 }
 
