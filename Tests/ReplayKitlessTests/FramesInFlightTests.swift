@@ -24,7 +24,7 @@ import Testing
         for job in 0..<jobs {
             usleep(produceMicroseconds)
             guard let slot = pool.takeSlot() else { break }
-            #expect(slot < pool.slotCount)
+            #expect(slot < lanes * FramesInFlight<Int, Int>.slotsPerLane)
             pool.submit(.success(job), slot: slot)
         }
         pool.finish()

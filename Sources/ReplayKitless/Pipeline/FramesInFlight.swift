@@ -3,7 +3,7 @@ import Foundation
 /// Several frames worked on at once by up to `lanes` threads, handed on in the order they came in.
 ///
 /// The caller submits jobs in order, each with a *slot*: one of ``slotsPerLane`` sets of per-frame
-/// memory per lane, taken with ``takeSlot()`` (which waits while every slot is in
+/// memory per lane (numbers below `lanes` × ``slotsPerLane``), taken with ``takeSlot()`` (which waits while every slot is in
 /// flight, so memory stays bounded) and free again once that frame has been handed on. Each lane
 /// thread takes the oldest job and runs `work` on it; results wait in a reorder buffer until every
 /// earlier one is handed on, and are then passed to `deliver` one at a time, in submission order.
@@ -25,8 +25,6 @@ final class FramesInFlight<Job, Output>: @unchecked Sendable {
     let maximumLanes: Int
     /// The lanes started so far (one at first).
     var lanes: Int { lock.withLock { startedLanes } }
-    /// The slots the caller's per-frame memory must provide: numbers `0 ..< slotCount`.
-    var slotCount: Int { maximumLanes * Self.slotsPerLane }
 
     private let work: Work
     private let deliver: (Output) -> Bool

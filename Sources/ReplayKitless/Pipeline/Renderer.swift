@@ -117,7 +117,7 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
         var videoSeconds = 0.0
         /// Frames given a pose SEI (`embedPoses`).
         var framesWithPoseSEI = 0
-        /// Threads that applied the effects (lanes started, ``FramesInFlight``).
+        /// Process lanes that ran (``FramesInFlight``).
         var processLanes = 1
     }
 
