@@ -3,7 +3,7 @@
 # render of the camera-like clip by $FX and, when given, by $BEFORE (another fxreplay, e.g. a copy kept
 # from before a change), then the plain render, back to back; per round the ratio of each to the plain
 # one, so a swing of the host's load between rounds cancels. Prints the median of those ratios (and the
-# ratio of the medians) over ROUNDS (default 9). Uses the clip, poses and scene annotations.sh makes.
+# ratio of the medians) over ROUNDS (default 9), by cpu_ratio. Uses the clip, poses and scene annotations.sh makes.
 source "$(dirname "$0")/common.sh"
 ROUNDS="${ROUNDS:-9}" PRESET="${PRESET:-veryfast}" CRF="${CRF:-23}"
 build_release
@@ -22,17 +22,5 @@ for round in $(seq "$ROUNDS"); do
       --preset "$PRESET" --crf "$CRF" --progress none --overwrite
   done
 done
-python3 - "$BENCH_DIR/cpu.txt" "$PRESET" "${names[@]}" <<'PY'
-import statistics, sys
-path, preset, names = sys.argv[1], sys.argv[2], sys.argv[3:]
-cpu = {}
-for line in open(path):
-    name, user, system = line.split()
-    cpu.setdefault(name, []).append(float(user) + float(system))
-plain = cpu["plain"]
-print(f"20 annotations vs none, camera-like clip, x264 {preset}, {len(plain)} interleaved rounds (CPU time, user + sys):")
-for name in names:
-    pairs = [a / p for a, p in zip(cpu[name], plain)]
-    print(f"  {name}: median of the rounds' ratios {statistics.median(pairs):.3f}x (rounds {min(pairs):.3f}-{max(pairs):.3f}), "
-          f"ratio of the medians {statistics.median(cpu[name]) / statistics.median(plain):.3f}x")
-PY
+echo "20 annotations vs none, camera-like clip, x264 $PRESET, $ROUNDS interleaved rounds (CPU time, user + sys):"
+for name in "${names[@]}"; do cpu_ratio "$name" plain; done
