@@ -45,6 +45,8 @@ import Testing
             let report = try Renderer(options: Self.options(background, output: output, threads: threads)).run(progress: .none)
             #expect(report.effects.annotations?.framesDrawn ?? 0 > 0)
             #expect(report.effects.background?.framesReplaced ?? 0 > 0)
+            // Backgrounds start with two lanes, paying or not (``StartingLanes``).
+            if threads > 1 { #expect(report.processLanes >= min(2, RowBands.availableCores)) }
             hashes[threads] = try Self.frameHashes(output)
         }
         #expect(hashes[1]?.count == 116)
@@ -139,6 +141,13 @@ import Testing
         }
         #expect(hashes[1]?.count == 116)
         #expect(hashes[1] == hashes[3])
+    }
+
+    /// Drawing alone starts on one lane, anything heavier on two, however many the render may use.
+    @Test func lanesStartFewOnAnyNumberOfCores() {
+        #expect(StartingLanes.for([SlowDrawing()], of: 16) == 1)
+        #expect(StartingLanes.for([SlowDrawing(), StampEffect()], of: 16) == 2)
+        #expect(StartingLanes.for([StampEffect()], of: 1) == 1)
     }
 
     /// The row-band kernels (blend, premultiplied alpha, chroma mask, mask scaling) write the bytes

@@ -412,11 +412,10 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
 
     /// The process stage with up to `lanes` threads, each working on a frame of its own: the effects'
     /// in-order steps run here, one frame after another, and everything else on the lanes, whose
-    /// frames are handed to the encoder in order (``FramesInFlight``). Effects that only draw
-    /// (annotations: under a millisecond a 720p frame, less than decoding or encoding it) start on
-    /// one lane, and lanes are added only while they, not the decoder or the encoder, hold the
-    /// render back: each lane holds two frames and its own caches. Heavier effects (masks,
-    /// backgrounds, blur) start with every lane, which they need from the first frame.
+    /// frames are handed to the encoder in order (``FramesInFlight``). Lanes start few and are added
+    /// only while they, not the decoder or the encoder, hold the render back: each lane holds two
+    /// frames and its own buffers (about 7 MB at 720p with a blurred background), so a render held back
+    /// by its encoder keeps the memory of few lanes on any number of cores (``StartingLanes``).
     private func processFramesAtOnce(_ split: [any SplitFrameEffect], lanes: Int) throws(ReplayError) {
         let slots = lanes * FramesInFlight<Frame, Frame>.slotsPerLane
         for effect in split { try effect.reserve(slots: slots, lanes: lanes, bands: 1) }
@@ -424,8 +423,7 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
                                                    size: workingSize) }
         let buffers = FramePool(keepsBuffers: true)
         let preparations = try (0..<lanes).map { _ throws(ReplayError) in try makePreparation(sharing: buffers) }
-        let onlyDraw = split.allSatisfy { $0 is any DrawingEffect }
-        let pool = FramesInFlight<Frame, Frame>(lanes: lanes, startingLanes: onlyDraw ? 1 : lanes, work: { [self] frame, slot, lane throws(ReplayError) in
+        let pool = FramesInFlight<Frame, Frame>(lanes: lanes, startingLanes: StartingLanes.for(split, of: lanes), work: { [self] frame, slot, lane throws(ReplayError) in
             let effectFrame = frames[slot]
             return try prepare(frame, with: preparations[lane], time: effectFrame.time) { image throws(ReplayError) in
                 for effect in split { try effect.process(image, effectFrame, lane: lane) }

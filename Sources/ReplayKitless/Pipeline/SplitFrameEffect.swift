@@ -37,6 +37,22 @@ protocol DrawingEffect: SplitFrameEffect {
     var needsMask: Bool { get }
 }
 
+/// How many lanes the process stage starts with; ``FramesInFlight`` adds more only while the lanes
+/// hold the render back.
+enum StartingLanes {
+    /// For masks, backgrounds and blur. One lane leaves the cores idle between frames: a blurred
+    /// background at ultrafast on 2 cores ran 3 % slower on one lane than on two (7 interleaved
+    /// pairs, medians 4.18 vs 4.05 s), though that lane worked only two thirds of the time, too
+    /// little for lanes to be added.
+    static let heavyEffects = 2
+
+    /// For `effects`, of at most `lanes`: one when they all only draw (annotations: under a
+    /// millisecond a 720p frame, less than decoding or encoding it), else ``heavyEffects``.
+    static func `for`(_ effects: [any SplitFrameEffect], of lanes: Int) -> Int {
+        min(lanes, effects.allSatisfy { $0 is any DrawingEffect } ? 1 : heavyEffects)
+    }
+}
+
 /// The part of a whole picture that a picture shows, scaled to its own size: a call's tile shows
 /// the crop of the participant's picture that its fit keeps (display orientation).
 struct PictureWindow: Sendable, Equatable {
