@@ -10,11 +10,15 @@ import Testing
     /// `workMicroseconds`, each delivery `deliverMicroseconds`, the producer `produceMicroseconds`
     /// before each job (`inputWaiting` answering whether it had one ready). Returns the lanes
     /// started and the outputs in the order delivered.
+    /// `oneAtATime`: the work holds one lock for all lanes, so more lanes cannot do more of it.
     static func run(lanes: Int, jobs: Int, workMicroseconds: UInt32, deliverMicroseconds: UInt32 = 0,
-                    produceMicroseconds: UInt32 = 0) -> (lanes: Int, delivered: [Int]) {
+                    produceMicroseconds: UInt32 = 0, oneAtATime: Bool = false) -> (lanes: Int, delivered: [Int]) {
         let delivered = Locked<[Int]>([])
+        let serial = NSLock()
         let pool = FramesInFlight<Int, Int>(lanes: lanes, work: { job, _, _ throws(ReplayError) in
+            if oneAtATime { serial.lock() }
             usleep(workMicroseconds)
+            if oneAtATime { serial.unlock() }
             return job
         }, deliver: { output in
             usleep(deliverMicroseconds)
@@ -36,6 +40,14 @@ import Testing
         let result = Self.run(lanes: 6, jobs: 100, workMicroseconds: 20_000)
         #expect(result.lanes == 6)  // 1, 2, 4, then the 2 left
         #expect(result.delivered == Array(0..<100))
+    }
+
+    /// The lanes are busy (each waits its turn inside the work), but a second lane does not raise
+    /// the frame rate: it is parked again, and no more are added.
+    @Test func lanesThatDoNotRaiseTheRateAreParked() {
+        let result = Self.run(lanes: 8, jobs: 48, workMicroseconds: 10_000, oneAtATime: true)
+        #expect(result.lanes == 1)
+        #expect(result.delivered == Array(0..<48))
     }
 
     @Test func aSlowConsumerKeepsOneLane() {

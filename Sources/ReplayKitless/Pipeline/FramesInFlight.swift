@@ -11,8 +11,10 @@ import Foundation
 /// with is always the one of the earliest failing frame, whatever the threads' timing.
 ///
 /// Lanes are added only while they pay: a pool started with fewer than `lanes` doubles them (up to
-/// `lanes`) when the lanes hold the run back (``takeSlot()``). Light work held back by the encoder
-/// or the decoder so keeps one lane and the memory of two frames, however many cores it may use.
+/// `lanes`) when the lanes hold the run back, and parks the lanes it added if the run's frame rate
+/// did not rise with them (``takeSlot()``). Light work held back by the encoder or the decoder so
+/// keeps one lane and the memory of two frames, however many cores it may use; work that more
+/// lanes do not speed up (cores or memory bandwidth already used up) keeps the lanes that paid.
 final class FramesInFlight<Job, Output>: @unchecked Sendable {
     typealias Work = (_ job: Job, _ slot: Int, _ lane: Int) throws(ReplayError) -> Output
 
@@ -20,11 +22,13 @@ final class FramesInFlight<Job, Output>: @unchecked Sendable {
     static var slotsPerLane: Int { 2 }
     /// The share of a window's time the lanes must spend working for more lanes to be added.
     static var busyShareToAddLanes: Double { 0.85 }
+    /// How much the frame rate must rise with added lanes for them to be kept working.
+    static var rateGainToKeepLanes: Double { 1.1 }
 
     /// The most lanes the pool may start.
     let maximumLanes: Int
-    /// The lanes started so far (one at first).
-    var lanes: Int { lock.withLock { startedLanes } }
+    /// The lanes working: those started, less any parked because they did not pay.
+    var lanes: Int { lock.withLock { workingLanes } }
 
     private let work: Work
     private let deliver: (Output) -> Bool
@@ -39,11 +43,27 @@ final class FramesInFlight<Job, Output>: @unchecked Sendable {
     private var nextToDeliver = 0
     private var submitted = 0
     private var startedLanes = 0
+    /// Lanes numbered from this one on are parked: they take no jobs.
+    private var workingLanes = 0
+    /// Wakes parked lanes when the jobs end.
+    private let parked = NSCondition()
+    private var jobsEnded = false
     /// The current window of frames over which the lanes' work is timed: frames taken (counted
     /// by the submitting thread), since when, and the time lanes spent in `work` (under the lock).
     private var window = (frames: 0, started: ContinuousClock.now, working: Duration.zero)
-    /// Windows in a row in which the lanes were busy (the submitting thread's alone).
-    private var busyWindows = 0
+    /// Where adding lanes stands (the submitting thread's alone).
+    private var growth = Growth.watching(busyWindows: 0)
+
+    private enum Growth {
+        /// Counting windows in a row in which the lanes were busy.
+        case watching(busyWindows: Int)
+        /// Lanes were just added: the next window is their start (their slots fill at once).
+        case settling(rateBefore: Double, lanesBefore: Int)
+        /// The window that tells whether the added lanes raised the frame rate.
+        case judging(rateBefore: Double, lanesBefore: Int)
+        /// No more lanes: all started, or the last ones added did not pay.
+        case settled
+    }
     /// One thread at a time hands results on (outside the lock), which keeps them in order.
     private var delivering = false
     private var stopped = false
@@ -69,35 +89,53 @@ final class FramesInFlight<Job, Output>: @unchecked Sendable {
     /// when they spent ``busyShareToAddLanes`` of the window's time working, they were neither
     /// waiting for jobs (a slower producer) nor handing frames on to a slower consumer. After two
     /// such windows in a row (one can be a moment the lanes were crowded off the cores), the lanes
-    /// double.
+    /// double. The window after next then compares the frame rate with the last one before: if it
+    /// rose less than ``rateGainToKeepLanes``, the added lanes are parked and no more are added.
     func takeSlot() -> Int? {
         let slot = freeSlots.take()
-        let (lanes, frames, share) = lock.withLock {
+        let (lanes, frames, elapsed, working) = lock.withLock {
             window.frames += 1
-            return (startedLanes, window.frames, window.working / ((.now - window.started) * startedLanes))
+            return (workingLanes, window.frames, ContinuousClock.now - window.started, window.working)
         }
-        if frames >= max(8, 2 * lanes) {
-            busyWindows = share >= Self.busyShareToAddLanes ? busyWindows + 1 : 0
-            if lanes < maximumLanes, busyWindows == 2 {
-                busyWindows = 0
-                addLanes(min(lanes, maximumLanes - lanes))
+        guard frames >= max(8, 2 * lanes) else { return slot }
+        let rate = Double(frames) / max(elapsed / .seconds(1), 1e-9)
+        let busy = working / (elapsed * lanes) >= Self.busyShareToAddLanes
+        switch growth {
+        case .watching(let busyWindows) where busy && busyWindows == 1 && lanes < maximumLanes:
+            addLanes(min(lanes, maximumLanes - lanes))
+            growth = .settling(rateBefore: rate, lanesBefore: lanes)
+        case .watching(let busyWindows):
+            growth = lanes < maximumLanes ? .watching(busyWindows: busy ? busyWindows + 1 : 0) : .settled
+        case .settling(let rateBefore, let lanesBefore):
+            growth = .judging(rateBefore: rateBefore, lanesBefore: lanesBefore)
+        case .judging(let rateBefore, let lanesBefore):
+            if rate >= rateBefore * Self.rateGainToKeepLanes {
+                growth = .watching(busyWindows: busy ? 1 : 0)
+            } else {
+                park(above: lanesBefore)
+                growth = .settled
             }
-            lock.withLock { window = (0, .now, .zero) }
+        case .settled:
+            break
         }
+        lock.withLock { window = (0, .now, .zero) }
         return slot
     }
 
     /// Starts `count` more lane threads, each bringing its slots.
     private func addLanes(_ count: Int) {
         let first = lock.withLock {
-            defer { startedLanes += count }
+            defer {
+                startedLanes += count
+                workingLanes = startedLanes
+            }
             return startedLanes
         }
         for lane in first ..< first + count {
             for slot in lane * Self.slotsPerLane ..< (lane + 1) * Self.slotsPerLane { freeSlots.put(slot) }
             lanesDone.enter()
             JobThread.start { [self] in
-                while let next = self.jobs.take() {
+                while self.waitWhileParked(lane), let next = self.jobs.take() {
                     let result: Result<Output, ReplayError>
                     switch next.job {
                     case .success(let job):
@@ -114,6 +152,28 @@ final class FramesInFlight<Job, Output>: @unchecked Sendable {
         }
     }
 
+    /// Lanes numbered `count` and up take no more jobs (their slots stay in use by the others).
+    private func park(above count: Int) {
+        lock.withLock { workingLanes = count }
+    }
+
+    /// Waits while `lane` is parked, until the jobs end; `true` to go on taking jobs.
+    private func waitWhileParked(_ lane: Int) -> Bool {
+        guard lane >= lock.withLock({ workingLanes }) else { return true }
+        parked.lock()
+        while !jobsEnded { parked.wait() }
+        parked.unlock()
+        return false
+    }
+
+    /// Lets parked lanes end.
+    private func endJobs() {
+        parked.lock()
+        jobsEnded = true
+        parked.broadcast()
+        parked.unlock()
+    }
+
     /// Queues `job` (or the failure of its in-order step) on `slot`, after every earlier job.
     /// Returns `false` once stopped.
     @discardableResult
@@ -128,6 +188,7 @@ final class FramesInFlight<Job, Output>: @unchecked Sendable {
     /// No more jobs: waits until every lane has finished and everything is handed on.
     func finish() {
         jobs.close()
+        endJobs()
         lanesDone.wait()
     }
 
@@ -136,6 +197,7 @@ final class FramesInFlight<Job, Output>: @unchecked Sendable {
         lock.withLock { stopped = true }
         jobs.cancel()
         freeSlots.cancel()
+        endJobs()
     }
 
     private func finish(_ number: Int, slot: Int, _ result: Result<Output, ReplayError>) {

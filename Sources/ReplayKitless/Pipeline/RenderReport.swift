@@ -46,10 +46,11 @@ public struct RenderReport: Sendable, Codable, Equatable {
     public var effects = EffectCounts()
     /// Seconds of video (first frame to end of last frame).
     public var videoSeconds = 0.0
-    /// The process lanes that ran: frames the effects worked on at once, at most. Lanes start few
-    /// (one for drawing alone, two for masks, backgrounds and blur) and are added, up to
+    /// The process lanes working at the end: frames the effects worked on at once, at most. Lanes
+    /// start few (one for drawing alone, two for masks, backgrounds and blur) and are added, up to
     /// `RenderOptions.processThreads`, only while they hold the render back (not the decoder or
-    /// the encoder); 1 when the effects took one frame at a time.
+    /// the encoder); lanes added that did not raise the frame rate are parked, and not counted
+    /// here. 1 when the effects took one frame at a time.
     public var processLanes = 1
     /// How long the render took.
     public var wallSeconds = 0.0
