@@ -37,17 +37,17 @@ import Testing
 
     @Test func lanesDoubleWhileTheWorkIsTheSlowerSide() {
         // (Long pauses, so that a loaded machine's late wake-ups stay a small share of them.)
-        let result = Self.run(lanes: 6, jobs: 100, workMicroseconds: 20_000)
+        let result = Self.run(lanes: 6, jobs: 140, workMicroseconds: 20_000)
         #expect(result.lanes == 6)  // 1, 2, 4, then the 2 left
-        #expect(result.delivered == Array(0..<100))
+        #expect(result.delivered == Array(0..<140))
     }
 
     /// The lanes are busy (each waits its turn inside the work), but a second lane does not raise
     /// the frame rate: it is parked again, and no more are added.
     @Test func lanesThatDoNotRaiseTheRateAreParked() {
-        let result = Self.run(lanes: 8, jobs: 48, workMicroseconds: 10_000, oneAtATime: true)
+        let result = Self.run(lanes: 8, jobs: 60, workMicroseconds: 10_000, oneAtATime: true)
         #expect(result.lanes == 1)
-        #expect(result.delivered == Array(0..<48))
+        #expect(result.delivered == Array(0..<60))
     }
 
     @Test func aSlowConsumerKeepsOneLane() {

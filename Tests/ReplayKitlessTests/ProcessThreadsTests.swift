@@ -143,6 +143,44 @@ import Testing
         #expect(hashes[1] == hashes[3])
     }
 
+    /// Draws nothing, slowly, one frame at a time whatever the lanes (one lock for all): busy lanes
+    /// that a second lane does not speed up. (Long pauses: a second lane does speed up the rest of
+    /// a frame's way, so that must stay a small share of it.)
+    final class SerialDrawing: DrawingEffect {
+        let name = "serial drawing"
+        let needsMask = false
+        let serial = NSLock()
+        func reserve(slots: Int, lanes: Int, bands: Int) throws(ReplayError) {}
+        func sequence(_ frame: EffectFrame) throws(ReplayError) {}
+        func apply(to image: YUVImage, at time: FrameTime) throws(ReplayError) {}
+        func process(_ image: YUVImage, _ frame: EffectFrame, lane: Int) throws(ReplayError) {
+            serial.withLock { _ = usleep(20_000) }
+        }
+    }
+
+    /// A lane added to busy drawing that did not raise the frame rate is parked: the render ends
+    /// on one lane, with the bytes of one thread. (Not under the sanitizers, which slow the rest
+    /// of a frame's way until a second lane pays.)
+    @Test(.disabled(if: ProcessInfo.processInfo.environment["FXREPLAY_SANITIZED"] != nil, "timing"))
+    func aLaneThatDoesNotPayIsParked() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var hashes: [Int: [String]] = [:]
+        for threads in [1, 2] {
+            let output = directory.appendingPathComponent("serial\(threads).mkv").path
+            var options = RenderOptions(input: Self.samples.appendingPathComponent("call.mp4").path, output: FilePath(output))
+            options.encoder.codec = .ffv1
+            options.size = PictureSize(width: 64, height: 32)
+            options.to = 2.2  // (a lane is added after 16 frames and judged over 16 from the 25th)
+            options.processThreads = threads
+            let report = try Renderer(options: options, extraEffects: [SerialDrawing()]).run(progress: .none)
+            #expect(report.processLanes == 1)
+            hashes[threads] = try Self.frameHashes(output)
+        }
+        #expect(hashes[1]?.count ?? 0 > 48)
+        #expect(hashes[1] == hashes[2])
+    }
+
     /// Drawing alone starts on one lane, anything heavier on two, however many the render may use.
     @Test func lanesStartFewOnAnyNumberOfCores() {
         #expect(StartingLanes.for([SlowDrawing()], of: 16) == 1)

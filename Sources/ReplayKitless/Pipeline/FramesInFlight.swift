@@ -52,17 +52,29 @@ final class FramesInFlight<Job, Output>: @unchecked Sendable {
     /// by the submitting thread), since when, and the time lanes spent in `work` (under the lock).
     private var window = (frames: 0, started: ContinuousClock.now, working: Duration.zero)
     /// Where adding lanes stands (the submitting thread's alone).
-    private var growth = Growth.watching(busyWindows: 0)
+    private var growth = Growth.watching(busy: Windows())
 
     private enum Growth {
-        /// Counting windows in a row in which the lanes were busy.
-        case watching(busyWindows: Int)
+        /// Counting the windows in a row in which the lanes were busy.
+        case watching(busy: Windows)
         /// Lanes were just added: the next window is their start (their slots fill at once).
-        case settling(rateBefore: Double, lanesBefore: Int)
-        /// The window that tells whether the added lanes raised the frame rate.
-        case judging(rateBefore: Double, lanesBefore: Int)
+        case settling(before: Windows, lanesBefore: Int)
+        /// Two windows that tell whether the added lanes raised the frame rate over `before`'s.
+        case judging(before: Windows, lanesBefore: Int, after: Windows)
         /// No more lanes: all started, or the last ones added did not pay.
         case settled
+    }
+
+    /// Windows in a row: their frames and time, for a frame rate steadier than one window's.
+    private struct Windows {
+        var count = 0
+        var frames = 0
+        var time = Duration.zero
+        var rate: Double { Double(frames) / max(time / .seconds(1), 1e-9) }
+
+        func adding(frames: Int, time: Duration) -> Windows {
+            Windows(count: count + 1, frames: self.frames + frames, time: self.time + time)
+        }
     }
     /// One thread at a time hands results on (outside the lock), which keeps them in order.
     private var delivering = false
@@ -89,8 +101,9 @@ final class FramesInFlight<Job, Output>: @unchecked Sendable {
     /// when they spent ``busyShareToAddLanes`` of the window's time working, they were neither
     /// waiting for jobs (a slower producer) nor handing frames on to a slower consumer. After two
     /// such windows in a row (one can be a moment the lanes were crowded off the cores), the lanes
-    /// double. The window after next then compares the frame rate with the last one before: if it
-    /// rose less than ``rateGainToKeepLanes``, the added lanes are parked and no more are added.
+    /// double. After one window for the new lanes to start, two more give the frame rate, compared
+    /// with that of the two busy windows before: if it rose less than ``rateGainToKeepLanes``, the
+    /// added lanes are parked and no more are added.
     func takeSlot() -> Int? {
         let slot = freeSlots.take()
         let (lanes, frames, elapsed, working) = lock.withLock {
@@ -98,19 +111,26 @@ final class FramesInFlight<Job, Output>: @unchecked Sendable {
             return (workingLanes, window.frames, ContinuousClock.now - window.started, window.working)
         }
         guard frames >= max(8, 2 * lanes) else { return slot }
-        let rate = Double(frames) / max(elapsed / .seconds(1), 1e-9)
-        let busy = working / (elapsed * lanes) >= Self.busyShareToAddLanes
         switch growth {
-        case .watching(let busyWindows) where busy && busyWindows == 1 && lanes < maximumLanes:
-            addLanes(min(lanes, maximumLanes - lanes))
-            growth = .settling(rateBefore: rate, lanesBefore: lanes)
+        case .watching where lanes == maximumLanes:
+            growth = .settled
         case .watching(let busyWindows):
-            growth = lanes < maximumLanes ? .watching(busyWindows: busy ? busyWindows + 1 : 0) : .settled
-        case .settling(let rateBefore, let lanesBefore):
-            growth = .judging(rateBefore: rateBefore, lanesBefore: lanesBefore)
-        case .judging(let rateBefore, let lanesBefore):
-            if rate >= rateBefore * Self.rateGainToKeepLanes {
-                growth = .watching(busyWindows: busy ? 1 : 0)
+            let busy = working / (elapsed * lanes) >= Self.busyShareToAddLanes
+            let counted = busy ? busyWindows.adding(frames: frames, time: elapsed) : Windows()
+            if counted.count == 2 {
+                addLanes(min(lanes, maximumLanes - lanes))
+                growth = .settling(before: counted, lanesBefore: lanes)
+            } else {
+                growth = .watching(busy: counted)
+            }
+        case .settling(let before, let lanesBefore):
+            growth = .judging(before: before, lanesBefore: lanesBefore, after: Windows())
+        case .judging(let before, let lanesBefore, let after):
+            let after = after.adding(frames: frames, time: elapsed)
+            if after.count < 2 {
+                growth = .judging(before: before, lanesBefore: lanesBefore, after: after)
+            } else if after.rate >= before.rate * Self.rateGainToKeepLanes {
+                growth = .watching(busy: Windows())
             } else {
                 park(above: lanesBefore)
                 growth = .settled
