@@ -111,51 +111,61 @@ import Testing
     }
 
     /// Draws nothing, slowly: a drawing effect that holds the render back, so lanes are added.
+    /// `oneAtATime`: one frame at a time whatever the lanes (one lock for all), busy lanes that a
+    /// second lane does not speed up (then long pauses: a second lane does speed up the rest of a
+    /// frame's way, which must stay a small share of it).
     final class SlowDrawing: DrawingEffect {
         let name = "slow drawing"
         let needsMask = false
+        let microseconds: UInt32
+        let oneAtATime: NSLock?
+        init(microseconds: UInt32, oneAtATime: Bool = false) {
+            self.microseconds = microseconds
+            self.oneAtATime = oneAtATime ? NSLock() : nil
+        }
         func reserve(slots: Int, lanes: Int, bands: Int) throws(ReplayError) {}
         func sequence(_ frame: EffectFrame) throws(ReplayError) {}
         func apply(to image: YUVImage, at time: FrameTime) throws(ReplayError) {}
-        func process(_ image: YUVImage, _ frame: EffectFrame, lane: Int) throws(ReplayError) { usleep(4000) }
+        func process(_ image: YUVImage, _ frame: EffectFrame, lane: Int) throws(ReplayError) {
+            oneAtATime?.lock()
+            usleep(microseconds)
+            oneAtATime?.unlock()
+        }
+    }
+
+    /// Renders the sample call with `drawing` on 1 and on `threads` process threads (FFV1, so the
+    /// frames are the processed pixels), `configure` setting the rest; checks that both give the
+    /// same frames and hands each report to `check`. Returns the frames' count.
+    static func renderOnOneAndOn(_ threads: Int, drawing: SlowDrawing, configure: (inout RenderOptions) -> Void,
+                                 check: (RenderReport, _ threads: Int) -> Void) throws -> Int {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var hashes: [Int: [String]] = [:]
+        for count in [1, threads] {
+            let output = directory.appendingPathComponent("drawn\(count).mkv").path
+            var options = RenderOptions(input: samples.appendingPathComponent("call.mp4").path, output: FilePath(output))
+            options.encoder.codec = .ffv1
+            configure(&options)
+            options.processThreads = count
+            check(try Renderer(options: options, extraEffects: [drawing]).run(progress: .none), count)
+            hashes[count] = try frameHashes(output)
+        }
+        #expect(hashes[1] == hashes[threads])
+        return hashes[1]?.count ?? 0
     }
 
     /// Annotations alone start on one lane; lanes added mid-render, each with caches of its own,
     /// draw the bytes of one thread.
     @Test func lanesAddedWhileDrawingGiveTheBytesOfOne() throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var hashes: [Int: [String]] = [:]
-        for threads in [1, 3] {
-            let output = directory.appendingPathComponent("drawn\(threads).mkv").path
-            var options = RenderOptions(input: Self.samples.appendingPathComponent("call.mp4").path, output: FilePath(output))
-            options.encoder.codec = .ffv1
+        let frames = try Self.renderOnOneAndOn(3, drawing: SlowDrawing(microseconds: 4000)) { options in
             options.size = PictureSize(width: 160, height: 96)
             options.poses = PoseSettings(source: .sidecar(path: FilePath(Self.samples.appendingPathComponent("call.poses.jsonl").path)))
             options.annotations = AnnotationSettings(scene: FilePath(Self.samples.appendingPathComponent("annotations.json").path))
-            options.processThreads = threads
-            let report = try Renderer(options: options, extraEffects: [SlowDrawing()]).run(progress: .none)
+        } check: { report, threads in
             #expect(report.effects.annotations?.framesDrawn ?? 0 > 0)
             if threads > 1 { #expect(report.processLanes == min(threads, RowBands.availableCores)) }
-            hashes[threads] = try Self.frameHashes(output)
         }
-        #expect(hashes[1]?.count == 116)
-        #expect(hashes[1] == hashes[3])
-    }
-
-    /// Draws nothing, slowly, one frame at a time whatever the lanes (one lock for all): busy lanes
-    /// that a second lane does not speed up. (Long pauses: a second lane does speed up the rest of
-    /// a frame's way, so that must stay a small share of it.)
-    final class SerialDrawing: DrawingEffect {
-        let name = "serial drawing"
-        let needsMask = false
-        let serial = NSLock()
-        func reserve(slots: Int, lanes: Int, bands: Int) throws(ReplayError) {}
-        func sequence(_ frame: EffectFrame) throws(ReplayError) {}
-        func apply(to image: YUVImage, at time: FrameTime) throws(ReplayError) {}
-        func process(_ image: YUVImage, _ frame: EffectFrame, lane: Int) throws(ReplayError) {
-            serial.withLock { _ = usleep(20_000) }
-        }
+        #expect(frames == 116)
     }
 
     /// A lane added to busy drawing that did not raise the frame rate is parked: the render ends
@@ -163,28 +173,19 @@ import Testing
     /// of a frame's way until a second lane pays.)
     @Test(.disabled(if: ProcessInfo.processInfo.environment["FXREPLAY_SANITIZED"] != nil, "timing"))
     func aLaneThatDoesNotPayIsParked() throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var hashes: [Int: [String]] = [:]
-        for threads in [1, 2] {
-            let output = directory.appendingPathComponent("serial\(threads).mkv").path
-            var options = RenderOptions(input: Self.samples.appendingPathComponent("call.mp4").path, output: FilePath(output))
-            options.encoder.codec = .ffv1
+        let frames = try Self.renderOnOneAndOn(2, drawing: SlowDrawing(microseconds: 20_000, oneAtATime: true)) { options in
             options.size = PictureSize(width: 64, height: 32)
             options.to = 2.2  // (a lane is added after 16 frames and judged over 16 from the 25th)
-            options.processThreads = threads
-            let report = try Renderer(options: options, extraEffects: [SerialDrawing()]).run(progress: .none)
+        } check: { report, _ in
             #expect(report.processLanes == 1)
-            hashes[threads] = try Self.frameHashes(output)
         }
-        #expect(hashes[1]?.count ?? 0 > 48)
-        #expect(hashes[1] == hashes[2])
+        #expect(frames > 48)
     }
 
     /// Drawing alone starts on one lane, anything heavier on two, however many the render may use.
     @Test func lanesStartFewOnAnyNumberOfCores() {
-        #expect(StartingLanes.for([SlowDrawing()], of: 16) == 1)
-        #expect(StartingLanes.for([SlowDrawing(), StampEffect()], of: 16) == 2)
+        #expect(StartingLanes.for([SlowDrawing(microseconds: 0)], of: 16) == 1)
+        #expect(StartingLanes.for([SlowDrawing(microseconds: 0), StampEffect()], of: 16) == 2)
         #expect(StartingLanes.for([StampEffect()], of: 1) == 1)
     }
 
