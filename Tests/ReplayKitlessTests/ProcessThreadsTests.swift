@@ -155,9 +155,11 @@ import Testing
     }
 
     /// Annotations alone start on one lane; lanes added mid-render, each with caches of its own,
-    /// draw the bytes of one thread.
+    /// draw the bytes of one thread. (Long pauses, so that each added lane raises the frame rate
+    /// even where the rest of a frame's way takes the cores: under ThreadSanitizer, beside other
+    /// tests, pauses of 4 ms left the second lane parked.)
     @Test func lanesAddedWhileDrawingGiveTheBytesOfOne() throws {
-        let frames = try Self.renderOnOneAndOn(3, drawing: SlowDrawing(microseconds: 4000)) { options in
+        let frames = try Self.renderOnOneAndOn(3, drawing: SlowDrawing(microseconds: 20_000)) { options in
             options.size = PictureSize(width: 160, height: 96)
             options.poses = PoseSettings(source: .sidecar(path: FilePath(Self.samples.appendingPathComponent("call.poses.jsonl").path)))
             options.annotations = AnnotationSettings(scene: FilePath(Self.samples.appendingPathComponent("annotations.json").path))
