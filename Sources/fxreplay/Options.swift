@@ -78,7 +78,7 @@ struct EncoderOptions: ParsableArguments {
 struct ProcessingOptions: ParsableArguments {
     @Option(name: .customLong("process-threads"), parsing: .unconditional, help: ArgumentHelp(
         "Threads that apply the effects (mask, background, annotations), several frames at once (0: one per core; never more than the cores).",
-        discussion: "Default: --threads when that is given, else one per core. Annotations alone start on one thread, masks, backgrounds and blur on two, and threads are added only while they hold the render back (the report's processLanes). The output is the same bytes whatever the number.",
+        discussion: "Default: --threads when that is given, else one per core. Annotations alone start on one thread, masks, backgrounds and blur on two, and threads are added only while they hold the render back and raise its speed (the report's processLanes). The output is the same bytes whatever the number.",
         valueName: "n"))
     var processThreads: Int?
 

@@ -51,7 +51,8 @@ public struct RenderOptions: Sendable, Codable, Equatable {
     /// core; `nil` for `encoder.threads` when that is set, else one per core; never more than the
     /// cores (``resolvedProcessThreads``). Effects that only draw (annotations) start on one thread,
     /// others (masks, backgrounds, blur) on two, and threads are added, up to this, only while they
-    /// hold the render back (``RenderReport/processLanes``). The output is the same bytes whatever the number.
+    /// hold the render back and raise its frame rate (``RenderReport/processLanes``). The output is
+    /// the same bytes whatever the number.
     public var processThreads: Int?
 
     /// A render of `input` into `output` with the defaults of `fxreplay render`: the first frame's
