@@ -117,7 +117,7 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
         var videoSeconds = 0.0
         /// Frames given a pose SEI (`embedPoses`).
         var framesWithPoseSEI = 0
-        /// Process lanes that ran (``FramesInFlight``).
+        /// Process lanes working at the end (``FramesInFlight``).
         var processLanes = 1
     }
 
