@@ -3,8 +3,8 @@ import CFFmpeg
 import Foundation
 
 /// Runs one render: demux → decode → orient/scale → effects → encode → mux, as three
-/// concurrent stages joined by bounded queues, with every frame kept at its own timestamp
-/// and every other stream copied untouched.
+/// concurrent stages joined by bounded queues (two when frames pass the middle one unchanged),
+/// with every frame kept at its own timestamp and every other stream copied untouched.
 public final class Renderer {
     /// What this render does; fixed when it is made.
     public let options: RenderOptions
@@ -319,7 +319,7 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
         avcodec_find_encoder_by_name(codec.encoderName)?.pointee.id ?? AV_CODEC_ID_NONE
     }
 
-    /// Runs the three stages to completion, calling `progress` with the frames written so far; an
+    /// Runs the stages to completion, calling `progress` with the frames written so far; an
     /// error thrown from `progress` stops the stages and is thrown once they have.
     func run(progress: (Int) throws(ReplayError) -> Void) throws(ReplayError) {
         let group = DispatchGroup()
