@@ -108,7 +108,7 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
     let frameLanes: Int
     /// Frames leave the process stage as they come (no effects, nothing turned, scaled or
     /// converted): the decoding thread hands them to the encoder itself, one thread hand-off less a
-    /// frame (a plain re-encode on 2 cores: about 2 000 context switches fewer in 900 frames).
+    /// frame (a plain 720p re-encode: 500–1 000 fewer context switches in 900 frames, 7 MB less).
     let passesFramesThrough: Bool
     let failure = Locked<ReplayError?>(nil)
     /// The process stage's lanes, when it runs several frames at once.
