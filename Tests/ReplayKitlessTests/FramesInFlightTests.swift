@@ -1,10 +1,12 @@
 import Foundation
+import FxTestSupport
 import Testing
 @testable import ReplayKitless
 
 /// ``FramesInFlight`` adds lanes only while they hold the run back: not when the consumer or the
 /// producer is the slower side. Work here sleeps rather than computes, so a lane pays (or not)
-/// whatever the number of cores the tests run on.
+/// whatever the number of cores the tests run on. (Under a sanitizer the lanes counted are not
+/// checked: its slowdown beside the other suites, not the pauses, then decides what pays.)
 @Suite struct FramesInFlightTests {
     /// Runs `jobs` jobs through a pool of at most `lanes` lanes, each job's work sleeping
     /// `workMicroseconds`, each delivery `deliverMicroseconds`, the producer `produceMicroseconds`
@@ -38,7 +40,7 @@ import Testing
     @Test func lanesDoubleWhileTheWorkIsTheSlowerSide() {
         // (Long pauses, so that a loaded machine's late wake-ups stay a small share of them.)
         let result = Self.run(lanes: 6, jobs: 140, workMicroseconds: 20_000)
-        #expect(result.lanes == 6)  // 1, 2, 4, then the 2 left
+        if !runsUnderSanitizer { #expect(result.lanes == 6) }  // 1, 2, 4, then the 2 left
         #expect(result.delivered == Array(0..<140))
     }
 
@@ -46,19 +48,19 @@ import Testing
     /// the frame rate: it is parked again, and no more are added.
     @Test func lanesThatDoNotRaiseTheRateAreParked() {
         let result = Self.run(lanes: 8, jobs: 60, workMicroseconds: 10_000, oneAtATime: true)
-        #expect(result.lanes == 1)
+        if !runsUnderSanitizer { #expect(result.lanes == 1) }
         #expect(result.delivered == Array(0..<60))
     }
 
     @Test func aSlowConsumerKeepsOneLane() {
         let result = Self.run(lanes: 8, jobs: 40, workMicroseconds: 0, deliverMicroseconds: 3000)
-        #expect(result.lanes == 1)
+        if !runsUnderSanitizer { #expect(result.lanes == 1) }
         #expect(result.delivered == Array(0..<40))
     }
 
     @Test func aSlowProducerKeepsOneLane() {
         let result = Self.run(lanes: 8, jobs: 40, workMicroseconds: 500, produceMicroseconds: 10_000)
-        #expect(result.lanes == 1)
+        if !runsUnderSanitizer { #expect(result.lanes == 1) }
         #expect(result.delivered == Array(0..<40))
     }
 }
