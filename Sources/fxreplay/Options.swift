@@ -28,7 +28,7 @@ struct EncoderOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Target bitrate, e.g. 2500k or 4M (instead of --crf).")
     var bitrate: String?
 
-    @Option(parsing: .unconditional, help: "Encoder threads (0: the encoder decides).")
+    @Option(parsing: .unconditional, help: "Encoder threads, and the most the video is decoded on (0: each codec decides).")
     var threads: Int = 0
 
     @Flag(help: "Byte-identical output across runs: fixed thread count, bit-exact container and encoder flags.")

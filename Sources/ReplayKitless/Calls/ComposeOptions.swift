@@ -22,7 +22,8 @@ public struct ComposeOptions: Sendable {
     public var names = false
     /// The font for names (default: DejaVu Sans).
     public var font: FilePath?
-    /// The output's codec, quality and speed, as for a render.
+    /// The output's codec, quality and speed, as for a render (a call of one video stream is
+    /// decoded on at most `threads` threads when that is set; several streams on one each).
     public var encoder = EncoderSettings()
     /// Replace an existing output file (`--overwrite`); otherwise one is refused before any work.
     public var overwrite = false

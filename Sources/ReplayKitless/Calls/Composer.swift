@@ -101,8 +101,9 @@ private final class ComposeSession: PipelineSession, @unchecked Sendable {
         let effects = try Self.streamEffects(options.streamEffects, call: call)
 
         let videoTracks = participants.reduce(0) { $0 + $1.videoTracks.count }
-        // Many streams decode in parallel with each other: one thread each is enough then.
-        let decoderThreads = videoTracks > 1 ? 1 : 0
+        // Many streams decode in parallel with each other: one thread each is enough then. One
+        // stream takes the encoder's threads when they are set, as a render does.
+        let decoderThreads = videoTracks > 1 ? 1 : options.encoder.threads
         var tracks: [[TrackFrames]] = []
         for participant in participants {
             var list: [TrackFrames] = []

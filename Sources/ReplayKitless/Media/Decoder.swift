@@ -68,6 +68,10 @@ final class Decoder: @unchecked Sendable {
         av_free(errorCounter)
     }
 
+    /// The threads the codec decodes on, as it set itself up (for `threads` 0: one per core and one
+    /// more on more than one core, FFmpeg's choice).
+    var threads: Int { Int(context.pointee.thread_count) }
+
     /// How many errors the codec has reported so far (needs ``FFmpegLogging/installErrorCounting()``).
     var reportedErrors: Int { fx_error_counter_read(errorCounter) }
 

@@ -17,7 +17,10 @@ public struct RenderOptions: Sendable, Codable, Equatable {
     public var input: String
     /// The file written; the container comes from its extension.
     @PathCoded public var output: FilePath
-    /// The output's codec, quality, speed and bitstream controls.
+    /// The output's codec, quality, speed and bitstream controls. Its `threads`, when set, is also
+    /// the most threads the video is decoded on: a render asked to keep to N encoder threads (one
+    /// each in a batch of as many renders as cores, say) does not start a decoding thread per core
+    /// beside them.
     public var encoder = EncoderSettings()
     /// Output size in display orientation; `nil` keeps the first frame's size.
     public var size: PictureSize?

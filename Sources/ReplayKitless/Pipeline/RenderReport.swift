@@ -52,6 +52,9 @@ public struct RenderReport: Sendable, Codable, Equatable {
     /// the encoder); lanes added that did not raise the frame rate are parked, and not counted
     /// here. 1 when the effects took one frame at a time.
     public var processLanes = 1
+    /// The threads the video was decoded on: `RenderOptions.encoder.threads` when that is set, else
+    /// FFmpeg's choice (one per core and one more, on more than one core).
+    public var decoderThreads = 1
     /// How long the render took.
     public var wallSeconds = 0.0
     /// Frames per second of wall time.

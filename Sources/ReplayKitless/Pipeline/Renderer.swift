@@ -135,7 +135,8 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
         try video.requireQuarterTurns(of: options.input)
         videoIndex = video.index
         timeBase = video.timeBase
-        decoder = try Decoder(demuxer: demuxer, stream: video.index, reproducibleErrors: options.encoder.deterministic)
+        decoder = try Decoder(demuxer: demuxer, stream: video.index, threads: options.encoder.threads,
+                              reproducibleErrors: options.encoder.deterministic)
         guard video.width > 0, video.height > 0 else { throw .badInput("\(options.input): video stream has no picture size") }
         let stream = demuxer.stream(video.index)
         let frameRate = demuxer.nominalFrameRate(ofStream: video.index)
@@ -561,6 +562,7 @@ private final class RenderSession: PipelineSession, @unchecked Sendable {
         report.framesWithBadTimestamps = source.badTimestamps
         report.packetsWithBadTimestamps = counts.badPackets
         report.processLanes = counts.processLanes
+        report.decoderThreads = decoder.threads
         report.resolutionChanges = source.resolutionChanges
         report.videoSeconds = counts.videoSeconds
         // (Not yet moved into place: the file is still under its temporary name.)
