@@ -156,8 +156,8 @@ import Testing
 
     /// Annotations alone start on one lane; lanes added mid-render, each with caches of its own,
     /// draw the bytes of one thread. (Long pauses, so that each added lane raises the frame rate
-    /// even where the rest of a frame's way takes the cores: under ThreadSanitizer, beside other
-    /// tests, pauses of 4 ms left the second lane parked.)
+    /// even where the rest of a frame's way takes the cores: with pauses of 4 ms, a loaded run
+    /// left the second lane parked.)
     @Test func lanesAddedWhileDrawingGiveTheBytesOfOne() throws {
         let frames = try Self.renderOnOneAndOn(3, drawing: SlowDrawing(microseconds: 20_000)) { options in
             options.size = PictureSize(width: 160, height: 96)

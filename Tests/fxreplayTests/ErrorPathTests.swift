@@ -1,4 +1,5 @@
 import Foundation
+import FxTestSupport
 @testable import ReplayKitless
 import Testing
 
@@ -202,7 +203,7 @@ import Testing
 
     /// `fileSizeSignal`: `ulimit -f` as a shell leaves it, SIGXFSZ at its default, which kills
     /// the process mid-write (leaving the part); fxreplay ignores it, so the write fails either way.
-    @Test(.disabled(if: ProcessInfo.processInfo.environment["FXREPLAY_SANITIZED"] != nil,
+    @Test(.disabled(if: runsUnderSanitizer,
                     "TSan's runtime itself faults (SIGBUS) under a file-size limit"),
           arguments: [false, true])
     func aWriteFailingPartWayIsAnOutputFailureWithNoPartialFile(fileSizeSignal: Bool) throws {
@@ -293,7 +294,7 @@ import Testing
         #expect(lines.last.map(String.init) == ending && lines.allSatisfy { $0.hasPrefix("{") || $0.hasPrefix("fxreplay: ") },
                 "\(lines)")
         // Within a second, as promised; sanitizer builds run several times slower.
-        let bound = ProcessInfo.processInfo.environment["FXREPLAY_SANITIZED"] == nil ? 1.0 : 3.0
+        let bound = runsUnderSanitizer ? 3.0 : 1.0
         #expect(Date().timeIntervalSince(interrupted) < bound)
         #expect(process.terminationReason == .exit && process.terminationStatus == 128 + signalNumber)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["long.mp4"])

@@ -29,7 +29,7 @@ import Testing
     /// a frame to draw (it used to be drawn, for as long as that took). Under 2 GiB of address space and a
     /// 120-second timeout it is refused on its first frame, exit 3, naming the scene, frame and cap.
     /// (AddressSanitizer reserves terabytes of address space, so `ulimit -v` cannot apply there.)
-    @Test(.disabled(if: ProcessInfo.processInfo.environment["FXREPLAY_SANITIZED"] != nil, "ulimit -v breaks AddressSanitizer"))
+    @Test(.disabled(if: runsUnderSanitizer, "ulimit -v breaks AddressSanitizer"))
     func aHostileSceneUnderMemoryAndTimeLimitsExits3Quickly() throws {
         let dir = try makeScratchDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

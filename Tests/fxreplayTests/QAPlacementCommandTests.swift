@@ -1,4 +1,5 @@
 import Foundation
+import FxTestSupport
 @testable import ReplayKitless
 import Testing
 
@@ -110,7 +111,7 @@ import Testing
 
     /// The plot and the report appear together or not at all: a full disk at the report, after the
     /// plot was written, leaves neither.
-    @Test(.disabled(if: ProcessInfo.processInfo.environment["FXREPLAY_SANITIZED"] != nil,
+    @Test(.disabled(if: runsUnderSanitizer,
                     "TSan's runtime itself faults (SIGBUS) under a file-size limit"))
     func reportFilesAppearTogetherOrNotAtAll() throws {
         let (dir, a, b) = try Self.valveTracks()
