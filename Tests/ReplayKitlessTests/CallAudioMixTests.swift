@@ -10,7 +10,7 @@ final class CallAudioMixTests: XCTestCase {
     private var folder: URL!
 
     override func setUpWithError() throws {
-        FFmpegLogging.configure(verbose: false)
+        _ = FFmpegLogging.defaults   // quiet unless a test beside it asked for FFmpeg's lines
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("fxreplay-mix-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }

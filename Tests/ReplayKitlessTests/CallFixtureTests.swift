@@ -6,7 +6,7 @@ import XCTest
 /// CLI, beeps through the decoder), so the tests of #23 that rely on them measure something real.
 final class CallFixtureTests: XCTestCase {
     func testFrameCodesAndBeepsReadBack() throws {
-        FFmpegLogging.configure(verbose: false)
+        _ = FFmpegLogging.defaults   // quiet unless a test beside it asked for FFmpeg's lines
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fxreplay-fixture-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

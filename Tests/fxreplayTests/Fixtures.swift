@@ -1,9 +1,10 @@
 import Foundation
 @testable import ReplayKitless
 
-/// A fresh scratch directory per test (and FFmpeg's own messages off, as the CLI has them).
+/// A fresh scratch directory per test (and FFmpeg's own messages off, as the CLI has them: set once,
+/// never reset here, so a test that turns them on for a while is not turned quiet by one running beside it).
 func makeScratchDirectory() throws -> URL {
-    FFmpegLogging.configure(verbose: false)
+    _ = FFmpegLogging.defaults
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("fxreplay-tests-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
